@@ -1,0 +1,44 @@
+#pragma once
+/// The CLI's command table (ninja kTools style): one row per command, each implemented in its own
+/// cli/commands/<name>.cpp. Commands are thin: options -> config structs -> library calls ->
+/// reporter.
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace schedsim::cli {
+
+namespace po = boost::program_options;
+
+/// Exit codes (ninja exit_status.h style).
+enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3 };
+
+struct Command {
+  const char* name;
+  const char* summary;
+  /// Runs with the arguments after the command name. Throws InputError / po::error.
+  int (*run)(const std::vector<std::string>& args);
+  /// The command's full help text (usage line, description, options).
+  std::string (*help)();
+};
+
+/// The table, sorted by name.
+const std::vector<Command>& command_table();
+const Command* find_command(const std::string& name);
+
+/// Parses `args` against `desc` with `pos` positionals; prints help and returns false on --help.
+/// Throws po::error (usage, exit 2) on bad flags.
+bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
+                const po::positional_options_description& pos, po::variables_map& vm,
+                std::string (*help)());
+
+/// Renders "usage + description + options" consistently for every command.
+std::string format_help(const std::string& usage, const std::string& description,
+                        const po::options_description& desc);
+
+/// Writes `content` to `path` atomically (temporary file in the same directory, then rename);
+/// "-" or "" writes to stdout. Never leaves a partial file behind. Throws InputError.
+void write_output(const std::string& path, const std::string& content);
+
+}  // namespace schedsim::cli

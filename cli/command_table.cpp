@@ -1,0 +1,49 @@
+#include "command.hpp"
+
+#include <algorithm>
+
+namespace schedsim::cli {
+
+// Each command's entry points, defined in cli/commands/<name>.cpp.
+#define SCHEDSIM_COMMAND(id)                            \
+  int run_##id(const std::vector<std::string>& args); \
+  std::string help_##id();
+SCHEDSIM_COMMAND(topology)
+SCHEDSIM_COMMAND(policies)
+SCHEDSIM_COMMAND(run)
+SCHEDSIM_COMMAND(help)
+SCHEDSIM_COMMAND(import)
+SCHEDSIM_COMMAND(trace)
+SCHEDSIM_COMMAND(record)
+SCHEDSIM_COMMAND(gen)
+SCHEDSIM_COMMAND(report)
+#undef SCHEDSIM_COMMAND
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> table = [] {
+    std::vector<Command> t = {
+        {"help", "help for a command", run_help, help_help},
+        {"policies", "list policy modules by slot, and their feature flags", run_policies, help_policies},
+        {"run", "simulate a workload or trace on a modeled machine and print latency metrics", run_run, help_run},
+        {"topology", "list, show, export and import modeled machines", run_topology, help_topology},
+        {"import", "convert a kernel trace into a native workload file", run_import, help_import},
+        {"trace", "inspect a kernel trace: format, tasks, events, repairs, observed latency", run_trace, help_trace},
+        {"record", "record a command's scheduler events through tracefs", run_record, help_record},
+        {"gen", "generate a synthetic workload (messaging, pipe, schbench, fork, periodic)", run_gen, help_gen},
+        {"report", "render results files into one self-contained HTML report", run_report, help_report},
+    };
+    std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
+      return std::string(a.name) < std::string(b.name);
+    });
+    return t;
+  }();
+  return table;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& c : command_table())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+}  // namespace schedsim::cli

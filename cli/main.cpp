@@ -1,0 +1,87 @@
+// schedsim's single catch site: InputError -> exit 1, usage errors -> exit 2, never a stack trace.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+
+#ifndef SCHEDSIM_VERSION
+#define SCHEDSIM_VERSION "0.0.0"
+#endif
+
+namespace {
+using namespace schedsim;
+using namespace schedsim::cli;
+
+std::string top_help() {
+  std::string out =
+      "usage: schedsim [-v|-vv] [--log SPEC] <command> [options]\n"
+      "       schedsim help <command> | schedsim <command> --help\n\n"
+      "A trace-driven discrete-event simulator of the Linux scheduler's wakeup path.\n\n"
+      "commands:\n";
+  for (const auto& c : command_table()) out += "  " + std::string(c.name) + std::string(12 - std::string(c.name).size(), ' ') + c.summary + "\n";
+  out +=
+      "\nglobal options:\n"
+      "  -h, --help       this help\n"
+      "  --version        print the version\n"
+      "  -v, -vv          more logging on stderr (info, debug)\n"
+      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n";
+  return out;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> n;
+  for (const auto& c : command_table()) n.push_back(c.name);
+  return n;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int verbosity = 0;
+  std::string log_spec;
+  size_t i = 0;
+  try {
+    // Global options come before the command name.
+    for (; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "-v") verbosity = std::max(verbosity, 1);
+      else if (a == "-vv") verbosity = 2;
+      else if (a == "--log") {
+        if (i + 1 >= args.size()) throw po::error("the option '--log' requires an argument");
+        log_spec = args[++i];
+      } else if (a.rfind("--log=", 0) == 0) log_spec = a.substr(6);
+      else if (a == "--version") {
+        std::cout << "schedsim " << SCHEDSIM_VERSION << "\n";
+        return kExitOk;
+      } else if (a == "-h" || a == "--help") {
+        std::cout << top_help();
+        return kExitOk;
+      } else if (!a.empty() && a[0] == '-') {
+        throw po::error("unknown global option '" + a + "' (command options go after the command name)");
+      } else break;
+    }
+    log::init(verbosity, log_spec);
+    if (i >= args.size()) {
+      std::cerr << top_help();
+      return kExitUsage;
+    }
+    const Command* cmd = find_command(args[i]);
+    if (!cmd) throw po::error(unknown_choice_message("command", args[i], command_names()));
+    std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+    return cmd->run(rest);
+  } catch (const InputError& e) {
+    std::cerr << e.render() << "\n";
+    return kExitInputError;
+  } catch (const po::error& e) {
+    std::string cmd = i < args.size() ? args[i] : "";
+    std::cerr << "schedsim: error: " << e.what() << "\n";
+    if (!cmd.empty() && find_command(cmd)) std::cerr << "see 'schedsim help " << cmd << "'\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "schedsim: error: out of memory\n";
+    return kExitInternal;
+  }
+}

@@ -1,0 +1,21 @@
+# Every dependency comes from Debian 12 packages (scripts/install-deps.sh); nothing is downloaded.
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(spdlog 1.10 REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+if(SCHEDSIM_BUILD_TESTS)
+  find_package(Catch2 2.13 REQUIRED)
+  include(Catch)
+endif()
+
+# Helper: a schedsim library target with public include/ and the common settings.
+function(schedsim_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} ${ARG_SOURCES})
+  add_library(schedsim::${name} ALIAS ${name})
+  target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_compile_features(${name} PUBLIC cxx_std_20)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE schedsim_warnings)
+endfunction()

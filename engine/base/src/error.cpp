@@ -1,0 +1,91 @@
+#include "schedsim/base/error.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/assert.hpp"
+
+namespace schedsim {
+
+InputError::InputError(SourceLoc loc, std::string message, std::string context)
+    : std::runtime_error(message), loc_(std::move(loc)), message_(std::move(message)),
+      context_(std::move(context)) {
+  static_cast<std::runtime_error&>(*this) = std::runtime_error(render());
+}
+
+InputError::InputError(std::string message) : InputError(SourceLoc{}, std::move(message)) {}
+
+std::string InputError::render() const {
+  std::string out;
+  if (!loc_.path.empty()) {
+    out += loc_.path;
+    if (loc_.line > 0) out += fmt::format(":{}", loc_.line);
+    if (loc_.line > 0 && loc_.col > 0) out += fmt::format(":{}", loc_.col);
+    out += ": ";
+  }
+  out += "error: " + message_;
+  if (!context_.empty()) {
+    std::string line = context_;
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    out += "\n" + line;
+    if (loc_.col > 0 && static_cast<size_t>(loc_.col) <= line.size() + 1)
+      out += "\n" + std::string(static_cast<size_t>(loc_.col - 1), ' ') + "^";
+  }
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest_match(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, name.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(name, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string unknown_choice_message(const std::string& kind, const std::string& name,
+                                   const std::vector<std::string>& valid) {
+  std::string msg = fmt::format("unknown {} '{}'", kind, name);
+  std::string near = closest_match(name, valid);
+  if (!near.empty()) msg += fmt::format("; did you mean '{}'?", near);
+  msg += " valid: " + join(valid, ", ");
+  return msg;
+}
+
+namespace detail {
+[[noreturn]] void assert_fail(const char* file, int line, const char* expr, const std::string& msg) {
+  fmt::print(stderr, "{}:{}: internal error: assertion '{}' failed: {}\n", file, line, expr, msg);
+  std::fflush(stderr);
+  std::abort();
+}
+}  // namespace detail
+
+}  // namespace schedsim

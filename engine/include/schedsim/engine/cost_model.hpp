@@ -1,0 +1,41 @@
+#pragma once
+/// The cost model: every simulated overhead is a named, documented, overridable parameter with its
+/// source (NUMBERS.md §6). `--cost name=value` or a JSON file overrides; `--cost list` prints them.
+#include <string>
+#include <vector>
+
+#include "schedsim/base/time.hpp"
+
+namespace schedsim {
+
+struct CostModel {
+  Duration context_switch = Duration::ns(1500);     ///< per switch-in of a new task
+  Duration ipi_same_package = Duration::ns(600);    ///< remote wakeup to a CPU in the waker's package
+  Duration ipi_cross_package = Duration::ns(750);   ///< remote wakeup across packages
+  Duration idle_exit = Duration::us(2);             ///< waking an idle CPU out of its idle state
+  Duration probe_cpu = Duration::ns(40);            ///< per CPU probed by the plain idle scan
+  Duration probe_core_cpu = Duration::ns(120);      ///< per CPU visited by the core-wise scan
+  Duration refill_smt = Duration::ns(0);            ///< cache refill after migrating to an SMT sibling
+  Duration refill_cluster = Duration::ns(500);      ///< ... within the cluster
+  Duration refill_llc = Duration::us(2);            ///< ... within the LLC
+  Duration refill_package = Duration::us(10);       ///< ... across LLCs in one package
+  Duration refill_numa = Duration::us(15);          ///< ... across NUMA nodes
+  Duration tick = Duration::ms(4);                  ///< scheduler tick (HZ=250)
+  int64_t smt_corun_permille = 650;                 ///< work rate of a thread while a sibling is busy
+
+  struct Param {
+    std::string name, unit, doc, source;
+  };
+  /// Every parameter with its doc and source, in a fixed order.
+  static const std::vector<Param>& params();
+  /// Current value of a parameter as text (ns, or permille for the co-run factor).
+  std::string get(const std::string& name) const;
+  /// Sets "name=value" (durations accept ns/us/ms/s suffixes). Throws InputError naming `source`.
+  void set(const std::string& assignment, const std::string& source = "--cost");
+  /// Applies a JSON object {"name": value, ...} from a file.
+  void load_json_file(const std::string& path);
+  /// The table `--cost list` prints.
+  std::string describe() const;
+};
+
+}  // namespace schedsim

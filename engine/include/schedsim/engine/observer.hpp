@@ -1,0 +1,51 @@
+#pragma once
+/// Observer hooks: every fact the engine establishes, so metrics, trace writers and invariant
+/// checkers live outside the engine. All callbacks happen in simulated-time order.
+#include "schedsim/base/ids.hpp"
+#include "schedsim/base/time.hpp"
+#include "schedsim/engine/policy.hpp"
+#include "schedsim/topology/topology.hpp"
+
+namespace schedsim {
+
+/// A wakeup (or fork/exec placement) decision: sched_waking plus select_task_rq's answer.
+struct WakeFact {
+  Instant at;               ///< when the waker issued it (sched_waking time)
+  TaskId wakee;
+  TaskId waker;             ///< invalid for wakeups from outside (timer, interrupt)
+  uint32_t waker_cpu = 0;
+  uint32_t prev_cpu = 0;
+  WakeKind kind = WakeKind::kWakeup;
+  bool sync = false;
+  PlacementResult placement;
+  Duration delay;           ///< scan + IPI + idle exit before the wakee is enqueued
+  bool target_was_idle = false;  ///< the chosen CPU was idle when chosen
+};
+
+/// Why a task left a CPU.
+enum class SwitchReason : uint8_t { kBlock, kSleep, kPreempt, kExit, kMigrate };
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(const SchedState&) {}
+  /// A task becomes runnable for the first time (start or fork), before placement.
+  virtual void on_task_start(Instant, TaskId, TaskId /*parent, invalid if none*/) {}
+  virtual void on_wake(const WakeFact&) {}
+  /// The wakee was enqueued on cpu (after the wake delay) and is now runnable there.
+  virtual void on_enqueue(Instant, TaskId, uint32_t /*cpu*/) {}
+  /// cpu switched from prev (invalid = idle) to next (invalid = idle).
+  virtual void on_switch(Instant, uint32_t /*cpu*/, TaskId /*prev*/, SwitchReason, TaskId /*next*/) {}
+  /// A task moved between CPUs (wakeup placement or load balance).
+  virtual void on_migrate(Instant, TaskId, uint32_t /*from*/, uint32_t /*to*/, CpuDistance) {}
+  virtual void on_idle_enter(Instant, uint32_t /*cpu*/) {}
+  virtual void on_idle_exit(Instant, uint32_t /*cpu*/) {}
+  /// A token was posted to a task that was already runnable or had a token pending (no-op wake).
+  virtual void on_token(Instant, TaskId, bool /*consumed_immediately*/) {}
+  virtual void on_exit(Instant, TaskId, uint32_t /*cpu*/) {}
+  /// Simulated work accounting: task ran `wall` ns on cpu completing `work` ns of reference work.
+  virtual void on_run(Instant, TaskId, uint32_t /*cpu*/, Duration /*wall*/, Duration /*work*/) {}
+  virtual void on_end(const SchedState&, Instant /*makespan end*/) {}
+};
+
+}  // namespace schedsim

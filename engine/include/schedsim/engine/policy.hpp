@@ -1,0 +1,244 @@
+#pragma once
+/// The policy slots. The engine owns these interfaces and calls them; it never includes a module.
+/// Modules live in policies/ and are registered by name in a PolicyRegistry the CLI fills.
+///
+///   placement   select_task_rq(): where a woken, forked or exec'ing task runs
+///   idle-cores  the LLC's idle-core hint the placement search consults
+///   util        PELT / util_est signals placement and balance read
+///   queue       the per-CPU run queue: enqueue, pick, wakeup and tick preemption
+///   balance     newidle and periodic load balancing
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedsim/base/ids.hpp"
+#include "schedsim/base/time.hpp"
+#include "schedsim/engine/state.hpp"
+
+namespace schedsim {
+
+/// sched_feat flags: name -> on/off, with the kernel's NO_ convention on the command line.
+class FeatureSet {
+ public:
+  bool get(const std::string& name) const;
+  bool has(const std::string& name) const { return flags_.count(name) != 0; }
+  void set(const std::string& name, bool on) { flags_[name] = on; }
+  const std::map<std::string, bool>& all() const { return flags_; }
+
+ private:
+  std::map<std::string, bool> flags_;
+};
+
+/// One feature flag a module understands, with its default and a one-paragraph doc.
+struct FeatureDoc {
+  std::string name;
+  bool default_on;
+  std::string doc;
+};
+
+enum class WakeKind : uint8_t { kWakeup, kFork, kExec };
+
+/// The question select_task_rq answers.
+struct WakeContext {
+  TaskId p;
+  WakeKind kind = WakeKind::kWakeup;
+  uint32_t waker_cpu = 0;   ///< the CPU running the wakeup (`cpu` in select_task_rq_fair)
+  TaskId waker;             ///< current task of waker_cpu when the wakeup is in task context
+  bool from_task = true;    ///< false for wakeups from interrupt/idle/timer context
+  bool sync = false;        ///< WF_SYNC and the waker is not exiting
+  uint32_t prev_cpu = 0;    ///< p->wake_cpu; the parent's CPU for fork
+};
+
+/// Where a placement landed, for the outcome report (DESIGN.md Outputs).
+enum class PlaceOutcome : uint8_t {
+  kTarget,       ///< the affine target itself was idle
+  kPrev,         ///< prev was idle (fast check)
+  kRecent,       ///< recent_used_cpu
+  kKthread,      ///< per-CPU kthread stacking
+  kIdleCore,     ///< a wholly idle core found by the search
+  kIdleCpu,      ///< an idle CPU found by the search
+  kIdleSibling,  ///< an idle SMT sibling (select_idle_smt or the fold's fallback)
+  kCapacity,     ///< select_idle_capacity on asymmetric machines
+  kFallback,     ///< nothing idle found: target (possibly busy)
+  kSlowPath,     ///< fork/exec find_idlest_cpu
+  kPinned,       ///< single allowed CPU, class hook bypassed
+  kCount
+};
+const char* to_string(PlaceOutcome o);
+
+struct PlacementResult {
+  uint32_t cpu = 0;
+  PlaceOutcome outcome = PlaceOutcome::kFallback;
+  uint32_t probes_cpu = 0;   ///< CPUs examined by plain per-CPU probes
+  uint32_t probes_core = 0;  ///< CPUs examined by core-wise probes
+  Duration scan_cost;        ///< simulated search time, charged to the waker's CPU
+  bool hint_consulted = false;  ///< has_idle_cores was read (for staleness accounting)
+  bool hint_value = false;
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  /// Called once before the run, after SchedState::init.
+  virtual void attach(SchedState&) {}
+  virtual PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) = 0;
+  /// Periodic balance ran at `level` for `cpu` (update_idle_cpu_scan hooks here).
+  virtual void on_periodic_balance(SchedState&, uint32_t /*cpu*/, int /*level*/) {}
+};
+
+class IdleCoresPolicy {
+ public:
+  virtual ~IdleCoresPolicy() = default;
+  /// `cpu` switched to idle (__update_idle_core).
+  virtual void on_idle_enter(SchedState& s, uint32_t cpu) = 0;
+  /// `cpu` stopped being idle.
+  virtual void on_idle_exit(SchedState& s, uint32_t cpu) = 0;
+  /// test_idle_cores(target).
+  virtual bool test(const SchedState& s, uint32_t target) const = 0;
+  /// set_idle_cores(target, 0) after a failed scan.
+  virtual void clear(SchedState& s, uint32_t target) = 0;
+};
+
+class UtilPolicy {
+ public:
+  virtual ~UtilPolicy() = default;
+  virtual void attach(SchedState&) {}
+  /// New task (post_init_entity_util_avg), placed on `cpu`.
+  virtual void task_new(SchedState& s, TaskId p, uint32_t cpu) = 0;
+  /// Brings cpu's and its current task's signals up to s.now (update_load_avg).
+  virtual void update(SchedState& s, uint32_t cpu) = 0;
+  /// p joins cpu's queue; migrated = it last ran elsewhere (attach).
+  virtual void enqueue(SchedState& s, TaskId p, uint32_t cpu, bool migrated) = 0;
+  /// p leaves cpu's queue; sleep = dequeue for sleep (util_est update), else migration.
+  virtual void dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) = 0;
+  /// p starts / stops running on cpu (the "running" input of PELT).
+  virtual void set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) = 0;
+  /// Syncs a sleeping task's signals to now (sync_entity_load_avg).
+  virtual void sync_task(SchedState& s, TaskId p) = 0;
+  virtual uint32_t task_util(const SchedState& s, TaskId p) const = 0;
+  /// task_util_est(p) = max(util_avg, est).
+  virtual uint32_t task_util_est(const SchedState& s, TaskId p) const = 0;
+  /// Task load_avg (task_h_load for a root-group task).
+  virtual uint64_t task_load(const SchedState& s, TaskId p) const = 0;
+  /// cpu_util(cpu, p, dst, boost) (kernel-model.md §6.3); p invalid = no task adjustment.
+  virtual uint32_t cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const = 0;
+  uint32_t cpu_util_cfs(const SchedState& s, uint32_t cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
+  virtual uint32_t cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
+  /// cfs_rq load_avg (blocked load included), for wake_affine_weight and find_idlest_group.
+  virtual uint64_t cpu_load(const SchedState& s, uint32_t cpu) const = 0;
+  virtual uint64_t cpu_load_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
+  virtual uint64_t cpu_runnable(const SchedState& s, uint32_t cpu) const = 0;
+};
+
+enum class EnqueueKind : uint8_t { kWakeup, kNew, kMigrate, kRestore };
+enum class DequeueKind : uint8_t { kSleep, kMigrate };
+
+class QueuePolicy {
+ public:
+  virtual ~QueuePolicy() = default;
+  virtual void attach(SchedState&) {}
+  /// Adds p to cpu's queue (p is not running). Updates s.cpus[cpu].nr_running.
+  virtual void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) = 0;
+  /// Removes p from cpu's queue. p may be cpu's current task (sleep) or a queued task.
+  virtual void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) = 0;
+  /// Picks the next task to run on cpu from its queue (curr included if still runnable), or
+  /// invalid when empty. The engine then sets curr. Called after put_prev.
+  virtual TaskId pick_next(SchedState& s, uint32_t cpu) = 0;
+  /// curr stops running but stays runnable (preemption, yield).
+  virtual void put_prev(SchedState& s, uint32_t cpu, TaskId prev) = 0;
+  /// curr ran for `delta` ns of wall time since the last update (update_curr).
+  virtual void update_curr(SchedState& s, uint32_t cpu, Duration delta) = 0;
+  /// Should the newly enqueued `wakee` preempt cpu's current task?
+  virtual bool check_preempt_wakeup(SchedState& s, uint32_t cpu, TaskId wakee) = 0;
+  /// Tick: should curr be preempted now?
+  virtual bool check_preempt_tick(SchedState& s, uint32_t cpu) = 0;
+  /// Queued (not running) tasks of cpu, in the queue's order, for load balancing.
+  virtual void for_each_queued(const SchedState& s, uint32_t cpu,
+                               const std::function<bool(TaskId)>& fn) const = 0;
+  /// Fork: initialise the child's queue state from the parent (task_fork_fair).
+  virtual void task_fork(SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
+};
+
+/// Operations the engine offers the balance slot.
+class BalanceOps {
+ public:
+  virtual ~BalanceOps() = default;
+  /// Moves a queued (not running) task to dst (detach + attach). Returns false if not allowed.
+  virtual bool migrate_queued(TaskId p, uint32_t dst) = 0;
+};
+
+class BalancePolicy {
+ public:
+  virtual ~BalancePolicy() = default;
+  virtual void attach(SchedState&) {}
+  /// cpu is about to go idle: try to pull work (sched_balance_newidle). Returns true if pulled.
+  virtual bool newidle(SchedState& s, BalanceOps& ops, uint32_t cpu) = 0;
+  /// Periodic rebalance from the tick of a busy cpu (rebalance_domains). Must call
+  /// placement.on_periodic_balance for levels it visits.
+  virtual void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, uint32_t cpu) = 0;
+};
+
+/// A chosen module of each slot plus the feature flags; what a Simulation runs with.
+struct PolicyStack {
+  std::unique_ptr<PlacementPolicy> placement;
+  std::unique_ptr<IdleCoresPolicy> idle_cores;
+  std::unique_ptr<UtilPolicy> util;
+  std::unique_ptr<QueuePolicy> queue;
+  std::unique_ptr<BalancePolicy> balance;
+  std::map<std::string, std::string> names;  ///< slot -> module name, for reports
+  FeatureSet features;
+};
+
+/// The slots in display order.
+const std::vector<std::string>& slot_names();
+
+/// A named module factory for one slot.
+struct ModuleInfo {
+  std::string slot, name, summary;
+  std::vector<FeatureDoc> features;  ///< the sched_feat flags the module reads
+};
+
+/// The registry the CLI fills (policies/register_builtin.cpp) and the engine's callers consult.
+class PolicyRegistry {
+ public:
+  using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const FeatureSet&)>;
+  using IdleCoresFactory = std::function<std::unique_ptr<IdleCoresPolicy>(const FeatureSet&)>;
+  using UtilFactory = std::function<std::unique_ptr<UtilPolicy>(const FeatureSet&)>;
+  using QueueFactory = std::function<std::unique_ptr<QueuePolicy>(const FeatureSet&)>;
+  using BalanceFactory = std::function<std::unique_ptr<BalancePolicy>(const FeatureSet&)>;
+
+  void add_placement(ModuleInfo info, PlacementFactory f);
+  void add_idle_cores(ModuleInfo info, IdleCoresFactory f);
+  void add_util(ModuleInfo info, UtilFactory f);
+  void add_queue(ModuleInfo info, QueueFactory f);
+  void add_balance(ModuleInfo info, BalanceFactory f);
+
+  /// Every module of every slot, slots in slot_names() order, modules in registration order.
+  std::vector<ModuleInfo> all() const;
+  std::vector<std::string> names(const std::string& slot) const;
+  const ModuleInfo& info(const std::string& slot, const std::string& name) const;
+  /// Every feature flag any module understands, with its default.
+  std::vector<FeatureDoc> all_features() const;
+
+  /// Builds a stack. `choice` maps slot -> module name; features hold explicit NO_/X settings
+  /// over the defaults of the chosen modules. Throws InputError for unknown names or flags
+  /// that no chosen module reads.
+  PolicyStack make(const std::map<std::string, std::string>& choice, const FeatureSet& explicit_features) const;
+
+ private:
+  struct Entry {
+    ModuleInfo info;
+    PlacementFactory placement;
+    IdleCoresFactory idle_cores;
+    UtilFactory util;
+    QueueFactory queue;
+    BalanceFactory balance;
+  };
+  std::vector<Entry> entries_;
+  const Entry& find(const std::string& slot, const std::string& name) const;
+};
+
+}  // namespace schedsim

@@ -1,0 +1,1 @@
+// Metrics and reporters land here (issue 7).

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages schedsim needs. Idempotent: installs only what is missing.
+#   scripts/install-deps.sh            build dependencies
+#   scripts/install-deps.sh --test     build + test dependencies (tracing and browser tests)
+set -euo pipefail
+
+build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev nlohmann-json3-dev
+            libspdlog-dev catch2 zlib1g-dev libzstd-dev)
+# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a browser.
+test_pkgs=(rt-tests linux-perf chromium)
+
+want=("${build_pkgs[@]}")
+for arg in "$@"; do
+  case "$arg" in
+    --test) want+=("${test_pkgs[@]}") ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (expected --test)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: missing Debian packages: ${missing[*]}" >&2
+  echo "install-deps.sh: run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds (Release, warnings as errors) and runs the whole test suite,
+# then builds the suite again under ASan+UBSan and runs it there too.
+#   scripts/test.sh             both builds
+#   scripts/test.sh --no-asan   the Release build only (quick local iteration)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+asan=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-asan) asan=0 ;;
+    *) echo "test.sh: unknown option '$arg' (expected --no-asan)" >&2; exit 2 ;;
+  esac
+done
+jobs=$(nproc)
+scripts/install-deps.sh --test
+cmake --preset ci >/dev/null
+cmake --build build-ci -j"$jobs"
+ctest --test-dir build-ci --output-on-failure -j"$jobs"
+if [ "$asan" = 1 ]; then
+  cmake --preset asan >/dev/null
+  cmake --build build-asan -j"$jobs"
+  # Tests labelled 'slow' (trace recording, browser rendering) already ran in the Release build.
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE slow
+fi

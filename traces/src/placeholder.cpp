@@ -1,0 +1,1 @@
+// The trace importer lands here (issue 5).

@@ -1,0 +1,122 @@
+#pragma once
+/// The workload model (DESIGN.md "The workload model"): tasks with action programs, replayed in
+/// simulated time. block/wake use counting-semaphore tokens so replay never deadlocks or loses a
+/// wakeup whatever order the simulated policy produces.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedsim/base/histogram.hpp"
+#include "schedsim/base/ids.hpp"
+#include "schedsim/base/time.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
+
+namespace schedsim {
+
+enum class ActionKind : uint8_t {
+  kRun,    ///< consume `arg` ns of CPU work at reference speed (capacity 1024, no SMT co-run)
+  kWake,   ///< post one token to task `arg` (flags: kWakeSync)
+  kFork,   ///< create task `arg` (must have StartState::kForked); it is placed by the fork path
+  kBlock,  ///< wait for a token; consume one and go on at once if one is pending
+  kSleep,  ///< timed sleep of `arg` ns of simulated wall time (wakeup from outside the task set)
+  kExit,   ///< the task ends; programs that run off their end exit implicitly
+  kExec,   ///< exec(): a placement point for the exec balance path (sched_exec)
+  kLoop,   ///< compact loop: jump back `body` actions, `arg` more times (nestable)
+};
+
+/// Wake flags.
+enum : uint8_t {
+  kWakeSync = 1,  ///< WF_SYNC: the waker is about to sleep (pipe writes)
+};
+
+/// One step of a task's program. 16 bytes; a 10-million-action workload is 160 MB of actions.
+struct Action {
+  ActionKind kind = ActionKind::kExit;
+  uint8_t flags = 0;
+  uint16_t reserved = 0;
+  uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it)
+  int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop
+
+  static Action run(Duration d) { return {ActionKind::kRun, 0, 0, 0, d.count()}; }
+  static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
+  static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.v}; }
+  static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.v}; }
+  static Action block() { return {ActionKind::kBlock, 0, 0, 0, 0}; }
+  static Action exit() { return {ActionKind::kExit, 0, 0, 0, 0}; }
+  static Action exec() { return {ActionKind::kExec, 0, 0, 0, 0}; }
+  /// Repeat the preceding `body_len` actions `extra_iterations` more times.
+  static Action loop(uint32_t body_len, int64_t extra_iterations) {
+    return {ActionKind::kLoop, 0, 0, body_len, extra_iterations};
+  }
+  Duration duration() const { return Duration::ns(arg); }
+  TaskId task() const { return TaskId(static_cast<uint32_t>(arg)); }
+  friend bool operator==(const Action&, const Action&) = default;
+};
+static_assert(sizeof(Action) == 16);
+
+/// How a task begins.
+enum class StartState : uint8_t {
+  kForked,    ///< created by another task's fork(); starts when that action executes
+  kRunnable,  ///< runnable at start_time (alive at trace start, or forked by an untraced parent)
+  kBlocked,   ///< alive at start, waiting for a token
+  kSleeping,  ///< alive at start, sleeping until start_time
+};
+
+struct TaskSpec {
+  std::string name;        ///< comm
+  int64_t pid = -1;        ///< from the source, for reports; -1 if synthetic
+  int64_t tgid = -1;
+  int32_t nice = 0;        ///< -20..19, mapped to a weight by the queue policy
+  CpuMask affinity;        ///< empty = every CPU of the machine
+  bool kthread = false;    ///< a per-CPU kernel thread (select_idle_sibling's stacking check)
+  StartState start = StartState::kRunnable;
+  Instant start_time;      ///< when the task becomes runnable / wakes (not for kForked)
+  int32_t initial_cpu = -1;  ///< CPU it last ran on, -1 = let the fork path place it
+  std::vector<Action> program;
+};
+
+/// What the real kernel did, measured from the same trace the workload was extracted from.
+struct ObservedStats {
+  bool present = false;
+  Histogram wakeup_latency;   ///< sched_waking to switch-in, ns
+  Histogram runqueue_wait;    ///< preempted (R) switch-out to next switch-in, ns
+  uint64_t wakeups = 0;
+  uint64_t migrations = 0;
+  uint64_t context_switches = 0;
+  Duration span;              ///< first to last event of the selected tasks
+  Duration total_runtime;     ///< on-CPU time of the selected tasks
+  uint32_t nr_cpus = 0;       ///< CPUs seen in the trace
+};
+
+/// A replayable workload: tasks with their programs, plus provenance and observed stats.
+struct Workload {
+  std::string name;
+  std::string source;                       ///< file it came from, or the generator command
+  std::map<std::string, std::string> meta;  ///< free-form provenance (kernel version, clock, ...)
+  std::vector<TaskSpec> tasks;
+  ObservedStats observed;
+
+  TaskId add_task(TaskSpec t) {
+    tasks.push_back(std::move(t));
+    return TaskId(static_cast<uint32_t>(tasks.size() - 1));
+  }
+  /// Total run(d) work over every task, expanding loops (for the conservation check).
+  Duration total_work() const;
+  /// Number of actions of each kind after loop expansion (kind-indexed).
+  std::vector<uint64_t> expanded_action_counts() const;
+};
+
+/// Structural validation: wake/fork targets exist, forked tasks are forked exactly once, loop
+/// bodies are in range, durations are non-negative. Throws InputError naming `source`.
+void validate_workload(const Workload& w, const std::string& source);
+
+/// Native on-disk format (docs/workload-format.md): JSON for small hand-written workloads,
+/// CBOR (same schema) for large ones; both read streaming (no DOM for the programs).
+enum class WorkloadFormat { kJson, kCbor };
+void write_workload(const Workload& w, const std::string& path, WorkloadFormat fmt);
+Workload read_workload(const std::string& path);
+/// True if the file starts like a native workload (JSON with "schedsim_workload", or CBOR magic).
+bool looks_like_workload(const std::string& path);
+
+}  // namespace schedsim

@@ -1,0 +1,131 @@
+#include "schedsim/workload/workload.hpp"
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+
+namespace schedsim {
+
+namespace {
+// Walks a program with loop expansion, calling fn(action) for every executed non-loop action.
+// Loop semantics: at a kLoop action with arg = k, jump back `body` actions k more times. Nested
+// loops keep a stack of remaining counts, exactly as the engine's interpreter does.
+template <typename Fn>
+void expand(const std::vector<Action>& prog, Fn&& fn) {
+  struct Frame {
+    size_t at;
+    int64_t left;
+  };
+  std::vector<Frame> stack;
+  size_t pc = 0;
+  while (pc < prog.size()) {
+    const Action& a = prog[pc];
+    if (a.kind != ActionKind::kLoop) {
+      fn(a);
+      ++pc;
+      continue;
+    }
+    if (!stack.empty() && stack.back().at == pc) {
+      if (--stack.back().left < 0) {
+        stack.pop_back();
+        ++pc;
+        continue;
+      }
+    } else {
+      if (a.arg <= 0) {
+        ++pc;
+        continue;
+      }
+      stack.push_back({pc, a.arg - 1});
+    }
+    pc -= a.body;
+  }
+}
+
+// Same accounting without visiting every iteration: multiply per-body counts (loops are
+// properly nested by validate_workload).
+void count_range(const std::vector<Action>& prog, size_t begin, size_t end, int64_t mult,
+                 std::vector<uint64_t>& counts, int64_t& work) {
+  size_t i = begin;
+  while (i < end) {
+    const Action& a = prog[i];
+    if (a.kind == ActionKind::kLoop) {
+      // The body [i-body, i) was already counted once; count it `arg` more times.
+      if (a.arg > 0) count_range(prog, i - a.body, i, mult * a.arg, counts, work);
+      ++i;
+      continue;
+    }
+    counts[static_cast<size_t>(a.kind)] += static_cast<uint64_t>(mult);
+    if (a.kind == ActionKind::kRun) work += a.arg * mult;
+    ++i;
+  }
+}
+}  // namespace
+
+Duration Workload::total_work() const {
+  std::vector<uint64_t> counts(8, 0);
+  int64_t work = 0;
+  for (const auto& t : tasks) count_range(t.program, 0, t.program.size(), 1, counts, work);
+  return Duration::ns(work);
+}
+
+std::vector<uint64_t> Workload::expanded_action_counts() const {
+  std::vector<uint64_t> counts(8, 0);
+  int64_t work = 0;
+  for (const auto& t : tasks) count_range(t.program, 0, t.program.size(), 1, counts, work);
+  return counts;
+}
+
+void validate_workload(const Workload& w, const std::string& source) {
+  const size_t n = w.tasks.size();
+  std::vector<int> forked(n, 0);
+  for (size_t ti = 0; ti < n; ++ti) {
+    const TaskSpec& t = w.tasks[ti];
+    auto fail = [&](size_t ai, const std::string& msg) {
+      throw InputError(SourceLoc{source}, fmt::format("task {} ('{}'), action {}: {}", ti, t.name, ai, msg));
+    };
+    if (t.nice < -20 || t.nice > 19) fail(0, fmt::format("nice {} outside -20..19", t.nice));
+    // Loops must nest: a loop's body may not start inside another loop's body and end after it.
+    std::vector<std::pair<size_t, size_t>> open;  // [start, end) of loops seen
+    for (size_t ai = 0; ai < t.program.size(); ++ai) {
+      const Action& a = t.program[ai];
+      switch (a.kind) {
+        case ActionKind::kRun:
+        case ActionKind::kSleep:
+          if (a.arg < 0) fail(ai, "negative duration");
+          break;
+        case ActionKind::kWake:
+        case ActionKind::kFork:
+          if (a.arg < 0 || static_cast<size_t>(a.arg) >= n)
+            fail(ai, fmt::format("target task {} does not exist (workload has {} tasks)", a.arg, n));
+          if (a.kind == ActionKind::kFork) {
+            if (w.tasks[static_cast<size_t>(a.arg)].start != StartState::kForked)
+              fail(ai, fmt::format("fork target task {} is not declared as forked", a.arg));
+            ++forked[static_cast<size_t>(a.arg)];
+          }
+          break;
+        case ActionKind::kLoop: {
+          if (a.body == 0 || a.body > ai) fail(ai, fmt::format("loop body of {} actions does not fit before it", a.body));
+          if (a.arg < 0) fail(ai, "negative loop count");
+          size_t start = ai - a.body;
+          for (const auto& [s, e] : open)
+            if (start < e && start > s && ai >= e) fail(ai, "loops overlap without nesting");
+          for (size_t k = start; k < ai; ++k)
+            if (t.program[k].kind == ActionKind::kFork && a.arg > 0) fail(ai, "a fork inside a loop would fork the same task twice");
+          open.push_back({start, ai + 1});
+          break;
+        }
+        case ActionKind::kBlock:
+        case ActionKind::kExit:
+        case ActionKind::kExec:
+          break;
+      }
+    }
+  }
+  for (size_t ti = 0; ti < n; ++ti) {
+    if (w.tasks[ti].start == StartState::kForked && forked[ti] != 1)
+      throw InputError(SourceLoc{source}, fmt::format("task {} ('{}') is declared forked but is forked {} times", ti, w.tasks[ti].name, forked[ti]));
+  }
+}
+
+}  // namespace schedsim
