@@ -6,9 +6,14 @@
 /// percentiles. mean/std/min/max are always exact.
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace schedsim {
+
+/// A 128-bit integer usable under -Wpedantic (write Int128, not a bare __int128).
+__extension__ typedef __int128 Int128;
 
 class Histogram {
  public:
@@ -35,6 +40,22 @@ class Histogram {
   /// Visits non-empty buckets in increasing order: [lo, hi) and count.
   void for_each_bucket(const std::function<void(int64_t lo, int64_t hi, uint64_t n)>& fn) const;
 
+  /// The complete state in serialisable form (workload files keep observed histograms exactly).
+  /// While exact(), `samples` holds every sample and the other fields are derived from them;
+  /// otherwise `buckets` holds (bucket low value, count) for each non-empty bucket.
+  struct State {
+    uint64_t count = 0;
+    int64_t min = 0, max = 0;
+    std::string sum;     ///< exact sum, decimal (it may exceed int64)
+    std::string sum_sq;  ///< sum of squares, decimal with enough digits to round-trip
+    std::vector<int64_t> samples;
+    std::vector<std::pair<int64_t, uint64_t>> buckets;
+  };
+  State state() const;
+  /// Rebuilds a histogram from state(); returns false (leaving *out untouched) and sets *error
+  /// when the state is inconsistent (counts that do not add up, unknown bucket bounds, ...).
+  static bool from_state(const State& s, Histogram* out, std::string* error);
+
   static size_t bucket_index(uint64_t v);
   static int64_t bucket_low(size_t idx);
   static int64_t bucket_width(size_t idx);
@@ -43,7 +64,7 @@ class Histogram {
   std::vector<uint64_t> buckets_;
   std::vector<int64_t> samples_;  // first kExactLimit samples, unsorted
   uint64_t count_ = 0;
-  __extension__ __int128 sum_ = 0;  // exact for any realistic sample count
+  Int128 sum_ = 0;  // exact for any realistic sample count
   long double sum_sq_ = 0;
   int64_t min_ = 0, max_ = 0;
 };

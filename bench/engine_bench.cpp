@@ -1,0 +1,89 @@
+// Engine throughput: simulated events and wakeups per second of wall time on one core, for a
+// hackbench-sized workload on the 40-CPU preset, with baseline modules and with the 6.12 kernel
+// profile; and peak memory per workload action.
+//
+//   build-rel/bench/engine_bench [--groups G] [--loops L] [--reps N]
+//
+// Each configuration runs --reps times; the median wall time is reported. Results are printed as
+// a table; bench/README.md records them with the command.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "run_request.hpp"
+#include "schedsim/engine/engine.hpp"
+#include "schedsim/policies/registry.hpp"
+#include "schedsim/topology/topology.hpp"
+#include "schedsim/workload/generators.hpp"
+
+using namespace schedsim;
+
+namespace {
+long peak_rss_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  int groups = 10, loops = 1000, reps = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--groups")) groups = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--loops")) loops = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  }
+  long rss0 = peak_rss_kb();
+  Workload w = generate_workload_from_spec("messaging --group " + std::to_string(groups) + " --nr_loops " +
+                                           std::to_string(loops) + " --pipe");
+  uint64_t actions = 0;
+  for (uint64_t c : w.expanded_action_counts()) actions += c;
+  size_t stored = 0;
+  for (const auto& t : w.tasks) stored += t.program.size();
+  Topology topo = load_topology("xeon-e5-2690v2");
+
+  struct Config {
+    const char* name;
+    std::string kernel;
+    std::map<std::string, std::string> modules;
+  };
+  std::vector<Config> configs = {
+      {"baseline (first-idle, off, none, fifo, none)", "",
+       {{"placement", "first-idle"}, {"idle-cores", "off"}, {"util", "none"}, {"queue", "fifo"}, {"balance", "none"}}},
+      {"baseline + cfs + newidle", "",
+       {{"placement", "first-idle"}, {"idle-cores", "off"}, {"util", "none"}, {"queue", "cfs"}, {"balance", "newidle"}}},
+      {"kernel 6.12 profile", "6.12", {}},
+  };
+  std::printf("workload: messaging --group %d --nr_loops %d --pipe: %zu tasks, %llu actions expanded, %zu stored\n",
+              groups, loops, w.tasks.size(), static_cast<unsigned long long>(actions), stored);
+  std::printf("topology: xeon-e5-2690v2 (40 CPUs); median of %d runs\n\n", reps);
+  std::printf("%-46s %10s %12s %14s %14s\n", "configuration", "wall ms", "events", "events/s", "wakeups/s");
+  for (const auto& c : configs) {
+    std::vector<double> walls;
+    SimSummary sum;
+    for (int r = 0; r < reps; ++r) {
+      RunConfig rc;
+      PolicyStack st = cli::build_policy_stack(c.kernel, c.modules, {}, rc);
+      Simulation sim(w, topo, std::move(st), CostModel{}, SimConfig{});
+      auto t0 = std::chrono::steady_clock::now();
+      sum = sim.run();
+      auto t1 = std::chrono::steady_clock::now();
+      walls.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    std::sort(walls.begin(), walls.end());
+    double wall = walls[walls.size() / 2];
+    std::printf("%-46s %10.1f %12llu %14.0f %14.0f\n", c.name, wall * 1e3,
+                static_cast<unsigned long long>(sum.events), static_cast<double>(sum.events) / wall,
+                static_cast<double>(sum.wakeups) / wall);
+  }
+  long rss = peak_rss_kb();
+  std::printf("\npeak RSS %ld KB (%ld KB before loading); %.2f bytes per expanded action, %.1f per stored action\n",
+              rss, rss0, static_cast<double>(rss - rss0) * 1024.0 / static_cast<double>(actions),
+              static_cast<double>(rss - rss0) * 1024.0 / static_cast<double>(stored));
+  return 0;
+}

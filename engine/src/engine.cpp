@@ -1,0 +1,826 @@
+// The discrete-event core.
+//
+// Time advances from event to event; an event is keyed by (time, insertion sequence) so the order
+// is total and the run deterministic. Cancellation is lazy: events carry a generation number and
+// are dropped when it no longer matches the target's.
+//
+// What happens where (kernel function each step stands for):
+//   wake action / sleep timer  -> try_to_wake_up(): select_task_rq() via the placement slot, the
+//                                 search cost charged to the waker's CPU, then after scan + IPI +
+//                                 idle-exit delay an kEnqueue event (ttwu_queue + the IPI)
+//   kEnqueue                   -> ttwu_do_activate(): enqueue_task, avg_idle update (§7.2),
+//                                 check_preempt_wakeup
+//   schedule(cpu)              -> __schedule(): put_prev / pick_next, newidle balance when empty
+//   kTick                      -> scheduler_tick(): update_curr, PELT, tick preemption, and
+//                                 trigger_load_balance() when next_balance is due
+//
+// Work model: a running task consumes reference work at rate capacity/1024, times the SMT co-run
+// factor while any sibling thread runs a task. Remaining work is kept in exact "scaled" units
+// (reference ns x 1024 x 1000) so progress = wall_ns x capacity x corun_permille has no rounding
+// loss; a completion event is re-planned whenever the rate changes.
+#include "schedsim/engine/engine.hpp"
+
+#include <algorithm>
+#include <queue>
+
+#include "schedsim/base/assert.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+
+namespace schedsim {
+
+namespace {
+
+__extension__ typedef __int128 i128;
+constexpr int64_t kScale = 1024 * 1000;  // scaled units per reference ns
+
+enum class Ev : uint8_t { kTaskStart, kSleepEnd, kEnqueue, kRunDone, kTick };
+
+struct Event {
+  Instant at;
+  uint64_t seq;
+  Ev type;
+  uint32_t a;    // task or cpu
+  uint32_t b;    // cpu for kEnqueue
+  uint64_t gen;  // lazy cancellation
+  bool operator>(const Event& o) const {
+    if (at != o.at) return at > o.at;
+    return seq > o.seq;
+  }
+};
+
+// Nice-to-weight table (kernel-model.md §1, sched_prio_to_weight), nice -20..19.
+constexpr uint32_t kNiceWeight[40] = {
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+    9548,  7620,  6100,  4904,  3906,  3121,  2501,  1991,  1586,  1277,
+    1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
+    110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
+
+// splitmix64: a tiny, portable, seeded generator (std:: distributions are not guaranteed to give
+// the same numbers across library versions; byte-identical output across machines needs this).
+struct Rng {
+  uint64_t x;
+  uint64_t next() {
+    uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+}  // namespace
+
+struct Simulation::Impl : BalanceOps {
+  struct Frame {
+    size_t at;
+    int64_t left;
+  };
+  // Interpreter state of one task (the engine's, not the scheduler's).
+  struct Prog {
+    size_t pc = 0;
+    std::vector<Frame> loops;
+    i128 work_left = 0;      // scaled units of the current run() action still to do
+    i128 overhead_left = 0;  // scaled units of charged overhead (switch, refill, search cost)
+    int64_t tokens = 0;      // wakes posted while not blocked
+    uint64_t sleep_gen = 0;
+    bool in_flight = false;  // woken, waiting for its kEnqueue
+    bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
+    int32_t last_cpu_ran = -1;
+  };
+  struct CpuRun {
+    Instant seg_start;      // progress of curr accounted up to here
+    int64_t rate = kScale;  // scaled units per wall ns
+    uint64_t done_gen = 0;
+    uint64_t tick_gen = 0;
+    bool tick_armed = false;
+    bool need_resched = false;
+    bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
+    bool busy = false;      // curr valid, as last propagated to siblings and observers
+    SwitchReason leave_reason = SwitchReason::kPreempt;  // why curr is leaving (set before resched)
+  };
+
+  const Workload& w;
+  const Topology& topo;
+  PolicyStack pol;
+  CostModel cost;
+  SimConfig cfg;
+  SchedState s;
+  std::vector<Observer*> obs;
+  std::vector<Prog> prog;
+  std::vector<CpuRun> run;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q;
+  std::vector<uint32_t> resched_list;
+  uint64_t seq = 0;
+  SimSummary sum;
+  Rng rng;
+  i128 work_done_scaled = 0;
+  i128 work_expected_scaled = 0;
+  std::shared_ptr<spdlog::logger> log = log::get("engine");
+
+  Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf)
+      : w(wl), topo(t), pol(std::move(p)), cost(c), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
+    SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
+                    "every policy slot needs a module");
+    s.init(topo, cost, w.tasks.size());
+    s.queue = pol.queue.get();
+    s.util = pol.util.get();
+    s.idle_cores = pol.idle_cores.get();
+    prog.assign(w.tasks.size(), Prog{});
+    run.assign(topo.nr_cpus(), CpuRun{});
+    for (size_t i = 0; i < w.tasks.size(); ++i) {
+      const TaskSpec& spec = w.tasks[i];
+      TaskSched& ts = s.tasks[i];
+      ts.weight = kNiceWeight[std::clamp(spec.nice, -20, 19) + 20];
+      ts.kthread = spec.kthread;
+      ts.affinity = spec.affinity.empty() ? &topo.all_cpus() : &spec.affinity;
+      ts.cpu = spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first();
+    }
+    pol.queue->attach(s);
+    pol.util->attach(s);
+    pol.placement->attach(s);
+    pol.balance->attach(s);
+    // Each CPU's first periodic balance is due one tick in.
+    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) s.cpus[cpu].next_balance = Instant::zero() + cost.tick;
+  }
+
+  // ---- event queue ----
+  void push(Instant at, Ev type, uint32_t a, uint32_t b = 0, uint64_t gen = 0) {
+    SCHEDSIM_DASSERT(at >= s.now, "event scheduled in the past");
+    q.push(Event{at, seq++, type, a, b, gen});
+  }
+
+  // ---- rates and progress ----
+  int64_t rate_of(uint32_t cpu) const {
+    int64_t corun = 1000;
+    if (topo.has_smt()) {
+      for (uint32_t sib : topo.smt_mask(cpu))
+        if (sib != cpu && s.cpus[sib].curr.valid()) {
+          corun = cost.smt_corun_permille;
+          break;
+        }
+    }
+    return static_cast<int64_t>(s.cpus[cpu].capacity) * corun;
+  }
+
+  // Accounts curr's progress up to now at the current rate (update_curr's job, for the engine).
+  void update_progress(uint32_t cpu) {
+    CpuRun& r = run[cpu];
+    TaskId t = s.cpus[cpu].curr;
+    Duration elapsed = s.now - r.seg_start;
+    r.seg_start = s.now;
+    if (!t.valid() || elapsed.count() <= 0) return;
+    Prog& pr = prog[t.v];
+    i128 budget = static_cast<i128>(elapsed.count()) * r.rate;
+    i128 from_over = std::min(budget, pr.overhead_left);
+    pr.overhead_left -= from_over;
+    budget -= from_over;
+    i128 from_work = std::min(budget, pr.work_left);
+    pr.work_left -= from_work;
+    work_done_scaled += from_work;
+    s.tasks[t.v].sum_exec += elapsed;
+    pol.queue->update_curr(s, cpu, elapsed);
+    Duration work = Duration::ns(static_cast<int64_t>(from_work / kScale));
+    for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+  }
+
+  void plan_completion(uint32_t cpu) {
+    CpuRun& r = run[cpu];
+    ++r.done_gen;
+    TaskId t = s.cpus[cpu].curr;
+    if (!t.valid()) return;
+    const Prog& pr = prog[t.v];
+    // Even with nothing left (a re-plan at the very instant the work ran out) an event is needed:
+    // it is what advances the program.
+    i128 left = pr.work_left + pr.overhead_left;
+    i128 wall = (left + r.rate - 1) / r.rate;
+    push(s.now + Duration::ns(static_cast<int64_t>(wall)), Ev::kRunDone, cpu, 0, r.done_gen);
+  }
+
+  // ---- idle bookkeeping ----
+  // Called after anything that can change curr / nr_running / ttwu_pending of cpu. Two notions:
+  // "busy" (running a task) drives SMT rates, ticks and idle enter/exit; idle() (nothing running,
+  // queued or in flight, what a search probe sees) drives the exact idle-core count.
+  void refresh_cpu(uint32_t cpu) {
+    CpuRun& r = run[cpu];
+    CpuSched& c = s.cpus[cpu];
+    bool busy = c.curr.valid();
+    bool went_idle = false;
+    if (busy != r.busy) {
+      r.busy = busy;
+      // Siblings' work rate changes with this thread's busy state (SMT co-run factor).
+      if (topo.has_smt())
+        for (uint32_t sib : topo.smt_mask(cpu))
+          if (sib != cpu && s.cpus[sib].curr.valid()) {
+            update_progress(sib);
+            run[sib].rate = rate_of(sib);
+            plan_completion(sib);
+          }
+      if (busy) {
+        for (auto* o : obs) o->on_idle_exit(s.now, cpu);
+        pol.idle_cores->on_idle_exit(s, cpu);
+        arm_tick(cpu);
+      } else {
+        for (auto* o : obs) o->on_idle_enter(s.now, cpu);
+        went_idle = true;
+      }
+    }
+    bool idle = c.idle();
+    if (idle != r.was_idle) {
+      r.was_idle = idle;
+      uint32_t core = topo.core_index(cpu);
+      LlcShared& llc = s.llc_of(cpu);
+      if (idle) {
+        if (--s.core_busy_threads[core] == 0) ++llc.nr_idle_cores_exact;
+      } else {
+        if (s.core_busy_threads[core]++ == 0) --llc.nr_idle_cores_exact;
+      }
+    }
+    // __update_idle_core() runs when the CPU switches to its idle task, after the exact count
+    // is current so the hint module sees this CPU as idle.
+    if (went_idle && idle) pol.idle_cores->on_idle_enter(s, cpu);
+  }
+
+  void resched(uint32_t cpu) {
+    if (!run[cpu].need_resched) {
+      run[cpu].need_resched = true;
+      resched_list.push_back(cpu);
+    }
+  }
+
+  void arm_tick(uint32_t cpu) {
+    CpuRun& r = run[cpu];
+    if (r.tick_armed) return;
+    r.tick_armed = true;
+    ++r.tick_gen;
+    int64_t t = cost.tick.count();
+    Instant next = Instant::from_ns((s.now.ns() / t + 1) * t);
+    push(next, Ev::kTick, cpu, 0, r.tick_gen);
+  }
+
+  // ---- the program interpreter ----
+  // Fetches the next non-loop action of t, resolving loop-backs; nullptr at the end.
+  const Action* fetch(uint32_t t) {
+    Prog& pr = prog[t];
+    const auto& p = w.tasks[t].program;
+    while (pr.pc < p.size()) {
+      const Action& a = p[pr.pc];
+      if (a.kind != ActionKind::kLoop) return &a;
+      if (!pr.loops.empty() && pr.loops.back().at == pr.pc) {
+        if (--pr.loops.back().left < 0) {
+          pr.loops.pop_back();
+          ++pr.pc;
+          continue;
+        }
+      } else {
+        if (a.arg <= 0) {
+          ++pr.pc;
+          continue;
+        }
+        pr.loops.push_back({pr.pc, a.arg - 1});
+      }
+      pr.pc -= a.body;
+    }
+    return nullptr;
+  }
+
+  // Runs t's program on cpu from its pc until it needs CPU time or leaves the CPU.
+  void advance(uint32_t t, uint32_t cpu) {
+    Prog& pr = prog[t];
+    for (uint64_t steps = 0;; ++steps) {
+      if (steps > 10000000)
+        throw InputError(SourceLoc{w.source}, "task " + std::to_string(t) + " ('" + w.tasks[t].name +
+                                                  "') executes more than 10 million actions without consuming time");
+      if (pr.work_left > 0 || pr.overhead_left > 0) {
+        plan_completion(cpu);
+        return;
+      }
+      const Action* a = fetch(t);
+      if (!a) {
+        do_exit(t, cpu);
+        return;
+      }
+      switch (a->kind) {
+        case ActionKind::kRun: {
+          int64_t d = a->arg;
+          if (cfg.jitter_permille > 0 && d > 0) {
+            double f = 1.0 + (rng.uniform() * 2.0 - 1.0) * static_cast<double>(cfg.jitter_permille) / 1000.0;
+            d = std::max<int64_t>(0, static_cast<int64_t>(static_cast<double>(d) * f));
+          }
+          pr.work_left = static_cast<i128>(d) * kScale;
+          work_expected_scaled += pr.work_left;
+          ++pr.pc;
+          break;
+        }
+        case ActionKind::kWake:
+          ++pr.pc;
+          do_wake(a->task().v, TaskId(t), cpu, (a->flags & kWakeSync) != 0);
+          break;
+        case ActionKind::kFork:
+          ++pr.pc;
+          do_fork(a->task().v, t, cpu);
+          break;
+        case ActionKind::kExec:
+          ++pr.pc;
+          if (do_exec(t, cpu)) return;
+          break;
+        case ActionKind::kBlock:
+          if (pr.tokens > 0) {
+            --pr.tokens;
+            ++pr.pc;
+            for (auto* o : obs) o->on_token(s.now, TaskId(t), true);
+            break;
+          }
+          leave_cpu(t, cpu, TaskState::kBlocked);
+          return;
+        case ActionKind::kSleep: {
+          ++pr.pc;
+          leave_cpu(t, cpu, TaskState::kSleeping);
+          push(s.now + a->duration(), Ev::kSleepEnd, t, 0, ++pr.sleep_gen);
+          return;
+        }
+        case ActionKind::kExit:
+          do_exit(t, cpu);
+          return;
+        case ActionKind::kLoop:
+          SCHEDSIM_UNREACHABLE("fetch() resolves loops");
+      }
+    }
+  }
+
+  // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
+  void leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
+    SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
+    s.tasks[t].state = st;
+    run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
+    pol.util->update(s, cpu);
+    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+    pol.util->dequeue(s, TaskId(t), cpu, true);
+    resched(cpu);
+  }
+
+  void do_exit(uint32_t t, uint32_t cpu) {
+    s.tasks[t].state = TaskState::kExited;
+    run[cpu].leave_reason = SwitchReason::kExit;
+    pol.util->update(s, cpu);
+    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+    pol.util->dequeue(s, TaskId(t), cpu, true);
+    for (auto* o : obs) o->on_exit(s.now, TaskId(t), cpu);
+    sum.end = std::max(sum.end, s.now);
+    resched(cpu);
+  }
+
+  Duration wake_delay(uint32_t from_cpu, uint32_t to_cpu, Duration scan) const {
+    Duration d = scan;
+    if (from_cpu != to_cpu)
+      d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
+    if (!s.cpus[to_cpu].curr.valid()) d += cost.idle_exit;
+    return d;
+  }
+
+  // try_to_wake_up(): a token for t; if t is blocked, place it and send it on its way.
+  void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
+    Prog& pr = prog[t];
+    TaskSched& ts = s.tasks[t];
+    if (ts.state != TaskState::kBlocked || pr.in_flight) {
+      if (ts.state == TaskState::kExited) {
+        log->debug("[{}] wake of exited task{} ignored", s.now, t);
+        return;
+      }
+      ++pr.tokens;
+      ++sum.tokens_banked;
+      for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
+      return;
+    }
+    ++pr.pc;  // the wake satisfies the block() the task is parked on
+    activate(t, waker, waker_cpu, sync);
+  }
+
+  // The task is off every CPU and now becomes runnable: place it and send it on its way.
+  void activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
+    TaskSched& ts = s.tasks[t];
+    ++sum.wakeups;
+    WakeContext ctx;
+    ctx.p = TaskId(t);
+    ctx.kind = WakeKind::kWakeup;
+    ctx.waker_cpu = waker_cpu;
+    ctx.waker = waker;
+    ctx.from_task = waker.valid();
+    ctx.sync = sync && waker.valid();
+    ctx.prev_cpu = ts.cpu;
+    place_and_send(ctx);
+  }
+
+  void place_and_send(const WakeContext& ctx) {
+    uint32_t t = ctx.p.v;
+    TaskSched& ts = s.tasks[t];
+    PlacementResult res;
+    if (ts.affinity->count() == 1) {
+      res.cpu = ts.affinity->first();
+      res.outcome = PlaceOutcome::kPinned;
+    } else {
+      res = pol.placement->select_task_rq(s, ctx);
+    }
+    SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu),
+                    "placement chose cpu{} outside task{}'s affinity {}", res.cpu, t, *ts.affinity);
+    WakeFact f;
+    f.at = s.now;
+    f.wakee = ctx.p;
+    f.waker = ctx.waker;
+    f.waker_cpu = ctx.waker_cpu;
+    f.prev_cpu = ctx.prev_cpu;
+    f.kind = ctx.kind;
+    f.sync = ctx.sync;
+    f.placement = res;
+    f.target_was_idle = s.cpus[res.cpu].idle();
+    f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
+    // The search ran on the waker's CPU: its current task pays for it.
+    if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.cpus[ctx.waker_cpu].curr == ctx.waker)
+      prog[ctx.waker.v].overhead_left += static_cast<i128>(res.scan_cost.count()) * kScale;
+    for (auto* o : obs) o->on_wake(f);
+    prog[t].in_flight = true;
+    ts.state = TaskState::kRunnable;
+    ++s.cpus[res.cpu].ttwu_pending;
+    refresh_cpu(res.cpu);
+    push(s.now + f.delay, Ev::kEnqueue, t, res.cpu);
+  }
+
+  void do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
+    ++sum.forks;
+    TaskSched& cs = s.tasks[child];
+    cs.cpu = cpu;
+    cs.recent_used_cpu = static_cast<int32_t>(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+    pol.queue->task_fork(s, TaskId(parent), TaskId(child));
+    for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
+    WakeContext ctx;
+    ctx.p = TaskId(child);
+    ctx.kind = WakeKind::kFork;
+    ctx.waker_cpu = cpu;
+    ctx.waker = TaskId(parent);
+    ctx.from_task = true;
+    ctx.prev_cpu = cpu;
+    start_new(ctx);
+  }
+
+  // A task's first placement (fork, or a task alive/started without a known CPU).
+  void start_new(const WakeContext& ctx) {
+    pol.util->task_new(s, ctx.p, ctx.prev_cpu);
+    prog[ctx.p.v].is_new = true;
+    place_and_send(ctx);
+  }
+
+  // sched_exec(): may move the running task to a CPU the exec balance path picks. Returns true
+  // if the task left this CPU.
+  bool do_exec(uint32_t t, uint32_t cpu) {
+    TaskSched& ts = s.tasks[t];
+    if (ts.affinity->count() == 1) return false;
+    WakeContext ctx;
+    ctx.p = TaskId(t);
+    ctx.kind = WakeKind::kExec;
+    ctx.waker_cpu = cpu;
+    ctx.waker = TaskId(t);
+    ctx.prev_cpu = cpu;
+    PlacementResult res = pol.placement->select_task_rq(s, ctx);
+    SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu), "exec placement outside affinity");
+    WakeFact f;
+    f.at = s.now;
+    f.wakee = f.waker = ctx.p;
+    f.waker_cpu = f.prev_cpu = cpu;
+    f.kind = WakeKind::kExec;
+    f.placement = res;
+    f.target_was_idle = s.cpus[res.cpu].idle();
+    if (res.scan_cost.count() > 0) prog[t].overhead_left += static_cast<i128>(res.scan_cost.count()) * kScale;
+    for (auto* o : obs) o->on_wake(f);
+    if (res.cpu == cpu) return false;
+    // The stopper moves it: off this CPU as a preemption, queued on the new one.
+    update_progress(cpu);
+    pol.util->update(s, cpu);
+    pol.queue->put_prev(s, cpu, TaskId(t));
+    s.cpus[cpu].curr = TaskId();
+    ts.state = TaskState::kRunnable;
+    for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
+    ++sum.context_switches;
+    migrate_queued(TaskId(t), res.cpu);
+    refresh_cpu(cpu);
+    resched(cpu);
+    return true;
+  }
+
+  // ---- BalanceOps ----
+  bool migrate_queued(TaskId p, uint32_t dst) override {
+    TaskSched& ts = s.tasks[p.v];
+    uint32_t src = ts.cpu;
+    if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
+    SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
+    pol.util->update(s, src);
+    pol.queue->dequeue(s, src, p, DequeueKind::kMigrate);
+    pol.util->dequeue(s, p, src, false);
+    ts.cpu = dst;
+    note_migration(p, src, dst);
+    pol.util->update(s, dst);
+    pol.util->enqueue(s, p, dst, true);
+    pol.queue->enqueue(s, dst, p, EnqueueKind::kMigrate);
+    refresh_cpu(src);
+    refresh_cpu(dst);
+    if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, dst, p)) resched(dst);
+    return true;
+  }
+
+  void note_migration(TaskId p, uint32_t src, uint32_t dst) {
+    if (src == dst) return;
+    ++sum.migrations;
+    CpuDistance d = topo.distance(src, dst);
+    for (auto* o : obs) o->on_migrate(s.now, p, src, dst, d);
+  }
+
+  Duration refill_cost(CpuDistance d) const {
+    switch (d) {
+      case CpuDistance::kSame: return Duration::zero();
+      case CpuDistance::kSmt: return cost.refill_smt;
+      case CpuDistance::kCluster: return cost.refill_cluster;
+      case CpuDistance::kLlc: return cost.refill_llc;
+      case CpuDistance::kPackage: return cost.refill_package;
+      case CpuDistance::kNuma: return cost.refill_numa;
+    }
+    return Duration::zero();
+  }
+
+  // ---- __schedule() ----
+  void schedule(uint32_t cpu) {
+    run[cpu].need_resched = false;
+    CpuSched& c = s.cpus[cpu];
+    TaskId prev = c.curr;
+    if (prev.valid()) {
+      update_progress(cpu);
+      pol.util->update(s, cpu);
+    }
+    bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
+    if (prev_runnable) {
+      s.tasks[prev.v].state = TaskState::kRunnable;
+      pol.queue->put_prev(s, cpu, prev);
+    }
+    TaskId next = pol.queue->pick_next(s, cpu);
+    if (!next.valid()) {
+      // About to idle: newidle balance (idle_stamp is set at its start, kernel-model.md §7.2).
+      c.curr = TaskId();
+      c.idle_stamp = s.now;
+      c.idle_stamp_set = true;
+      if (pol.balance->newidle(s, *this, cpu)) {
+        c.idle_stamp_set = false;
+        next = pol.queue->pick_next(s, cpu);
+      }
+    }
+    if (prev.valid() && prev != next) {
+      TaskSched& ps = s.tasks[prev.v];
+      ps.last_ran = s.now;
+      pol.util->set_running(s, prev, cpu, false);
+      SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
+      run[cpu].leave_reason = SwitchReason::kPreempt;
+      sum.end = std::max(sum.end, s.now);
+      if (!next.valid()) {
+        c.curr = TaskId();
+        for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, TaskId());
+        ++sum.context_switches;
+        refresh_cpu(cpu);
+        return;
+      }
+      for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, next);
+      ++sum.context_switches;
+    } else if (!prev.valid() && next.valid()) {
+      for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(), SwitchReason::kBlock, next);
+      ++sum.context_switches;
+    } else if (!prev.valid() && !next.valid()) {
+      refresh_cpu(cpu);
+      return;
+    }
+    c.curr = next;
+    TaskSched& ns = s.tasks[next.v];
+    Prog& np = prog[next.v];
+    bool switched = prev != next;
+    if (switched) {
+      ns.state = TaskState::kRunning;
+      pol.util->set_running(s, next, cpu, true);
+      np.overhead_left += static_cast<i128>(cost.context_switch.count()) * kScale;
+      if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
+        np.overhead_left +=
+            static_cast<i128>(refill_cost(topo.distance(static_cast<uint32_t>(np.last_cpu_ran), cpu)).count()) * kScale;
+      np.last_cpu_ran = static_cast<int32_t>(cpu);
+      ns.has_run = true;
+    }
+    ns.state = TaskState::kRunning;
+    run[cpu].seg_start = s.now;
+    refresh_cpu(cpu);
+    run[cpu].rate = rate_of(cpu);
+    advance(next.v, cpu);
+  }
+
+  // ---- event handlers ----
+  void on_enqueue(uint32_t t, uint32_t cpu) {
+    TaskSched& ts = s.tasks[t];
+    Prog& pr = prog[t];
+    pr.in_flight = false;
+    CpuSched& c = s.cpus[cpu];
+    SCHEDSIM_ASSERT(c.ttwu_pending > 0, "enqueue without a pending wakeup on cpu{}", cpu);
+    --c.ttwu_pending;
+    bool is_new = pr.is_new;
+    pr.is_new = false;
+    uint32_t src = ts.cpu;
+    ts.cpu = cpu;
+    if (!is_new) note_migration(TaskId(t), src, cpu);
+    // ttwu_do_activate(): avg_idle from the length of the idle period this wakeup ends (§7.2),
+    // and the 5.14+ wake_avg_idle seed used by SIS_PROP's aging.
+    if (c.idle_stamp_set) {
+      Duration sample = s.now - c.idle_stamp;
+      Duration max = c.max_idle_balance_cost * 2;
+      c.avg_idle += (sample - c.avg_idle) / 8;
+      if (c.avg_idle > max) c.avg_idle = max;
+      c.idle_stamp_set = false;
+      c.wake_stamp = s.jiffies();
+      c.wake_avg_idle = c.avg_idle / 2;
+    }
+    pol.util->update(s, cpu);
+    pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
+    pol.queue->enqueue(s, cpu, TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
+    for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+    refresh_cpu(cpu);
+    if (!c.curr.valid()) {
+      resched(cpu);
+    } else {
+      update_progress(cpu);
+      if (pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+    }
+  }
+
+  void on_task_start(uint32_t t) {
+    const TaskSpec& spec = w.tasks[t];
+    TaskSched& ts = s.tasks[t];
+    for (auto* o : obs) o->on_task_start(s.now, TaskId(t), TaskId());
+    if (spec.initial_cpu >= 0 && ts.affinity->test(static_cast<uint32_t>(spec.initial_cpu))) {
+      // Alive at trace start on a known CPU: it is simply there.
+      uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
+      ts.cpu = cpu;
+      ts.state = TaskState::kRunnable;
+      pol.util->task_new(s, TaskId(t), cpu);
+      pol.util->update(s, cpu);
+      pol.util->enqueue(s, TaskId(t), cpu, false);
+      pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
+      refresh_cpu(cpu);
+      if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+      return;
+    }
+    WakeContext ctx;
+    ctx.p = TaskId(t);
+    ctx.kind = WakeKind::kFork;
+    ctx.waker_cpu = ts.cpu;
+    ctx.from_task = false;
+    ctx.prev_cpu = ts.cpu;
+    start_new(ctx);
+  }
+
+  void on_sleep_end(uint32_t t, uint64_t gen) {
+    Prog& pr = prog[t];
+    if (gen != pr.sleep_gen || s.tasks[t].state != TaskState::kSleeping) return;
+    s.tasks[t].state = TaskState::kBlocked;
+    // A timer wakeup: from hard-irq context on the CPU the task slept on.
+    activate(t, TaskId(), s.tasks[t].cpu, false);
+  }
+
+  void on_tick(uint32_t cpu, uint64_t gen) {
+    CpuRun& r = run[cpu];
+    if (gen != r.tick_gen) return;
+    r.tick_armed = false;
+    CpuSched& c = s.cpus[cpu];
+    if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
+    update_progress(cpu);
+    pol.util->update(s, cpu);
+    if (pol.queue->check_preempt_tick(s, cpu)) resched(cpu);
+    if (s.now >= c.next_balance) {
+      pol.balance->periodic(s, *this, *pol.placement, cpu);
+      if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
+    }
+    // update_progress() kept the rate, so the pending completion event is still exact.
+    arm_tick(cpu);
+  }
+
+  void on_run_done(uint32_t cpu, uint64_t gen) {
+    if (gen != run[cpu].done_gen) return;
+    TaskId t = s.cpus[cpu].curr;
+    SCHEDSIM_ASSERT(t.valid(), "completion on idle cpu{}", cpu);
+    update_progress(cpu);
+    advance(t.v, cpu);
+  }
+
+  void drain_resched() {
+    while (!resched_list.empty()) {
+      std::vector<uint32_t> list;
+      list.swap(resched_list);
+      for (uint32_t cpu : list)
+        if (run[cpu].need_resched) schedule(cpu);
+    }
+  }
+
+  void check_full() {
+    std::vector<int32_t> on(w.tasks.size(), -1);
+    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
+      TaskId t = s.cpus[cpu].curr;
+      if (!t.valid()) continue;
+      SCHEDSIM_ASSERT(on[t.v] < 0, "task{} runs on cpu{} and cpu{}", t.v, on[t.v], cpu);
+      on[t.v] = static_cast<int32_t>(cpu);
+      SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
+      SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
+      uint32_t queued = 0;
+      pol.queue->for_each_queued(s, cpu, [&](TaskId) { ++queued; return true; });
+      SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
+                      s.cpus[cpu].nr_running, queued);
+    }
+  }
+
+  SimSummary run_all() {
+    for (auto* o : obs) o->on_start(s);
+    for (uint32_t t = 0; t < w.tasks.size(); ++t) {
+      const TaskSpec& spec = w.tasks[t];
+      switch (spec.start) {
+        case StartState::kForked:
+          break;
+        case StartState::kRunnable:
+          push(spec.start_time, Ev::kTaskStart, t);
+          break;
+        case StartState::kBlocked:
+          s.tasks[t].state = TaskState::kBlocked;
+          break;
+        case StartState::kSleeping:
+          s.tasks[t].state = TaskState::kSleeping;
+          push(spec.start_time, Ev::kSleepEnd, t, 0, ++prog[t].sleep_gen);
+          break;
+      }
+    }
+    while (!q.empty()) {
+      Event e = q.top();
+      if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
+        sum.complete = false;
+        break;
+      }
+      q.pop();
+      SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
+      s.now = e.at;
+      ++sum.events;
+      switch (e.type) {
+        case Ev::kTaskStart: on_task_start(e.a); break;
+        case Ev::kSleepEnd: on_sleep_end(e.a, e.gen); break;
+        case Ev::kEnqueue: on_enqueue(e.a, e.b); break;
+        case Ev::kRunDone: on_run_done(e.a, e.gen); break;
+        case Ev::kTick: on_tick(e.a, e.gen); break;
+      }
+      drain_resched();
+      if (cfg.check_invariants_full) check_full();
+    }
+    finish();
+    return sum;
+  }
+
+  void finish() {
+    // Bring partial progress up to the end (only matters for an early stop).
+    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
+      if (s.cpus[cpu].curr.valid()) update_progress(cpu);
+    sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
+    sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
+    for (uint32_t t = 0; t < w.tasks.size(); ++t) {
+      TaskState st = s.tasks[t].state;
+      if (st == TaskState::kBlocked) ++sum.tasks_stuck;
+      if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
+    }
+    if (sum.complete) {
+      // Work conservation: every run() action that started was completed exactly.
+      SCHEDSIM_ASSERT(work_done_scaled == work_expected_scaled, "work not conserved: done {} expected {}",
+                      static_cast<int64_t>(work_done_scaled / kScale), static_cast<int64_t>(work_expected_scaled / kScale));
+      for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
+        SCHEDSIM_ASSERT(!s.cpus[cpu].curr.valid() && s.cpus[cpu].nr_running == 0 && s.cpus[cpu].ttwu_pending == 0,
+                        "cpu{} not idle at the end", cpu);
+      }
+    }
+    if (sum.end == Instant::zero()) sum.end = s.now;
+    for (auto* o : obs) o->on_end(s, sum.end);
+  }
+};
+
+Simulation::Simulation(const Workload& w, const Topology& t, PolicyStack policies, CostModel cost, SimConfig cfg)
+    : impl_(std::make_unique<Impl>(w, t, std::move(policies), cost, cfg)) {
+  for (const auto& spec : w.tasks)
+    if (!spec.affinity.empty() && !spec.affinity.is_subset_of(t.all_cpus()))
+      throw InputError(SourceLoc{w.source}, "task '" + spec.name + "' has affinity " + spec.affinity.to_cpulist() +
+                                                " outside the machine's CPUs " + t.all_cpus().to_cpulist());
+  for (const auto& spec : w.tasks)
+    if (spec.initial_cpu >= static_cast<int32_t>(t.nr_cpus()))
+      throw InputError(SourceLoc{w.source}, "task '" + spec.name + "' starts on CPU " + std::to_string(spec.initial_cpu) +
+                                                " but topology '" + t.name() + "' has " + std::to_string(t.nr_cpus()) + " CPUs");
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::add_observer(Observer* o) { impl_->obs.push_back(o); }
+
+SimSummary Simulation::run() { return impl_->run_all(); }
+
+const SchedState& Simulation::state() const { return impl_->s; }
+
+}  // namespace schedsim

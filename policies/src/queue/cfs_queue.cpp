@@ -1,0 +1,229 @@
+// `cfs`: the Completely Fair Scheduler's local queue as in 4.17-6.5 (kernel-model.md §7.1).
+//
+// Models, per CPU cfs_rq: the vruntime-ordered tree with curr kept out of it, min_vruntime,
+// place_entity() (START_DEBIT for new tasks, sleeper credit of latency/2 with
+// GENTLE_FAIR_SLEEPERS), check_preempt_wakeup() with wakeup_gran scaled by the wakee's weight
+// and the next/last buddies, check_preempt_tick(), and pick_next_entity()'s buddy preference.
+//
+//   period P(n) = sched_latency              if n <= nr_latency (8)
+//               = n x min_granularity        otherwise
+//   sched_slice(se) = P(n) x w_se / W_cfs      (W_cfs includes se when it is not queued)
+//   vruntime advances by delta x 1024 / w
+//
+// Simplifications: one level (no task groups), so h_nr_running = nr_running; migration keeps
+// vruntime relative to the source min_vruntime and re-bases it on the destination's, which is
+// what task_waking_fair()/migrate_task_rq_fair() achieve.
+#include <set>
+
+#include "queue/tunables.hpp"
+#include "schedsim/policies/registry.hpp"
+
+namespace schedsim {
+namespace {
+
+using queue::calc_delta_fair;
+
+class CfsQueue final : public QueuePolicy {
+ public:
+  explicit CfsQueue(const FeatureSet& f)
+      : gentle_(f.get("GENTLE_FAIR_SLEEPERS")), start_debit_(f.get("START_DEBIT")),
+        last_buddy_(f.get("LAST_BUDDY")), next_buddy_(f.get("NEXT_BUDDY")),
+        wakeup_preemption_(f.get("WAKEUP_PREEMPTION")) {}
+
+  void attach(SchedState& s) override {
+    int64_t factor = queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
+    latency_ = 6000000 * factor;
+    min_gran_ = 750000 * factor;
+    wakeup_gran_ = 1000000 * factor;
+    rq_.assign(s.cpus.size(), Rq{});
+    se_.assign(s.tasks.size(), Se{});
+  }
+
+  void task_fork(SchedState& s, TaskId parent, TaskId child) override {
+    // task_fork_fair(): the child starts at the parent's vruntime, then place_entity(initial)
+    // puts it at least one vslice after min_vruntime (START_DEBIT); kept relative until enqueue.
+    uint32_t cpu = s.tasks[parent.v].cpu;
+    Rq& rq = rq_[cpu];
+    Se& c = se_[child.v];
+    c.weight = s.tasks[child.v].weight;
+    int64_t v = se_[parent.v].vruntime;
+    int64_t base = rq.min_vruntime;
+    if (start_debit_) base += vslice(rq, c.weight, true);
+    c.vruntime = std::max(v, base) - rq.min_vruntime;
+    c.relative = true;
+  }
+
+  void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) override {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[p.v];
+    se.weight = s.tasks[p.v].weight;
+    if (kind == EnqueueKind::kNew && !se.relative) {
+      // A task alive at the start (no parent seen): placed like a fork on this queue.
+      se.vruntime = rq.min_vruntime + (start_debit_ ? vslice(rq, se.weight, true) : 0);
+    } else if (se.relative) {
+      se.vruntime += rq.min_vruntime;
+    } else if (kind == EnqueueKind::kWakeup && se.cpu != cpu) {
+      se.vruntime = se.vruntime - rq_[se.cpu].min_vruntime + rq.min_vruntime;
+    }
+    se.relative = false;
+    if (kind == EnqueueKind::kWakeup) {
+      // place_entity(initial = 0): sleeper credit of at most latency (halved when gentle).
+      int64_t thresh = gentle_ ? latency_ / 2 : latency_;
+      se.vruntime = std::max(se.vruntime, rq.min_vruntime - thresh);
+    }
+    se.cpu = cpu;
+    rq.tree.insert({se.vruntime, p.v});
+    rq.load += se.weight;
+    ++rq.nr;
+    s.cpus[cpu].nr_running = rq.nr;
+  }
+
+  void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) override {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[p.v];
+    if (rq.curr == p) {
+      rq.curr = TaskId();
+    } else {
+      rq.tree.erase({se.vruntime, p.v});
+    }
+    rq.load -= se.weight;
+    --rq.nr;
+    s.cpus[cpu].nr_running = rq.nr;
+    clear_buddy(rq, p);
+    update_min_vruntime(rq);
+    if (kind == DequeueKind::kMigrate) {
+      se.vruntime -= rq.min_vruntime;
+      se.relative = true;
+    }
+  }
+
+  TaskId pick_next(SchedState& s, uint32_t cpu) override {
+    Rq& rq = rq_[cpu];
+    if (rq.curr.valid()) {  // curr still current (put_prev not called): it stays
+      return rq.curr;
+    }
+    if (rq.tree.empty()) return TaskId();
+    // pick_next_entity(): leftmost, unless a buddy is within wakeup_gran of it.
+    uint32_t left = rq.tree.begin()->second;
+    uint32_t pick = left;
+    if (rq.last.valid() && preempt_entity(se_[rq.last.v], se_[left]) < 1) pick = rq.last.v;
+    if (rq.next.valid() && preempt_entity(se_[rq.next.v], se_[left]) < 1) pick = rq.next.v;
+    clear_buddy(rq, TaskId(pick));
+    Se& se = se_[pick];
+    rq.tree.erase({se.vruntime, pick});
+    rq.curr = TaskId(pick);
+    se.prev_sum_exec = se.sum_exec;  // set_next_entity()
+    (void)s;
+    return rq.curr;
+  }
+
+  void put_prev(SchedState&, uint32_t cpu, TaskId prev) override {
+    Rq& rq = rq_[cpu];
+    if (rq.curr != prev) return;
+    rq.tree.insert({se_[prev.v].vruntime, prev.v});
+    rq.curr = TaskId();
+  }
+
+  void update_curr(SchedState&, uint32_t cpu, Duration delta) override {
+    Rq& rq = rq_[cpu];
+    if (!rq.curr.valid() || delta.count() <= 0) return;
+    Se& se = se_[rq.curr.v];
+    se.sum_exec += delta.count();
+    se.vruntime += calc_delta_fair(delta.count(), se.weight);
+    update_min_vruntime(rq);
+  }
+
+  bool check_preempt_wakeup(SchedState&, uint32_t cpu, TaskId wakee) override {
+    Rq& rq = rq_[cpu];
+    if (!rq.curr.valid()) return true;
+    if (rq.curr == wakee || !wakeup_preemption_) return false;
+    if (next_buddy_ && rq.nr >= kNrLatency) rq.next = wakee;
+    if (preempt_entity(se_[rq.curr.v], se_[wakee.v]) == 1) {
+      rq.next = wakee;  // set_next_buddy() on a preempting wakeup
+      if (last_buddy_ && rq.nr >= kNrLatency) rq.last = rq.curr;
+      return true;
+    }
+    return false;
+  }
+
+  bool check_preempt_tick(SchedState&, uint32_t cpu) override {
+    Rq& rq = rq_[cpu];
+    if (!rq.curr.valid() || rq.nr <= 1) return false;
+    Se& curr = se_[rq.curr.v];
+    int64_t ideal = sched_slice(rq, curr.weight, false);
+    int64_t ran = curr.sum_exec - curr.prev_sum_exec;
+    if (ran > ideal) {
+      clear_buddy(rq, rq.curr);
+      return true;
+    }
+    if (ran < min_gran_ || rq.tree.empty()) return false;
+    int64_t delta = curr.vruntime - se_[rq.tree.begin()->second].vruntime;
+    return delta > ideal;
+  }
+
+  void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
+    for (const auto& [v, t] : rq_[cpu].tree)
+      if (!fn(TaskId(t))) return;
+  }
+
+ private:
+  static constexpr uint32_t kNrLatency = 8;
+  struct Se {
+    int64_t vruntime = 0, sum_exec = 0, prev_sum_exec = 0;
+    uint32_t weight = 1024, cpu = 0;
+    bool relative = false;  // vruntime is relative to some min_vruntime (fork/migration)
+  };
+  struct Rq {
+    std::set<std::pair<int64_t, uint32_t>> tree;
+    TaskId curr, next, last;
+    int64_t min_vruntime = 0;
+    uint64_t load = 0;
+    uint32_t nr = 0;
+  };
+
+  int64_t period(uint32_t n) const { return n <= kNrLatency ? latency_ : static_cast<int64_t>(n) * min_gran_; }
+  // sched_slice(): the share of the period this weight gets; `adding` = se is not queued yet.
+  int64_t sched_slice(const Rq& rq, uint32_t w, bool adding) const {
+    uint32_t n = rq.nr + (adding ? 1 : 0);
+    uint64_t load = rq.load + (adding ? w : 0);
+    if (load == 0) return period(n);
+    __extension__ __int128 v = static_cast<__int128>(period(n)) * w / load;
+    return static_cast<int64_t>(v);
+  }
+  int64_t vslice(const Rq& rq, uint32_t w, bool adding) const { return calc_delta_fair(sched_slice(rq, w, adding), w); }
+  // wakeup_preempt_entity(curr, se): -1 if se is not ahead, 1 if ahead by more than gran.
+  int preempt_entity(const Se& curr, const Se& se) const {
+    int64_t vdiff = curr.vruntime - se.vruntime;
+    if (vdiff <= 0) return -1;
+    return vdiff > calc_delta_fair(wakeup_gran_, se.weight) ? 1 : 0;
+  }
+  void clear_buddy(Rq& rq, TaskId p) {
+    if (rq.next == p) rq.next = TaskId();
+    if (rq.last == p) rq.last = TaskId();
+  }
+  void update_min_vruntime(Rq& rq) {
+    int64_t v = rq.min_vruntime;
+    bool have = false;
+    if (rq.curr.valid()) {
+      v = se_[rq.curr.v].vruntime;
+      have = true;
+    }
+    if (!rq.tree.empty()) {
+      int64_t left = rq.tree.begin()->first;
+      v = have ? std::min(v, left) : left;
+      have = true;
+    }
+    if (have) rq.min_vruntime = std::max(rq.min_vruntime, v);
+  }
+
+  bool gentle_, start_debit_, last_buddy_, next_buddy_, wakeup_preemption_;
+  int64_t latency_ = 0, min_gran_ = 0, wakeup_gran_ = 0;
+  std::vector<Rq> rq_;
+  std::vector<Se> se_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueuePolicy> make_cfs_queue(const FeatureSet& f) { return std::make_unique<CfsQueue>(f); }
+
+}  // namespace schedsim

@@ -1,0 +1,278 @@
+// `eevdf`: the EEVDF local queue of 6.6+ (kernel-model.md §7.3).
+//
+//   V      = min_vruntime + sum_i w_i (v_i - min_vruntime) / sum_i w_i   (curr included)
+//   lag_i  = V - v_i, clamped to +-calc_delta_fair(max(2 x slice, TICK), se)
+//   eligible(i) <=> sum_j w_j (v_j - min_vruntime) >= (v_i - min_vruntime) x sum_j w_j
+//   vd_i   = v_i + calc_delta_fair(slice, se)
+//   pick   = the eligible entity with the earliest virtual deadline (pick_eevdf), except that with
+//            RUN_TO_PARITY a still-eligible curr keeps the CPU until its deadline is renewed
+//
+// place_entity(): v = V - lag x (W + w) / W with PLACE_LAG (W = queued weight incl. curr);
+// a new task gets vd = v + vslice/2 with PLACE_DEADLINE_INITIAL; PLACE_REL_DEADLINE (6.12) keeps
+// a migrating task's deadline relative to its vruntime. Wakeup preemption: update_curr, then
+// preempt iff pick_eevdf() returns the wakee; tick preemption only through deadline expiry.
+//
+// Simplifications: one level (no groups); DELAY_DEQUEUE is not modeled (a sleeping task leaves
+// the queue at once, as in 6.6); PREEMPT_SHORT is moot because every task has the base slice.
+#include <set>
+
+#include "queue/tunables.hpp"
+#include "schedsim/policies/registry.hpp"
+
+namespace schedsim {
+namespace {
+
+using queue::calc_delta_fair;
+__extension__ typedef __int128 i128;
+
+class EevdfQueue final : public QueuePolicy {
+ public:
+  explicit EevdfQueue(const FeatureSet& f)
+      : place_lag_(f.get("PLACE_LAG")), deadline_initial_(f.get("PLACE_DEADLINE_INITIAL")),
+        rel_deadline_(f.get("PLACE_REL_DEADLINE")), run_to_parity_(f.get("RUN_TO_PARITY")),
+        wakeup_preemption_(f.get("WAKEUP_PREEMPTION")) {}
+
+  void attach(SchedState& s) override {
+    base_slice_ = 750000 * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
+    tick_ = s.cost->tick.count();
+    rq_.assign(s.cpus.size(), Rq{});
+    se_.assign(s.tasks.size(), Se{});
+  }
+
+  void task_fork(SchedState& s, TaskId, TaskId child) override {
+    Se& c = se_[child.v];
+    c.weight = s.tasks[child.v].weight;
+    c.vlag = 0;
+    c.is_new = true;
+  }
+
+  void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) override {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[p.v];
+    se.weight = s.tasks[p.v].weight;
+    if (kind == EnqueueKind::kNew) se.is_new = true;
+    place_entity(rq, se);
+    se.cpu = cpu;
+    add(rq, p.v);
+    ++rq.nr;
+    s.cpus[cpu].nr_running = rq.nr;
+  }
+
+  void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) override {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[p.v];
+    // update_entity_lag(): remember how far from fair the entity leaves.
+    int64_t limit = calc_delta_fair(std::max<int64_t>(2 * se.slice, tick_), se.weight);
+    se.vlag = std::clamp(avg_vruntime(rq) - se.vruntime, -limit, limit);
+    // Leave the trees before touching the deadline: it is part of the tree key.
+    if (rq.curr == p) {
+      rq.curr = TaskId();
+      sum_remove(rq, se);
+    } else {
+      remove(rq, p.v);
+    }
+    se.rel_deadline = kind == DequeueKind::kMigrate && rel_deadline_;
+    if (se.rel_deadline) se.deadline -= se.vruntime;
+    --rq.nr;
+    s.cpus[cpu].nr_running = rq.nr;
+    update_min_vruntime(rq);
+  }
+
+  TaskId pick_next(SchedState&, uint32_t cpu) override {
+    Rq& rq = rq_[cpu];
+    if (rq.curr.valid()) return rq.curr;
+    uint32_t best = pick_eevdf(rq);
+    if (best == kNone) return TaskId();
+    remove_tree(rq, best);
+    rq.curr = TaskId(best);
+    Se& se = se_[best];
+    se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
+    return rq.curr;
+  }
+
+  void put_prev(SchedState&, uint32_t cpu, TaskId prev) override {
+    Rq& rq = rq_[cpu];
+    if (rq.curr != prev) return;
+    insert_tree(rq, prev.v);
+    rq.curr = TaskId();
+  }
+
+  void update_curr(SchedState&, uint32_t cpu, Duration delta) override {
+    Rq& rq = rq_[cpu];
+    if (!rq.curr.valid() || delta.count() <= 0) return;
+    Se& se = se_[rq.curr.v];
+    int64_t dv = calc_delta_fair(delta.count(), se.weight);
+    se.vruntime += dv;
+    rq.sum_wkey += static_cast<i128>(se.weight) * dv;
+    // update_deadline(): a used-up request gets a new slice and deadline, and a reschedule.
+    if (se.vruntime >= se.deadline) {
+      se.slice = base_slice_;
+      se.deadline = se.vruntime + calc_delta_fair(se.slice, se.weight);
+      if (rq.nr > 1) rq.resched = true;
+    }
+    update_min_vruntime(rq);
+  }
+
+  bool check_preempt_wakeup(SchedState&, uint32_t cpu, TaskId wakee) override {
+    Rq& rq = rq_[cpu];
+    if (!rq.curr.valid()) return true;
+    if (rq.curr == wakee) return false;
+    if (rq.resched) {
+      rq.resched = false;
+      return true;
+    }
+    if (!wakeup_preemption_) return false;
+    return pick_eevdf(rq) == wakee.v;
+  }
+
+  bool check_preempt_tick(SchedState&, uint32_t cpu) override {
+    Rq& rq = rq_[cpu];
+    bool r = rq.resched;
+    rq.resched = false;
+    return r && rq.nr > 1;
+  }
+
+  void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
+    for (const auto& [d, t] : rq_[cpu].by_deadline)
+      if (!fn(TaskId(t))) return;
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xffffffffu;
+  struct Se {
+    int64_t vruntime = 0, deadline = 0, vlag = 0, slice = 0;
+    uint32_t weight = 1024, cpu = 0;
+    bool is_new = false, rel_deadline = false;
+  };
+  struct Rq {
+    std::set<std::pair<int64_t, uint32_t>> by_deadline, by_vruntime;  // queued, curr excluded
+    TaskId curr;
+    int64_t min_vruntime = 0;
+    i128 sum_wkey = 0;  // sum w_i (v_i - min_vruntime), curr included
+    int64_t sum_w = 0;  // sum w_i, curr included
+    uint32_t nr = 0;
+    bool resched = false;
+  };
+
+  int64_t avg_vruntime(const Rq& rq) const {
+    if (rq.sum_w == 0) return rq.min_vruntime;
+    i128 k = rq.sum_wkey;
+    // Round toward -infinity like the kernel's avg_vruntime() (a left bias).
+    if (k < 0) k -= rq.sum_w - 1;
+    return rq.min_vruntime + static_cast<int64_t>(k / rq.sum_w);
+  }
+  bool eligible(const Rq& rq, const Se& se) const {
+    return rq.sum_wkey >= static_cast<i128>(se.vruntime - rq.min_vruntime) * rq.sum_w;
+  }
+  uint32_t pick_eevdf(const Rq& rq) const {
+    const Se* curr = rq.curr.valid() ? &se_[rq.curr.v] : nullptr;
+    if (rq.nr == 1) return curr ? rq.curr.v : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
+    if (curr && !eligible(rq, *curr)) curr = nullptr;
+    if (curr && run_to_parity_ && curr->vlag == curr->deadline) return rq.curr.v;
+    uint32_t best = kNone;
+    for (const auto& [d, t] : rq.by_deadline)
+      if (eligible(rq, se_[t])) {
+        best = t;
+        break;
+      }
+    if (curr && (best == kNone || curr->deadline < se_[best].deadline)) return rq.curr.v;
+    if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
+    return best;
+  }
+  void place_entity(Rq& rq, Se& se) {
+    se.slice = base_slice_;
+    int64_t vslice = calc_delta_fair(se.slice, se.weight);
+    int64_t V = avg_vruntime(rq);
+    int64_t lag = 0;
+    if (place_lag_ && rq.nr > 0 && !se.is_new) {
+      lag = se.vlag;
+      i128 l = static_cast<i128>(lag) * (rq.sum_w + se.weight) / std::max<int64_t>(rq.sum_w, 1);
+      lag = static_cast<int64_t>(l);
+    }
+    se.vruntime = V - lag;
+    if (se.rel_deadline) {
+      se.deadline += se.vruntime;
+      se.rel_deadline = false;
+      se.is_new = false;
+      return;
+    }
+    if (se.is_new && deadline_initial_) vslice /= 2;
+    se.deadline = se.vruntime + vslice;
+    se.is_new = false;
+  }
+  void sum_add(Rq& rq, const Se& se) {
+    rq.sum_wkey += static_cast<i128>(se.weight) * (se.vruntime - rq.min_vruntime);
+    rq.sum_w += se.weight;
+  }
+  void sum_remove(Rq& rq, const Se& se) {
+    rq.sum_wkey -= static_cast<i128>(se.weight) * (se.vruntime - rq.min_vruntime);
+    rq.sum_w -= se.weight;
+  }
+  void insert_tree(Rq& rq, uint32_t t) {
+    rq.by_deadline.insert({se_[t].deadline, t});
+    rq.by_vruntime.insert({se_[t].vruntime, t});
+  }
+  void remove_tree(Rq& rq, uint32_t t) {
+    rq.by_deadline.erase({se_[t].deadline, t});
+    rq.by_vruntime.erase({se_[t].vruntime, t});
+  }
+  void add(Rq& rq, uint32_t t) {
+    sum_add(rq, se_[t]);
+    insert_tree(rq, t);
+    update_min_vruntime(rq);
+  }
+  void remove(Rq& rq, uint32_t t) {
+    sum_remove(rq, se_[t]);
+    remove_tree(rq, t);
+  }
+  // min_vruntime is monotonic; moving it re-bases the weighted key sum (avg_vruntime_update()).
+  void update_min_vruntime(Rq& rq) {
+    int64_t v = rq.min_vruntime;
+    bool have = false;
+    if (rq.curr.valid()) {
+      v = se_[rq.curr.v].vruntime;
+      have = true;
+    }
+    if (!rq.by_vruntime.empty()) {
+      int64_t left = rq.by_vruntime.begin()->first;
+      v = have ? std::min(v, left) : left;
+      have = true;
+    }
+    if (!have) return;
+    if (v > rq.min_vruntime) {
+      rq.sum_wkey -= static_cast<i128>(rq.sum_w) * (v - rq.min_vruntime);
+      rq.min_vruntime = v;
+    }
+  }
+
+  bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
+  int64_t base_slice_ = 0, tick_ = 4000000;
+  std::vector<Rq> rq_;
+  std::vector<Se> se_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueuePolicy> make_eevdf_queue(const FeatureSet& f) { return std::make_unique<EevdfQueue>(f); }
+std::unique_ptr<QueuePolicy> make_cfs_queue(const FeatureSet& f);
+std::unique_ptr<QueuePolicy> make_fifo_queue(const FeatureSet& f);
+
+void register_queue_modules(PolicyRegistry& reg) {
+  reg.add_queue({"", "cfs", "CFS (4.17-6.5): vruntime tree, sleeper credit, wakeup granularity, buddies",
+                 {{"GENTLE_FAIR_SLEEPERS", true, "Sleeper credit on wakeup is half of sched_latency instead of all of it."},
+                  {"START_DEBIT", true, "A new task starts one vslice after min_vruntime, so forking cannot jump the queue."},
+                  {"LAST_BUDDY", true, "After a wakeup preemption, prefer to return to the preempted task (cache hot)."},
+                  {"NEXT_BUDDY", false, "Prefer the last wakee at the next pick even without a preemption."},
+                  {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
+                make_cfs_queue);
+  reg.add_queue({"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY",
+                 {{"PLACE_LAG", true, "Preserve a task's lag across sleep and migration when placing it."},
+                  {"PLACE_DEADLINE_INITIAL", true, "A new task's first deadline is half a slice away."},
+                  {"PLACE_REL_DEADLINE", true, "A migrating task keeps its deadline relative to its vruntime (6.12)."},
+                  {"RUN_TO_PARITY", true, "The running task is not preempted before its deadline is renewed."},
+                  {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
+                make_eevdf_queue);
+  reg.add_queue({"", "fifo", "FIFO baseline: no preemption, a task runs until it blocks", {}}, make_fifo_queue);
+}
+
+}  // namespace schedsim

@@ -1,0 +1,24 @@
+#pragma once
+// Scheduler tunables shared by the CFS and EEVDF queue models (kernel-model.md §1, §7).
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+#include "schedsim/base/time.hpp"
+
+namespace schedsim::queue {
+
+/// sysctl_sched_tunable_scaling = LOG: factor = 1 + ilog2(min(nr_cpus, 8)) (update_sysctl()).
+inline int64_t tunable_factor(uint32_t nr_cpus) {
+  uint32_t n = std::min<uint32_t>(std::max<uint32_t>(nr_cpus, 1), 8);
+  return 1 + static_cast<int64_t>(std::bit_width(n) - 1);
+}
+
+/// calc_delta_fair(): d x NICE_0 / w, in table units (NICE_0 = 1024).
+inline int64_t calc_delta_fair(int64_t d, uint32_t weight) {
+  if (weight == 1024) return d;
+  __extension__ __int128 v = static_cast<__int128>(d) * 1024 / weight;
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace schedsim::queue
