@@ -1,7 +1,7 @@
 // The discrete-event core.
 //
-// Time advances from event to event; an event is keyed by (time, insertion sequence) so the order
-// is total and the run deterministic. Cancellation is lazy: events carry a generation number and
+// Time advances from event to event; an event is keyed by (time, tick-last, insertion sequence)
+// so the order is total and the run deterministic. Cancellation is lazy: events carry a generation number and
 // are dropped when it no longer matches the target's.
 //
 // What happens where (kernel function each step stands for):
@@ -43,8 +43,12 @@ struct Event {
   uint32_t a;    // task or cpu
   uint32_t b;    // cpu for kEnqueue
   uint64_t gen;  // lazy cancellation
+  // Ticks sort after every other event of the same instant: a run that ends exactly on a tick
+  // completes before the tick can preempt it.
   bool operator>(const Event& o) const {
     if (at != o.at) return at > o.at;
+    bool tick = type == Ev::kTick, otick = o.type == Ev::kTick;
+    if (tick != otick) return tick;
     return seq > o.seq;
   }
 };
@@ -497,6 +501,7 @@ struct Simulation::Impl : BalanceOps {
     pol.util->update(s, cpu);
     pol.queue->put_prev(s, cpu, TaskId(t));
     s.cpus[cpu].curr = TaskId();
+    ++run[cpu].done_gen;
     ts.state = TaskState::kRunnable;
     for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
     ++sum.context_switches;
@@ -554,6 +559,8 @@ struct Simulation::Impl : BalanceOps {
       update_progress(cpu);
       pol.util->update(s, cpu);
     }
+    // Whoever runs next plans its own completion; anything pending belongs to prev.
+    ++run[cpu].done_gen;
     bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
     if (prev_runnable) {
       s.tasks[prev.v].state = TaskState::kRunnable;

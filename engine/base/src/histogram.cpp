@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace schedsim {
 
@@ -94,6 +96,100 @@ void Histogram::for_each_bucket(
     const std::function<void(int64_t lo, int64_t hi, uint64_t n)>& fn) const {
   for (size_t i = 0; i < buckets_.size(); ++i)
     if (buckets_[i]) fn(bucket_low(i), bucket_low(i) + bucket_width(i), buckets_[i]);
+}
+
+namespace {
+std::string int128_to_string(Int128 v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  std::string out;
+  while (v != 0) {
+    int digit = static_cast<int>(v % 10);
+    out.push_back(static_cast<char>('0' + (digit < 0 ? -digit : digit)));
+    v /= 10;
+  }
+  if (neg) out.push_back('-');
+  return std::string(out.rbegin(), out.rend());
+}
+
+bool string_to_int128(const std::string& s, Int128* out) {
+  if (s.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (s[0] == '-') {
+    neg = true;
+    i = 1;
+  }
+  if (i >= s.size()) return false;
+  Int128 v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    if (v > (Int128{1} << 120)) return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = neg ? -v : v;
+  return true;
+}
+}  // namespace
+
+Histogram::State Histogram::state() const {
+  State s;
+  s.count = count_;
+  s.min = min();
+  s.max = max();
+  s.sum = int128_to_string(sum_);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.21Lg", sum_sq_);
+  s.sum_sq = buf;
+  if (exact()) {
+    s.samples.assign(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(count_));
+  } else {
+    for (size_t i = 0; i < buckets_.size(); ++i)
+      if (buckets_[i]) s.buckets.emplace_back(bucket_low(i), buckets_[i]);
+  }
+  return s;
+}
+
+bool Histogram::from_state(const State& s, Histogram* out, std::string* error) {
+  auto fail = [&](const std::string& msg) {
+    if (error) *error = msg;
+    return false;
+  };
+  Histogram h;
+  if (!s.buckets.empty() && !s.samples.empty()) return fail("give either samples or buckets, not both");
+  if (s.buckets.empty()) {
+    if (s.samples.size() > kExactLimit && s.count != s.samples.size())
+      return fail("count does not match the number of samples");
+    for (int64_t v : s.samples) {
+      if (v < 0) return fail("negative sample");
+      h.record(v);
+    }
+    *out = std::move(h);
+    return true;
+  }
+  uint64_t total = 0;
+  for (const auto& [lo, n] : s.buckets) {
+    if (lo < 0) return fail("negative bucket bound");
+    size_t idx = bucket_index(static_cast<uint64_t>(lo));
+    if (bucket_low(idx) != lo) return fail("bucket bound " + std::to_string(lo) + " is not a bucket boundary");
+    if (n == 0) continue;
+    if (idx >= h.buckets_.size()) h.buckets_.resize(idx + 1, 0);
+    h.buckets_[idx] += n;
+    total += n;
+  }
+  if (total != s.count) return fail("bucket counts add up to " + std::to_string(total) + ", not count " + std::to_string(s.count));
+  if (s.count <= kExactLimit) return fail("a histogram of at most " + std::to_string(kExactLimit) + " samples must list them as samples");
+  if (s.min < 0 || s.max < s.min) return fail("min/max out of order");
+  if (!string_to_int128(s.sum, &h.sum_)) return fail("sum '" + s.sum + "' is not an integer");
+  char* end = nullptr;
+  h.sum_sq_ = std::strtold(s.sum_sq.c_str(), &end);
+  if (s.sum_sq.empty() || end != s.sum_sq.c_str() + s.sum_sq.size() || h.sum_sq_ < 0)
+    return fail("sum_sq '" + s.sum_sq + "' is not a non-negative number");
+  h.count_ = s.count;
+  h.min_ = s.min;
+  h.max_ = s.max;
+  *out = std::move(h);
+  return true;
 }
 
 }  // namespace schedsim

@@ -57,6 +57,7 @@ class CfsQueue final : public QueuePolicy {
     Rq& rq = rq_[cpu];
     Se& se = se_[p.v];
     se.weight = s.tasks[p.v].weight;
+    update_min_vruntime(rq);  // enqueue_entity() runs update_curr() first
     if (kind == EnqueueKind::kNew && !se.relative) {
       // A task alive at the start (no parent seen): placed like a fork on this queue.
       se.vruntime = rq.min_vruntime + (start_debit_ ? vslice(rq, se.weight, true) : 0);
@@ -113,6 +114,7 @@ class CfsQueue final : public QueuePolicy {
     rq.tree.erase({se.vruntime, pick});
     rq.curr = TaskId(pick);
     se.prev_sum_exec = se.sum_exec;  // set_next_entity()
+    update_min_vruntime(rq);
     (void)s;
     return rq.curr;
   }

@@ -1,7 +1,8 @@
 #pragma once
 /// The discrete-event simulation: replays a Workload on a Topology with a PolicyStack.
 ///
-/// Single-threaded and deterministic: the event queue is keyed by (time, insertion sequence),
+/// Single-threaded and deterministic: the event queue is keyed by (time, ticks last, insertion
+/// sequence),
 /// all randomness comes from one seeded generator, so the same inputs give the same run.
 #include <cstdint>
 #include <memory>
