@@ -1,7 +1,93 @@
-// Placeholder until the command lands (being written now).
+// `schedsim topology list | show TOPOLOGY | export TOPOLOGY --format json [-o FILE]`.
+// Thin: the loading, validation and rendering live in schedsim::topology.
+#include <iostream>
+
+#include <fmt/format.h>
+
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/topology.hpp"
+
 namespace schedsim::cli {
-std::string help_topology() { return "usage: schedsim topology\n"; }
-int run_topology(const std::vector<std::string>&) { throw InputError("'topology' is not implemented yet"); }
+
+namespace {
+
+po::options_description topology_options() {
+  po::options_description desc("options");
+  desc.add_options()
+      ("format", po::value<std::string>()->default_value("json"), "export format: json")
+      ("output,o", po::value<std::string>()->default_value("-"), "export to FILE (atomically) instead of stdout");
+  return desc;
+}
+
+const std::vector<std::string>& actions() {
+  static const std::vector<std::string> a = {"export", "list", "show"};
+  return a;
+}
+
+}  // namespace
+
+std::string help_topology() {
+  return format_help(
+      "schedsim topology list\n"
+      "       schedsim topology show TOPOLOGY\n"
+      "       schedsim topology export TOPOLOGY --format json [-o FILE]",
+      "Lists the built-in machine presets, shows a machine's CPUs, sched-domain levels, masks and\n"
+      "NUMA distances, or exports it as JSON (schema in docs/topology.md).\n\n"
+      "TOPOLOGY is a preset name (see 'list'), 'host' (this machine's /sys), a topology JSON file,\n"
+      "a saved copy of a sysfs tree (a directory holding devices/system/cpu), or a file holding\n"
+      "`lscpu -p` output.",
+      topology_options());
+}
+
+int run_topology(const std::vector<std::string>& args) {
+  po::options_description desc = topology_options();
+  po::options_description hidden;
+  hidden.add_options()
+      ("action", po::value<std::string>(), "")
+      ("target", po::value<std::string>(), "")
+      ("extra", po::value<std::vector<std::string>>(), "");
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("action", 1).add("target", 1).add("extra", -1);
+  po::variables_map vm;
+  if (!parse_args(args, all, pos, vm, help_topology)) return kExitOk;
+
+  if (!vm.count("action")) throw po::error("missing action: expected one of " + join(actions(), ", "));
+  const std::string action = vm["action"].as<std::string>();
+  if (vm.count("extra"))
+    throw po::error(fmt::format("unexpected argument '{}'", vm["extra"].as<std::vector<std::string>>()[0]));
+
+  if (action == "list") {
+    if (vm.count("target")) throw po::error("'topology list' takes no argument");
+    const auto& presets = preset_list();
+    size_t width = 0;
+    for (const auto& p : presets) width = std::max(width, p.name.size());
+    for (const auto& p : presets) {
+      uint32_t cpus = static_cast<uint32_t>(preset_spec(p.name).cpus.size());
+      std::cout << fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
+    }
+    std::cout << "\nAlso accepted wherever a topology is expected: 'host', a topology JSON file, a saved\n"
+                 "sysfs directory, or an `lscpu -p` output file.\n";
+    return kExitOk;
+  }
+  if (action != "show" && action != "export")
+    throw po::error(unknown_choice_message("topology action", action, actions()));
+  if (!vm.count("target")) throw po::error(fmt::format("'topology {}' needs a TOPOLOGY argument", action));
+  const std::string target = vm["target"].as<std::string>();
+
+  if (action == "show") {
+    if (!vm["output"].defaulted() || !vm["format"].defaulted())
+      throw po::error("--format and --output apply to 'topology export' only");
+    std::cout << describe_topology(load_topology(target));
+    return kExitOk;
+  }
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "json") throw po::error(unknown_choice_message("export format", format, {"json"}));
+  Topology topo = load_topology(target);  // validates before anything is written
+  write_output(vm["output"].as<std::string>(), topology_to_json(topo.spec()));
+  return kExitOk;
+}
+
 }  // namespace schedsim::cli

@@ -1,6 +1,7 @@
 #include "schedsim/topology/cpu_mask.hpp"
 
 #include <cctype>
+#include <vector>
 
 namespace schedsim {
 
@@ -21,6 +22,9 @@ std::string CpuMask::to_cpulist() const {
 std::string CpuMask::to_hex_mask(uint32_t nr_cpus) const {
   // Like the kernel's bitmap_print_to_pagebuf: 32-bit groups, most significant first; the
   // leading group is as wide as the CPUs it holds need, the others are 8 digits.
+  SCHEDSIM_ASSERT(nr_cpus <= kMaxCpus, "to_hex_mask: nr_cpus {} > kMaxCpus", nr_cpus);
+  SCHEDSIM_ASSERT(next_from(nr_cpus) == kMaxCpus, "to_hex_mask: mask {} has CPUs >= nr_cpus {}",
+                  to_cpulist(), nr_cpus);
   uint32_t groups = nr_cpus == 0 ? 1 : (nr_cpus + 31) / 32;
   uint32_t lead_width = nr_cpus == 0 ? 1 : (nr_cpus % 32 == 0 ? 8 : (nr_cpus % 32 + 3) / 4);
   std::string out;
@@ -88,20 +92,42 @@ std::optional<CpuMask> CpuMask::parse_hex_mask(const std::string& raw, std::stri
     if (!std::isspace(static_cast<unsigned char>(ch))) text += ch;
   if (text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0) text = text.substr(2);
   if (text.empty()) return fail("empty hex mask");
+  // sysfs (bitmap_print_to_pagebuf) prints 32-bit groups separated by commas, most significant
+  // first; a group may be shorter than 8 digits, so each group is placed by its index, not by
+  // counting digits across commas. Without commas the text is one long hex number.
+  std::vector<std::string> groups;
+  bool has_commas = text.find(',') != std::string::npos;
+  if (has_commas) {
+    size_t start = 0;
+    while (true) {
+      size_t comma = text.find(',', start);
+      groups.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  } else {
+    groups.push_back(text);
+  }
   CpuMask m;
-  uint32_t bit = 0;
-  for (size_t k = text.size(); k-- > 0;) {
-    char ch = text[k];
-    if (ch == ',') continue;
-    int v;
-    if (ch >= '0' && ch <= '9') v = ch - '0';
-    else if (ch >= 'a' && ch <= 'f') v = ch - 'a' + 10;
-    else if (ch >= 'A' && ch <= 'F') v = ch - 'A' + 10;
-    else return fail(std::string("unexpected character '") + ch + "' in hex mask");
-    for (int b = 0; b < 4; ++b, ++bit) {
-      if ((v >> b) & 1) {
-        if (bit >= kMaxCpus) return fail("hex mask sets a CPU beyond the supported maximum of " + std::to_string(kMaxCpus - 1));
-        m.set(bit);
+  uint32_t base = 0;
+  for (size_t g = groups.size(); g-- > 0; base += 32) {
+    const std::string& grp = groups[g];
+    if (grp.empty()) return fail("empty group in hex mask");
+    if (has_commas && grp.size() > 8) return fail("hex mask group '" + grp + "' has more than 8 digits");
+    uint32_t bit = base;
+    for (size_t k = grp.size(); k-- > 0;) {
+      char ch = grp[k];
+      int v;
+      if (ch >= '0' && ch <= '9') v = ch - '0';
+      else if (ch >= 'a' && ch <= 'f') v = ch - 'a' + 10;
+      else if (ch >= 'A' && ch <= 'F') v = ch - 'A' + 10;
+      else return fail(std::string("unexpected character '") + ch + "' in hex mask");
+      for (int b = 0; b < 4; ++b, ++bit) {
+        if ((v >> b) & 1) {
+          if (bit >= kMaxCpus)
+            return fail("hex mask sets a CPU beyond the supported maximum of " + std::to_string(kMaxCpus - 1));
+          m.set(bit);
+        }
       }
     }
   }

@@ -7,11 +7,15 @@
 /// 256-CPU machine at 4 words instead of 64.
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "schedsim/base/assert.hpp"
 
 namespace schedsim {
 
@@ -34,11 +38,14 @@ class CpuMask {
   }
 
   void set(uint32_t cpu) {
+    SCHEDSIM_DASSERT(cpu < kMaxCpus, "CPU {} beyond kMaxCpus {}", cpu, kMaxCpus);
     uint32_t w = cpu >> 6;
     words_[w] |= uint64_t{1} << (cpu & 63);
     if (w >= used_) used_ = static_cast<uint16_t>(w + 1);
   }
-  void reset(uint32_t cpu) { words_[cpu >> 6] &= ~(uint64_t{1} << (cpu & 63)); }
+  void reset(uint32_t cpu) {
+    if (cpu < kMaxCpus) words_[cpu >> 6] &= ~(uint64_t{1} << (cpu & 63));
+  }
   bool test(uint32_t cpu) const {
     return cpu < kMaxCpus && ((words_[cpu >> 6] >> (cpu & 63)) & 1u) != 0;
   }
@@ -60,7 +67,9 @@ class CpuMask {
   /// The lowest set CPU, or kMaxCpus when empty (like cpumask_first returning nr_cpu_ids).
   uint32_t first() const { return next_from(0); }
   /// The lowest set CPU strictly greater than `after`, or kMaxCpus.
-  uint32_t next(uint32_t after) const { return after + 1 >= kMaxCpus ? kMaxCpus : next_from(after + 1); }
+  uint32_t next(uint32_t after) const {
+    return after >= kMaxCpus - 1 ? kMaxCpus : next_from(after + 1);
+  }
   /// The lowest set CPU >= `from`, or kMaxCpus.
   uint32_t next_from(uint32_t from) const {
     uint32_t w = from >> 6;
@@ -144,9 +153,13 @@ class CpuMask {
       if (a.words_[i] != b.words_[i]) return a.words_[i] < b.words_[i];
     return false;
   }
+  /// Equal masks hash equally: trailing zero words (used_ is only a high-water mark, reset()
+  /// does not lower it) are not hashed.
   size_t hash() const {
+    uint32_t n = used_;
+    while (n > 0 && words_[n - 1] == 0) --n;
     uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < used_; ++i) h = (h ^ words_[i]) * 1099511628211ull;
+    for (uint32_t i = 0; i < n; ++i) h = (h ^ words_[i]) * 1099511628211ull;
     return static_cast<size_t>(h);
   }
   uint64_t word(uint32_t i) const { return words_[i]; }
@@ -160,7 +173,7 @@ class CpuMask {
       c_ = m_->next(c_);
       return *this;
     }
-    bool operator!=(const iterator& o) const { return c_ != o.c_; }
+    bool operator==(const iterator& o) const { return c_ == o.c_; }
 
    private:
     const CpuMask* m_;
@@ -176,7 +189,8 @@ class CpuMask {
   std::string to_hex_mask(uint32_t nr_cpus) const;
   /// Parses a cpulist ("0-3,8", "0-7:2" strides are not accepted). nullopt + message on error.
   static std::optional<CpuMask> parse_cpulist(const std::string& text, std::string* error = nullptr);
-  /// Parses a sysfs hex mask ("ff,ffffffff", optional 0x). nullopt + message on error.
+  /// Parses a sysfs hex mask ("ff,ffffffff", optional 0x). Each comma-separated group holds 32
+  /// bits, the last group CPUs 0-31 (so "f,f" is CPUs 0-3 and 32-35). nullopt + message on error.
   static std::optional<CpuMask> parse_hex_mask(const std::string& text, std::string* error = nullptr);
 
  private:

@@ -133,6 +133,7 @@ struct RegularMachine {
   uint32_t nodes_per_package = 1;
   bool siblings_adjacent = false;   ///< POWER/ARM style: siblings numbered consecutively
   uint32_t remote_distance = 21;    ///< SLIT distance between nodes on different packages
+  uint32_t package_node_distance = 11;  ///< SLIT distance between two nodes of one package
 };
 MachineSpec make_regular_machine(const RegularMachine& m);
 
@@ -156,6 +157,11 @@ MachineSpec topology_from_json(const std::string& text, const std::string& sourc
 MachineSpec topology_from_sysfs(const std::string& sys_root);
 /// `lscpu -p` (or -p=CPU,CORE,SOCKET,NODE,CACHE) output.
 MachineSpec topology_from_lscpu(const std::string& text, const std::string& source);
+
+/// The same machine with core, cluster, LLC and package ids renumbered 0..k-1 in order of each
+/// id's first CPU (node ids are kept). Importers return this form, so a sysfs import and an
+/// `lscpu -p` import of one machine compare equal.
+MachineSpec renumber_ids(const MachineSpec& spec);
 
 /// The readable rendering `schedsim topology show` prints.
 std::string describe_topology(const Topology& topo);

@@ -1,0 +1,44 @@
+// InputError rendering and the "did you mean" helpers (exact texts, as ninja tests them).
+#include <catch2/catch.hpp>
+
+#include "schedsim/base/error.hpp"
+
+using namespace schedsim;
+
+TEST_CASE("edit_distance", "[base][error]") {
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("abc", "") == 3);
+  CHECK(edit_distance("abc", "abc") == 0);
+  CHECK(edit_distance("flaw", "lawn") == 2);
+  CHECK(edit_distance("cfs", "cfss") == edit_distance("cfss", "cfs"));
+}
+
+TEST_CASE("closest_match", "[base][error]") {
+  std::vector<std::string> policies = {"cfs", "eevdf", "fifo", "rr"};
+  CHECK(closest_match("cfss", policies) == "cfs");
+  CHECK(closest_match("eevfd", policies) == "eevdf");
+  CHECK(closest_match("zzzzzzz", policies).empty());
+  CHECK(closest_match("x", {}).empty());
+  // Ties go to the first candidate listed.
+  CHECK(closest_match("ab", {"aa", "bb"}) == "aa");
+}
+
+TEST_CASE("unknown_choice_message", "[base][error]") {
+  CHECK(unknown_choice_message("policy", "cfss", {"cfs", "eevdf", "fifo", "rr"}) ==
+        "unknown policy 'cfss'; did you mean 'cfs'? valid: cfs, eevdf, fifo, rr");
+  CHECK(unknown_choice_message("policy", "zzzzzz", {"cfs", "rr"}) == "unknown policy 'zzzzzz' valid: cfs, rr");
+  CHECK(join({"a", "b", "c"}, ", ") == "a, b, c");
+  CHECK(join({}, ", ").empty());
+}
+
+TEST_CASE("InputError renders GCC-style with a caret", "[base][error]") {
+  InputError e(SourceLoc{"trace.txt", 12, 5}, "bad field", "abc defg");
+  CHECK(e.render() == "trace.txt:12:5: error: bad field\nabc defg\n    ^");
+  CHECK(std::string(e.what()) == e.render());
+  CHECK(e.loc().line == 12);
+  CHECK(e.message() == "bad field");
+  CHECK(InputError(SourceLoc{"f.json"}, "oops").render() == "f.json: error: oops");
+  CHECK(InputError(SourceLoc{"f", 3}, "oops").render() == "f:3: error: oops");
+  CHECK(InputError("plain").render() == "error: plain");
+}
