@@ -1,0 +1,92 @@
+#pragma once
+// Shared helpers of the generators: option parsing with range checks and uniform error messages,
+// a deterministic RNG, and program-building helpers for compact loops.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "schedsim/base/time.hpp"
+#include "schedsim/workload/workload.hpp"
+
+namespace schedsim::gen {
+
+namespace po = boost::program_options;
+
+/// Options of one generator. Every value is declared as a string and converted here, so that a
+/// bad value produces "gen KIND: --opt: ..." with the allowed range.
+class Options {
+ public:
+  Options(std::string kind, std::string usage, std::string description);
+
+  /// Declares an option taking a value. `names` is Boost style: "group,groups,g".
+  Options& value(const char* names, const char* help);
+  /// Declares a flag.
+  Options& flag(const char* names, const char* help);
+  /// Declares the positional argument (at most one), stored under `name`.
+  Options& positional(const char* name, const char* help);
+
+  /// Parses `args` (throws InputError). Adds --seed automatically.
+  void parse(const std::vector<std::string>& args);
+  std::string help() const;
+
+  bool has(const char* name) const;
+  bool flag_set(const char* name) const;
+  int64_t integer(const char* name, int64_t def, int64_t lo, int64_t hi) const;
+  Duration duration(const char* name, Duration def, Duration lo, Duration hi) const;
+  /// A fraction given as "10%" or "0.1", in [lo, hi].
+  double fraction(const char* name, double def, double lo, double hi) const;
+  std::string text(const char* name, const std::string& def) const;
+  std::string choice(const char* name, const std::string& def, const std::vector<std::string>& valid) const;
+  uint64_t seed() const;
+
+  [[noreturn]] void fail(const std::string& msg) const;
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string raw(const char* name) const;
+  std::string kind_, usage_, description_;
+  po::options_description desc_;
+  std::string positional_;
+  po::variables_map vm_;
+};
+
+/// SplitMix64: a tiny deterministic generator, identical on every platform (unlike the
+/// distributions of <random>).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n) (n > 0); the modulo bias is below 2^-40 for the ranges used here.
+  uint64_t below(uint64_t n) { return next() % n; }
+  /// Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t s_;
+};
+
+/// Appends `body` then repeats it: the body is executed `times` times in all (times >= 1);
+/// nothing is appended when times == 0.
+void append_repeated(std::vector<Action>& prog, const std::vector<Action>& body, int64_t times);
+
+/// A forked or runnable task with synthetic pid/tgid.
+TaskSpec make_task(std::string name, StartState start, int64_t pid, int64_t tgid);
+
+/// "gen KIND ARG ..." with shell quoting where needed.
+std::string canonical_source(const std::string& kind, const std::vector<std::string>& args);
+
+Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help);
+
+}  // namespace schedsim::gen

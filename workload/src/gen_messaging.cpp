@@ -1,0 +1,195 @@
+// perf bench sched messaging / hackbench as an action program (NUMBERS.md section 4.1, models
+// tools/perf/bench/sched-messaging.c and rt-tests src/hackbench/hackbench.c).
+//
+// Structure. A main task forks, per group, F receivers then F senders (F = --fds, 20). Every
+// child writes one byte to the "ready" pipe (wake main) and polls the shared wake fd (block).
+// Main collects the N ready bytes (N blocks), then writes one byte that wakes all N children at
+// once (N wakes from one task: the thundering herd), then reaps them (N blocks; every child
+// wakes main just before it exits, as the exit path's __wake_up_parent or the joiner's futex
+// wake does).
+//
+// Channels as semaphores. A write to receiver r is run(write cost) + wake(r, sync): the token is
+// the message. A read is block + run(read cost). So a receiver sleeps only when its channel is
+// empty, and a write to a running receiver is a no-op that leaves the message queued: the
+// batching of wakeups comes out of the simulation's timing, as in the kernel, instead of being
+// fixed when the workload is generated.
+//
+// Flow control (the one simplification that is fixed at generation time). A real sender blocks
+// when a receiver's buffer is full. With one semaphore per task a sender cannot wait on one
+// particular channel, so capacity is modelled as credits: each sender may be W writes ahead
+// (W = per-channel capacity B, since F senders share each channel, rounded to whole rounds of F
+// writes), then blocks once every R writes (R = W/2 rounded to whole rounds, like the socket
+// layer's "writable when half empty"). Each receiver issues a credit (wakes one sender, rotating
+// (j + k) mod F) after every R reads, exactly as many as every sender consumes, so tokens balance:
+//   n = ceil((F*L - W) / R) credits per receiver = blocks per sender (0 when F*L <= W).
+// A sender thus waits for the group's receivers to drain, not for one channel.
+#include <fmt/format.h>
+
+#include "gen_common.hpp"
+#include "schedsim/base/error.hpp"
+
+namespace schedsim::gen {
+
+Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help) {
+  Options o("messaging", "[-g GROUPS] [-l LOOPS] [-p] [-T] [-f FDS] [-s BYTES]",
+            "perf bench sched messaging / hackbench: per group, F senders each write LOOPS messages\n"
+            "to each of F receivers; a start barrier wakes every task at once. Tasks: 1 main +\n"
+            "2*F per group. Costs are CPU time at reference speed; defaults are calibrated on a\n"
+            "2-vCPU VM (docs/generators.md, scripts/calibrate-messaging.sh): write/read per message\n"
+            "pipe+thread 335/335 ns, pipe+process 410/410 ns, socket+thread 1010/1085 ns,\n"
+            "socket+process 1330/1265 ns.");
+  o.value("group,groups,g", "groups of senders and receivers (default 10; 1..100000); also --groups")
+      .value("nr_loops,loops,l", "messages each sender writes to each receiver (default 100); also --loops")
+      .flag("pipe,pipes,p", "use pipe() instead of socketpair() (sets the default capacity)")
+      .flag("thread,threads,T", "threads instead of processes (shared tgid, futex join); also -t")
+      .flag("process,P", "processes (the default)")
+      .value("fds,f", "senders and receivers per group (default 20; 1..1000)")
+      .value("datasize,s", "bytes per message (default 100); sets the default capacity")
+      .value("capacity", "messages a channel holds (default: pipe 16*floor(4096/s), socket 212992/(s+668))")
+      .value("cost-write", "CPU per write(), wakeup path included (default by mode, see above)")
+      .value("cost-read", "CPU per read() (default by mode, see above)")
+      .value("cost-wake", "CPU a waker spends per wakeup at known wake points (default 1us)")
+      .value("cost-fork", "CPU main spends per child created (default: 30us process, 12us thread)")
+      .value("cost-start", "CPU a child runs before reporting ready (default 5us)")
+      .flag("no-main", "leave out the main task: children start runnable at time 0, no barrier");
+  if (help_only) {
+    *help = o.help();
+    return {};
+  }
+  // perf spells the thread flag -t, hackbench -T.
+  std::vector<std::string> argv = args;
+  for (auto& a : argv)
+    if (a == "-t") a = "-T";
+  o.parse(argv);
+  if (o.flag_set("thread") && o.flag_set("process")) o.fail("--thread and --process exclude each other");
+  const int64_t groups = o.integer("group", 10, 1, 100000);
+  const int64_t loops = o.integer("nr_loops", 100, 1, 1000000000);
+  const bool pipe = o.flag_set("pipe");
+  const bool thread = o.flag_set("thread");
+  const int64_t fds = o.integer("fds", 20, 1, 1000);
+  const int64_t datasize = o.integer("datasize", 100, 1, 1 << 20);
+  const int64_t def_capacity = pipe ? 16 * std::max<int64_t>(1, 4096 / datasize) : std::max<int64_t>(1, 212992 / (datasize + 668));
+  const int64_t capacity = o.integer("capacity", def_capacity, 1, 1 << 30);
+  // Calibrated with scripts/calibrate-messaging.sh (hackbench -g 10 -l 100, 2-vCPU VM, 6.18).
+  const int64_t def_write = pipe ? (thread ? 335 : 410) : (thread ? 1010 : 1330);
+  const int64_t def_read = pipe ? (thread ? 335 : 410) : (thread ? 1085 : 1265);
+  const Duration c_write = o.duration("cost-write", Duration::ns(def_write), Duration::zero(), Duration::s(1));
+  const Duration c_read = o.duration("cost-read", Duration::ns(def_read), Duration::zero(), Duration::s(1));
+  const Duration c_wake = o.duration("cost-wake", Duration::us(1), Duration::zero(), Duration::s(1));
+  const Duration c_fork = o.duration("cost-fork", Duration::us(thread ? 12 : 30), Duration::zero(), Duration::s(1));
+  const Duration c_start = o.duration("cost-start", Duration::us(5), Duration::zero(), Duration::s(1));
+  const bool with_main = !o.flag_set("no-main");
+  o.seed();  // accepted for uniformity; this generator draws no random numbers
+
+  const int64_t F = fds;
+  const int64_t M = F * loops;  // messages per sender = per receiver
+  if (groups * 2 * F + 1 > (int64_t{1} << 31)) o.fail("--group * --fds is too large");
+  // Window W and credit size R in whole rounds of F writes (see the header comment).
+  const int64_t W = std::max<int64_t>(1, capacity / F) * F;
+  const int64_t R = std::max<int64_t>(1, W / F / 2) * F;
+  const int64_t n_credits = M > W ? (M - W + R - 1) / R : 0;
+
+  Workload w;
+  w.name = fmt::format("messaging-g{}-l{}-{}-{}", groups, loops, pipe ? "pipe" : "socket", thread ? "thread" : "process");
+  w.meta["messages"] = std::to_string(groups * F * F * loops);
+  w.meta["capacity"] = std::to_string(capacity);
+  w.meta["credit_window"] = std::to_string(W);
+  w.meta["credit_size"] = std::to_string(R);
+  const int64_t main_pid = 1000;
+  const uint8_t exit_flags = thread ? 0 : kWakeSync;  // __wake_up_parent is a sync wake; futex is not
+  TaskId main_id;
+  if (with_main) main_id = w.add_task(make_task("msg-main", StartState::kRunnable, main_pid, main_pid));
+  const StartState child_start = with_main ? StartState::kForked : StartState::kRunnable;
+  auto child = [&](int64_t g, bool sender, int64_t j) {
+    int64_t idx = (with_main ? 1 : 0) + g * 2 * F + (sender ? F : 0) + j;
+    return TaskId(static_cast<uint32_t>(idx));
+  };
+  for (int64_t g = 0; g < groups; ++g)
+    for (int side = 0; side < 2; ++side)
+      for (int64_t j = 0; j < F; ++j) {
+        int64_t pid = main_pid + 1 + g * 2 * F + side * F + j;
+        w.add_task(make_task(fmt::format("msg-g{}-{}{}", g, side ? "send" : "recv", j), child_start, pid,
+                             thread ? main_pid : pid));
+      }
+
+  auto prologue = [&](std::vector<Action>& p) {
+    if (!with_main) return;
+    p.push_back(Action::run(c_start));
+    p.push_back(Action::wake(main_id));  // write(ready)
+    p.push_back(Action::block());        // poll(wakefd)
+  };
+  auto epilogue = [&](std::vector<Action>& p) {
+    if (with_main) p.push_back(Action::wake(main_id, exit_flags));
+    p.push_back(Action::exit());
+  };
+
+  for (int64_t g = 0; g < groups; ++g) {
+    // Receivers: units of R reads followed by one credit, F units per rotation period.
+    for (int64_t j = 0; j < F; ++j) {
+      std::vector<Action>& p = w.tasks[child(g, false, j).v].program;
+      prologue(p);
+      auto reads = [&](std::vector<Action>& body, int64_t count) {
+        append_repeated(body, {Action::block(), Action::run(c_read)}, count);
+      };
+      const int64_t periods = n_credits / F, rest = n_credits % F;
+      std::vector<Action> period;
+      for (int64_t k = 0; k < std::min(F, n_credits); ++k) {
+        reads(period, R);
+        period.push_back(Action::wake(child(g, true, (j + k) % F), kWakeSync));
+        period.push_back(Action::run(c_wake));
+      }
+      if (periods > 0) {
+        append_repeated(p, period, periods);
+      }
+      // The first `rest` units of another period, then the reads that earn no credit.
+      for (int64_t k = 0; k < rest; ++k) {
+        reads(p, R);
+        p.push_back(Action::wake(child(g, true, (j + periods * F + k) % F), kWakeSync));
+        p.push_back(Action::run(c_wake));
+      }
+      reads(p, M - n_credits * R);
+      epilogue(p);
+    }
+    // Senders: rounds of F writes (one to every receiver), W writes ahead, then a credit block
+    // before every R writes.
+    std::vector<Action> round;
+    for (int64_t r = 0; r < F; ++r) {
+      round.push_back(Action::run(c_write));
+      round.push_back(Action::wake(child(g, false, r), kWakeSync));
+    }
+    for (int64_t s = 0; s < F; ++s) {
+      std::vector<Action>& p = w.tasks[child(g, true, s).v].program;
+      prologue(p);
+      append_repeated(p, round, std::min(M, W) / F);
+      if (n_credits > 0) {
+        std::vector<Action> unit = {Action::block()};
+        append_repeated(unit, round, R / F);
+        append_repeated(p, unit, n_credits - 1);
+        const int64_t last = M - W - (n_credits - 1) * R;  // writes after the last credit, 1..R
+        p.push_back(Action::block());
+        append_repeated(p, round, last / F);
+      }
+      epilogue(p);
+    }
+  }
+
+  if (with_main) {
+    std::vector<Action>& p = w.tasks[main_id.v].program;
+    const int64_t n = groups * 2 * F;
+    for (int64_t i = 0; i < n; ++i) {
+      p.push_back(Action::run(c_fork));
+      p.push_back(Action::fork(TaskId(static_cast<uint32_t>(1 + i))));
+    }
+    append_repeated(p, {Action::block()}, n);  // read N ready bytes
+    p.push_back(Action::run(c_write));          // the one write to the wake fd ...
+    for (int64_t i = 0; i < n; ++i) {          // ... wakes every poller
+      p.push_back(Action::wake(TaskId(static_cast<uint32_t>(1 + i)), kWakeSync));
+      p.push_back(Action::run(c_wake));
+    }
+    append_repeated(p, {Action::block()}, n);  // reap
+    p.push_back(Action::exit());
+  }
+  return w;
+}
+
+}  // namespace schedsim::gen
