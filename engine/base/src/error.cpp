@@ -75,7 +75,7 @@ std::string unknown_choice_message(const std::string& kind, const std::string& n
                                    const std::vector<std::string>& valid) {
   std::string msg = fmt::format("unknown {} '{}'", kind, name);
   std::string near = closest_match(name, valid);
-  if (!near.empty()) msg += fmt::format("; did you mean '{}'?", near);
+  msg += near.empty() ? ";" : fmt::format("; did you mean '{}'?", near);
   msg += " valid: " + join(valid, ", ");
   return msg;
 }
