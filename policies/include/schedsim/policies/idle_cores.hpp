@@ -1,0 +1,39 @@
+#pragma once
+/// The idle-cores slot: the LLC idle-core hint select_idle_sibling() consults
+/// (sd_llc_shared->has_idle_cores, kernel-model.md §4.5), and two comparison modules.
+#include "schedsim/engine/policy.hpp"
+
+namespace schedsim::idle_cores {
+
+/// `kernel`: models __update_idle_core() and set/test_idle_cores(), kernel/sched/fair.c.
+/// Set when a CPU switches to idle and every other SMT sibling is idle; cleared only by a
+/// placement scan that failed to find an idle core. Stale both ways, as in the kernel: a core
+/// that stops being idle leaves the hint set, and a core that becomes idle while the hint is
+/// set (or via a path that is not an idle switch) is not re-announced.
+class KernelHint final : public IdleCoresPolicy {
+ public:
+  void on_idle_enter(SchedState& s, uint32_t cpu) override;
+  void on_idle_exit(SchedState&, uint32_t) override {}
+  bool test(const SchedState& s, uint32_t target) const override;
+  void clear(SchedState& s, uint32_t target) override;
+};
+
+/// `exact`: what the hint would say if it were free: the engine's exact per-LLC idle-core count.
+class ExactHint final : public IdleCoresPolicy {
+ public:
+  void on_idle_enter(SchedState&, uint32_t) override {}
+  void on_idle_exit(SchedState&, uint32_t) override {}
+  bool test(const SchedState& s, uint32_t target) const override;
+  void clear(SchedState&, uint32_t) override {}
+};
+
+/// `off`: never claims an idle core, so the searches never take their core-wise paths.
+class NoHint final : public IdleCoresPolicy {
+ public:
+  void on_idle_enter(SchedState&, uint32_t) override {}
+  void on_idle_exit(SchedState&, uint32_t) override {}
+  bool test(const SchedState&, uint32_t) const override { return false; }
+  void clear(SchedState&, uint32_t) override {}
+};
+
+}  // namespace schedsim::idle_cores

@@ -1,0 +1,45 @@
+// Models __update_idle_core(), test_idle_cores() and set_idle_cores(), kernel/sched/fair.c
+// (kernel-model.md §4.5), plus the exact and off comparison modules. Written from the spec.
+#include "schedsim/policies/idle_cores.hpp"
+
+#include <memory>
+
+#include "schedsim/policies/registry.hpp"
+
+namespace schedsim {
+namespace idle_cores {
+
+void KernelHint::on_idle_enter(SchedState& s, uint32_t cpu) {
+  // Only with the SMT static key; a set hint is left alone (no write, no re-check).
+  if (!s.sched_smt_active) return;
+  LlcShared& llc = s.llc_of(cpu);
+  if (llc.has_idle_cores) return;
+  for (uint32_t sib : s.topo->smt_mask(cpu))
+    if (sib != cpu && !s.cpus[sib].idle()) return;
+  llc.has_idle_cores = true;
+}
+
+bool KernelHint::test(const SchedState& s, uint32_t target) const {
+  return s.llc_of(target).has_idle_cores;
+}
+
+void KernelHint::clear(SchedState& s, uint32_t target) { s.llc_of(target).has_idle_cores = false; }
+
+bool ExactHint::test(const SchedState& s, uint32_t target) const {
+  return s.llc_of(target).nr_idle_cores_exact > 0;
+}
+
+}  // namespace idle_cores
+
+void register_idle_cores_modules(PolicyRegistry& reg) {
+  reg.add_idle_cores({"", "kernel",
+                      "has_idle_cores hint: set on idle entry when all siblings idle, cleared by a failed scan",
+                      {}},
+                     [](const FeatureSet&) { return std::make_unique<idle_cores::KernelHint>(); });
+  reg.add_idle_cores({"", "exact", "always-correct idle-core count (what the hint would be if free)", {}},
+                     [](const FeatureSet&) { return std::make_unique<idle_cores::ExactHint>(); });
+  reg.add_idle_cores({"", "off", "no hint: never look for idle cores", {}},
+                     [](const FeatureSet&) { return std::make_unique<idle_cores::NoHint>(); });
+}
+
+}  // namespace schedsim

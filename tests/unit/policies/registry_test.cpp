@@ -1,0 +1,58 @@
+// The policy registry as the policies library fills it: every module of the placement,
+// idle-cores and util slots, their flags, and the kernel profiles.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/policies/registry.hpp"
+
+using namespace schedsim;
+
+namespace {
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+}  // namespace
+
+TEST_CASE("placement, idle-cores and util modules are registered", "[policies][registry]") {
+  PolicyRegistry reg;
+  register_placement_modules(reg);
+  register_idle_cores_modules(reg);
+  register_util_modules(reg);
+  for (const char* n : {"sis-4.17", "sis-5.11", "sis-fold-2018", "sis-fold-opt", "sis-5.12", "sis-util",
+                        "prev", "first-idle", "full-scan", "random-idle"})
+    CHECK(contains(reg.names("placement"), n));
+  CHECK(reg.names("idle-cores") == std::vector<std::string>{"kernel", "exact", "off"});
+  CHECK(reg.names("util") == std::vector<std::string>{"pelt", "pelt-util-est", "none"});
+  const auto& opt = reg.info("placement", "sis-fold-opt");
+  bool has_fold = false;
+  for (const auto& f : opt.features) has_fold = has_fold || (f.name == "SIS_FOLD" && f.default_on);
+  CHECK(has_fold);
+  for (const auto& mi : reg.all()) {
+    CHECK_FALSE(mi.summary.empty());
+    for (const auto& f : mi.features) CHECK_FALSE(f.doc.empty());
+  }
+}
+
+TEST_CASE("kernel profiles name registered modules and readable flags", "[policies][registry]") {
+  const auto& reg = builtin_registry();
+  std::vector<std::string> versions;
+  for (const auto& p : kernel_profiles()) versions.push_back(p.version);
+  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12"});
+  for (const auto& p : kernel_profiles()) {
+    INFO(p.version);
+    FeatureSet f;
+    for (const auto& [n, on] : p.features) f.set(n, on);
+    PolicyStack st = reg.make(p.modules, f);
+    CHECK(st.placement);
+    CHECK(st.util);
+    CHECK(st.idle_cores);
+  }
+  CHECK(kernel_profile("6.12").features.count("SIS_PROP") == 0);
+  CHECK(kernel_profile("5.15").features.at("SIS_PROP") == false);
+  CHECK(kernel_profile("4.17").modules.at("placement") == "sis-4.17");
+  CHECK(kernel_profile("6.6").modules.at("queue") == "eevdf");
+  CHECK(default_modules() == kernel_profile("6.12").modules);
+  CHECK_THROWS_WITH(kernel_profile("6.11"), Catch::Contains("did you mean"));
+}
