@@ -1,0 +1,130 @@
+#pragma once
+/// MetricsCollector: an engine Observer that turns the simulated schedule into RunResults.
+///
+/// Definitions (DESIGN.md "Outputs", perf sched latency for the per-task figures):
+///   wakeup latency   on_wake(kind = wakeup).at  ->  the wakee's next switch-in. Includes the
+///                    placement search, IPI, idle exit and queueing.
+///   fork latency     on_wake(kind = fork).at    ->  the child's first switch-in.
+///   preempt delay    switch-out with SwitchReason::kPreempt -> the task's next switch-in.
+///   run-queue wait   the task became queued (on_enqueue, or a preemption / migration switch-out
+///                    that leaves it runnable) -> its next switch-in; every cause.
+///   per-task delay   wakeup latency or preempt delay, whichever started the wait (perf's
+///                    "sch delay"); its maximum is kept with its start and end time.
+///   busy             a task is current on the CPU (from on_switch); idle = makespan - busy.
+///   wasted           the CPU is idle, its own queue is empty, and some queued-but-not-running
+///                    task whose affinity allows this CPU waits on another CPU's queue (the
+///                    work-conservation violation of "The Linux Scheduler: a Decade of Wasted
+///                    Cores"). Tasks between on_wake and on_enqueue (IPI, idle exit in flight)
+///                    are not "waiting in a queue" and do not count.
+///   hint staleness   a placement that consulted has_idle_cores: "stale yes" when it said yes
+///                    while the LLC of the chosen CPU had no idle core (SchedState's exact
+///                    count at on_wake time), "stale no" when it said no while one existed.
+///   utilization tl   per-CPU busy time in at most kTimelineBuckets buckets: the bucket width
+///                    starts at 1 us and doubles (merging bucket pairs) whenever the run outgrows
+///                    the range, so memory is constant and 100-200 buckets cover the makespan.
+///
+/// Per-phase throughput is not collected: the workload model has no phase concept yet.
+#include <cstdint>
+#include <vector>
+
+#include "schedsim/base/histogram.hpp"
+#include "schedsim/engine/engine.hpp"
+#include "schedsim/engine/observer.hpp"
+#include "schedsim/metrics/results.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
+#include "schedsim/workload/workload.hpp"
+
+namespace schedsim {
+
+class MetricsCollector : public Observer {
+ public:
+  static constexpr uint32_t kTimelineBuckets = 200;
+
+  /// `w` supplies task names, pids and the observed stats; it must outlive the collector.
+  explicit MetricsCollector(const Workload& w);
+
+  /// Keeps `s` (the live state) for affinities and the exact idle-core counts during the run.
+  void on_start(const SchedState& s) override;
+  void on_task_start(Instant at, TaskId t, TaskId parent) override;
+  void on_wake(const WakeFact& f) override;
+  void on_enqueue(Instant at, TaskId t, uint32_t cpu) override;
+  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) override;
+  void on_migrate(Instant at, TaskId t, uint32_t from, uint32_t to, CpuDistance d) override;
+  void on_exit(Instant at, TaskId t, uint32_t cpu) override;
+  void on_token(Instant at, TaskId t, bool consumed_immediately) override;
+  void on_run(Instant at, TaskId t, uint32_t cpu, Duration wall, Duration work) override;
+  void on_end(const SchedState& s, Instant end) override;
+
+  /// Builds the results. `summary` (optional) adds the engine's own totals (events, completion).
+  /// Valid after on_end (open intervals are closed there); it does not touch the SchedState, so
+  /// it may be called after the Simulation is gone.
+  RunResults results(const RunConfig& config, const SimSummary* summary = nullptr) const;
+
+  /// Raw histograms, for tests and for merging across runs.
+  const Histogram& wakeup_latency() const { return wakeup_latency_; }
+  const Histogram& preempt_delay() const { return preempt_delay_; }
+  const Histogram& runqueue_wait() const { return runqueue_wait_; }
+
+ private:
+  struct TaskAcc {
+    Instant wake_at;             // pending wakeup/fork (valid while wake_pending)
+    Instant preempt_at;          // pending preemption wait
+    Instant queued_since;        // run-queue wait start (valid while queued)
+    Instant running_since;
+    Instant delay_start;         // start of the pending per-task delay
+    int32_t queue_cpu = -1;      // CPU whose queue holds it while queued (not running)
+    bool wake_pending = false, fork_pending = false, preempt_pending = false, delay_pending = false;
+    bool queued = false, running = false, restricted = false, exited = false;
+    uint64_t switches = 0, delays = 0, migrations = 0;
+    int64_t runtime = 0, delay_total = 0, max_delay = 0;
+    Instant max_start, max_end;
+  };
+  struct CpuAcc {
+    bool busy = false;
+    Instant busy_since;
+    int64_t busy_ns = 0;
+    uint32_t queued = 0;         // queued-not-running tasks on this CPU's queue
+    bool wasted = false;
+    Instant wasted_since;
+    int64_t wasted_ns = 0;
+  };
+
+  void set_waiting(TaskId t, uint32_t cpu, Instant at);
+  void refresh_cpu(uint32_t cpu);
+  void clear_waiting(TaskId t);
+  void account_busy(uint32_t cpu, Instant from, Instant to);
+  void grow_timeline(Instant to);
+  void update_wasted(Instant at);
+  void see(Instant at);
+
+  const Workload& workload_;
+  const SchedState* state_ = nullptr;
+  uint32_t nr_cpus_ = 0;
+  std::vector<TaskAcc> tasks_;
+  std::vector<CpuAcc> cpus_;
+  std::vector<uint32_t> llc_of_cpu_;
+  Histogram wakeup_latency_, preempt_delay_, runqueue_wait_, fork_latency_;
+  Histogram probes_, search_ns_, wake_delay_;
+  std::vector<uint64_t> outcomes_;
+  std::vector<uint64_t> migrations_;
+  uint64_t wakeups_ = 0, forks_ = 0, execs_ = 0, to_idle_ = 0, cross_llc_waker_ = 0,
+           cross_llc_prev_ = 0, hint_consulted_ = 0, hint_stale_yes_ = 0, hint_stale_no_ = 0;
+  uint64_t context_switches_ = 0, tokens_banked_ = 0, exited_ = 0;
+  int64_t work_done_ = 0;
+  bool started_ = false, ended_ = false;
+  Instant first_, last_, end_;
+  // Wasted-time bookkeeping: tasks waiting in a queue, split into those allowed everywhere
+  // (a counter: any idle-and-empty CPU is wasted) and those with a restricted affinity (a list).
+  uint32_t waiting_unrestricted_ = 0;
+  std::vector<TaskId> waiting_restricted_;
+  // Bitmaps over this machine's CPUs only (not CpuMask's full capacity: this runs every event).
+  std::vector<uint64_t> idle_empty_;   // CPUs idle with an empty queue
+  std::vector<uint64_t> wasted_mask_;  // CPUs currently accumulating wasted time
+  uint32_t wasted_count_ = 0;
+  // Utilization timeline: [cpu][bucket] busy ns, bucket width doubling.
+  Instant tl_start_;
+  int64_t tl_width_ = 1000;
+  std::vector<std::vector<int64_t>> tl_busy_;
+};
+
+}  // namespace schedsim

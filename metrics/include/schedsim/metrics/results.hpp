@@ -1,0 +1,184 @@
+#pragma once
+/// RunResults: everything one simulation run reports (DESIGN.md "Outputs"), as a plain value that
+/// the collector fills, the reporters render (table, JSON, CSV, HTML) and load_results_json reads
+/// back (for `schedsim report` and `compare`). The JSON schema is docs/results-schema.md.
+///
+/// Units: every time is an integer count of nanoseconds (`*_ns`); ratios are fractions in [0, 1].
+/// Every renderer is deterministic: fixed float formatting, maps in key order, rows sorted by id.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedsim/base/histogram.hpp"
+
+namespace schedsim {
+
+/// The results JSON's identity: {"schema": kResultsSchema, "version": kResultsVersion, ...}.
+inline constexpr const char* kResultsSchema = "schedsim-results";
+inline constexpr int kResultsVersion = 1;
+
+/// What was simulated: enough to label a run in a report and to re-run it.
+struct RunConfig {
+  std::string label;              ///< short name for reports; empty = "<workload>@<topology>"
+  std::string workload;           ///< workload name
+  std::string workload_source;    ///< file or generator command it came from
+  std::string topology;           ///< topology name (preset or file)
+  uint32_t nr_cpus = 0;
+  std::map<std::string, std::string> modules;        ///< slot -> module name
+  std::map<std::string, bool> features;              ///< sched_feat flag -> on/off
+  std::map<std::string, std::string> cost_overrides; ///< parameter -> value as given
+  uint64_t seed = 0;
+  /// label, or "<workload>@<topology>" when label is empty.
+  std::string display_label() const;
+};
+
+/// One non-empty histogram bucket: values in [lo, hi) seen `count` times.
+struct HistBucket {
+  int64_t lo = 0, hi = 0;
+  uint64_t count = 0;
+  friend bool operator==(const HistBucket&, const HistBucket&) = default;
+};
+
+/// A distribution summary (count, mean, std, min, p50, p90, p99, p99.9, max) plus the
+/// histogram's non-empty buckets, so reports can draw a CDF without the raw samples.
+struct Distribution {
+  uint64_t count = 0;
+  double mean = 0, stddev = 0;   ///< exact (from running sums), rounded to 0.001
+  int64_t min = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+  bool exact = true;             ///< percentiles are exact (<= Histogram::kExactLimit samples)
+  std::vector<HistBucket> buckets;
+  static Distribution from(const Histogram& h);
+};
+
+/// Per task, like `perf sched latency`: a delay is switch-in minus the wake time (sleeping task)
+/// or minus the preemption switch-out time (preempted task).
+struct TaskRow {
+  uint32_t id = 0;               ///< dense task index in the workload
+  std::string name;              ///< comm
+  int64_t pid = -1;              ///< from the source, -1 if synthetic
+  uint64_t switches = 0;         ///< switch-ins (times it got a CPU)
+  int64_t runtime_ns = 0;        ///< on-CPU wall time (switch-in to switch-out)
+  uint64_t delays = 0;           ///< number of delays measured
+  int64_t delay_total_ns = 0;
+  int64_t max_delay_ns = 0;
+  int64_t max_delay_start_ns = 0;  ///< when the longest delay began (wake or preemption)
+  int64_t max_delay_end_ns = 0;    ///< when it ended (switch-in)
+  uint64_t migrations = 0;
+  double avg_delay_ns() const;
+};
+
+/// Tasks merged by name with trailing digits and ":N" suffixes stripped (perf's `comm:(N)`).
+struct TaskGroupRow {
+  std::string name;              ///< the stripped name
+  uint32_t tasks = 0;
+  uint64_t switches = 0;
+  int64_t runtime_ns = 0;
+  uint64_t delays = 0;
+  int64_t delay_total_ns = 0;
+  int64_t max_delay_ns = 0;
+  int64_t max_delay_start_ns = 0;
+  int64_t max_delay_end_ns = 0;
+  double avg_delay_ns() const;
+};
+
+struct CpuRow {
+  uint32_t cpu = 0;
+  uint32_t llc = 0;              ///< dense LLC index
+  int64_t busy_ns = 0;           ///< a task was current
+  int64_t idle_ns = 0;           ///< makespan - busy
+  int64_t wasted_ns = 0;         ///< idle with an empty queue while an allowed task waited elsewhere
+  double utilization = 0;        ///< busy / makespan
+};
+
+struct LlcRow {
+  uint32_t llc = 0;
+  std::string cpus;              ///< cpulist, e.g. "0-3,8-11"
+  int64_t busy_ns = 0;
+  int64_t wasted_ns = 0;
+  double utilization = 0;        ///< busy / (makespan * CPUs)
+};
+
+/// Per-CPU busy fraction over time: bucket b of cpu c covers
+/// [start_ns + b * bucket_ns, start_ns + (b + 1) * bucket_ns).
+struct UtilTimeline {
+  int64_t start_ns = 0;
+  int64_t bucket_ns = 0;
+  uint32_t buckets = 0;
+  std::vector<std::vector<double>> busy;  ///< [cpu][bucket], fractions rounded to 0.0001
+};
+
+/// Where wakeups landed and what finding the CPU cost.
+struct PlacementStats {
+  uint64_t wakeups = 0;
+  uint64_t forks = 0;            ///< fork-path placements (forks, and tasks started without a parent)
+  uint64_t execs = 0;
+  std::map<std::string, uint64_t> outcomes;  ///< to_string(PlaceOutcome) -> count, every outcome
+  Distribution probes;           ///< CPUs examined per wakeup (plain + core-wise probes)
+  Distribution search_ns;        ///< simulated search time per wakeup
+  Distribution wake_delay_ns;    ///< scan + IPI + idle exit before the enqueue, per wakeup
+  uint64_t to_idle_cpu = 0;      ///< the chosen CPU was idle when chosen
+  uint64_t cross_llc_waker = 0;  ///< wakee placed outside the waker CPU's LLC
+  uint64_t cross_llc_prev = 0;   ///< wakee placed outside its previous CPU's LLC
+  uint64_t hint_consulted = 0;   ///< placements that read has_idle_cores
+  uint64_t hint_stale_yes = 0;   ///< hint said yes, no idle core existed in the LLC
+  uint64_t hint_stale_no = 0;    ///< hint said no, an idle core existed
+};
+
+/// One simulated-versus-observed figure (the kernel's, from the trace the workload came from).
+struct Comparison {
+  std::string metric;
+  double simulated = 0, observed = 0;
+  double rel_error = 0;          ///< (simulated - observed) / observed; 0 when observed == 0
+};
+
+struct RunResults {
+  RunConfig config;
+  // Totals.
+  int64_t start_ns = 0;          ///< first task start
+  int64_t end_ns = 0;            ///< makespan end (last exit or last event)
+  int64_t makespan_ns = 0;       ///< end - start
+  uint64_t events = 0;           ///< engine events (0 when unknown)
+  uint64_t context_switches = 0; ///< switch-ins of a task (switches to idle not counted)
+  uint64_t tokens_banked = 0;    ///< wakes to a not-yet-blocked task (no wakeup happened)
+  uint64_t tasks = 0;
+  uint64_t tasks_exited = 0;
+  bool complete = true;          ///< every task exited or blocked with nothing pending
+  int64_t work_done_ns = 0;      ///< reference work completed (the engine's figure when given)
+  // Latencies.
+  Distribution wakeup_latency;   ///< sched_waking to the wakee's next switch-in
+  Distribution preempt_delay;    ///< preemption switch-out to the next switch-in
+  Distribution runqueue_wait;    ///< any enqueue / preemption to the next switch-in
+  Distribution fork_latency;     ///< fork placement to the child's first switch-in
+  PlacementStats placement;
+  std::map<std::string, uint64_t> migrations;  ///< to_string(CpuDistance) -> count, every level
+  uint64_t migrations_total = 0;
+  std::vector<CpuRow> cpus;
+  std::vector<LlcRow> llcs;
+  int64_t busy_ns = 0, wasted_ns = 0;  ///< totals over CPUs
+  UtilTimeline timeline;
+  std::vector<TaskRow> tasks_detail;       ///< sorted by task id
+  std::vector<TaskGroupRow> task_groups;   ///< sorted by name
+  bool has_observed = false;
+  std::vector<Comparison> observed;        ///< fixed metric order
+};
+
+/// Aligned terminal tables (the default `--format table`). `max_tasks` limits the per-task
+/// section to the tasks with the largest maximum delay (0 = all).
+std::string render_table(const RunResults& r, size_t max_tasks = 20);
+/// The versioned JSON document (docs/results-schema.md), 1-space indented, keys sorted.
+std::string render_json(const RunResults& r);
+/// Tidy long CSV: header `run,section,key,stat,value`, one row per figure (docs/results-schema.md).
+std::string render_csv(const RunResults& r);
+/// Reads a results file written by render_json. Throws InputError: missing file, malformed JSON
+/// (path:line:col), wrong schema or version, missing or mistyped fields (with a JSON pointer).
+RunResults load_results_json(const std::string& path);
+/// Parses results JSON text; `source` names it in errors.
+RunResults parse_results_json(const std::string& text, const std::string& source);
+
+/// perf-like task-name grouping: strips the trailing run of digits, then the trailing run of
+/// separators ':', '_', '-', '/' before it ("hackbench-12" -> "hackbench", "kworker/3:1" ->
+/// "kworker/3", "Binder:549_4" -> "Binder:549"). A name that would become empty is kept.
+std::string task_group_name(const std::string& comm);
+
+}  // namespace schedsim

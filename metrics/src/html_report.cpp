@@ -1,0 +1,467 @@
+// The self-contained HTML report: inline CSS, inline SVG, one tiny inline script; no network.
+#include "schedsim/metrics/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace schedsim {
+
+namespace {
+
+const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                          "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+constexpr size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+
+// Placement outcomes in the order select_task_rq tries them, for bar segments and legends.
+const char* kOutcomeOrder[] = {"target",       "prev",     "recent",   "kthread",   "idle_core", "idle_cpu",
+                               "idle_sibling", "capacity", "fallback", "slow_path", "pinned"};
+const char* kOutcomeColor[] = {"#4e79a7", "#a0cbe8", "#86bcb6", "#bab0ac", "#59a14f", "#8cd17d",
+                               "#f1ce63", "#b6992d", "#e15759", "#ff9d9a", "#79706e"};
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string f1(double v) { return fmt::format("{:.1f}", v); }
+std::string f2(double v) { return fmt::format("{:.2f}", v); }
+std::string us3(double ns) { return fmt::format("{:.3f}", ns / 1e3); }
+std::string ms3(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+
+std::string human_ns(double v) {
+  if (v >= 1e9) return fmt::format("{:g}s", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:g}ms", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:g}us", v / 1e3);
+  return fmt::format("{:g}ns", v);
+}
+
+const char* color(size_t i) { return kPalette[i % kPaletteSize]; }
+
+// ---- latency CDF on a log x axis ------------------------------------------------------------
+
+std::string cdf_plot(const std::string& id, const std::string& what, const std::vector<RunResults>& runs,
+                     const Distribution RunResults::*field) {
+  const double W = 960, H = 380, L = 64, R = 20, T = 16, B = 48;
+  const double pw = W - L - R, ph = H - T - B;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (const auto& r : runs) {
+    const Distribution& d = r.*field;
+    if (d.count == 0) continue;
+    lo = std::min(lo, std::max<int64_t>(1, d.min));
+    hi = std::max(hi, d.max + 1);
+  }
+  std::string s = fmt::format(
+      "<svg class=\"plot cdf\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} CDF\">\n",
+      id, W, H, W, H, esc(what));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
+  if (hi == 0) {
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", L + pw / 2, T + ph / 2);
+    return s;
+  }
+  double d0 = std::floor(std::log10(static_cast<double>(lo)));
+  double d1 = std::ceil(std::log10(static_cast<double>(hi)));
+  if (d1 <= d0) d1 = d0 + 1;
+  auto xp = [&](double v) {
+    double lv = std::log10(std::max(v, std::pow(10.0, d0)));
+    return L + (lv - d0) / (d1 - d0) * pw;
+  };
+  auto yp = [&](double f) { return T + (1.0 - f) * ph; };
+  // Grid and axes.
+  for (int d = static_cast<int>(d0); d <= static_cast<int>(d1); ++d) {
+    double v = std::pow(10.0, d);
+    double x = xp(v);
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", x, T, x, T + ph);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", x, T + ph + 18, human_ns(v));
+    if (d < static_cast<int>(d1))
+      for (int k = 2; k <= 9; ++k) {
+        double xm = xp(v * k);
+        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid minor\"/>\n", xm,
+                         T + ph, xm, T + ph - 5);
+      }
+  }
+  for (int k = 0; k <= 10; ++k) {
+    double f = k / 10.0;
+    double y = yp(f);
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, y, L + pw, y);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:.1f}</text>\n", L - 6, y + 4, f);
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">{} (log scale)</text>\n", L + pw / 2, H - 8, esc(what));
+  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\">fraction of samples</text>\n",
+                   T + ph / 2, T + ph / 2);
+  // Curves: a step CDF through each bucket's upper edge.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    if (d.count == 0) continue;
+    std::string pts;
+    uint64_t cum = 0;
+    double total = static_cast<double>(d.count);
+    double prev_y = yp(0);
+    pts += fmt::format("{:.1f},{:.1f}", xp(static_cast<double>(d.buckets.empty() ? d.min : d.buckets[0].lo)), prev_y);
+    for (const auto& b : d.buckets) {
+      double x0 = xp(static_cast<double>(b.lo));
+      cum += b.count;
+      double y = yp(static_cast<double>(cum) / total);
+      pts += fmt::format(" {:.1f},{:.1f} {:.1f},{:.1f}", x0, prev_y, xp(static_cast<double>(b.hi)), y);
+      prev_y = y;
+    }
+    s += fmt::format("<polyline class=\"curve\" data-run=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}</title></polyline>\n",
+                     i, color(i), pts, esc(runs[i].config.display_label()));
+  }
+  // Legend.
+  double ly = T + 12;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", L + 10, ly - 4, color(i));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {})</text>\n", L + 30, ly,
+                     esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)));
+    ly += 16;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+// ---- placement outcome bars -----------------------------------------------------------------
+
+std::string placement_bars(const std::vector<RunResults>& runs) {
+  const double W = 960, L = 180, R = 20, T = 10, bar = 26, gap = 12;
+  const double pw = W - L - R;
+  double H = T + static_cast<double>(runs.size()) * (bar + gap) + 60;
+  std::string s = fmt::format(
+      "<svg class=\"plot bars\" id=\"placement-bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"placement outcomes\">\n",
+      W, H, W, H);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& oc = runs[i].placement.outcomes;
+    uint64_t total = 0;
+    for (const auto& [k, v] : oc) total += v;
+    double y = T + static_cast<double>(i) * (bar + gap);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"barlabel\">{}</text>\n", L - 8, y + bar * 0.65,
+                     esc(runs[i].config.display_label()));
+    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, y, pw, bar);
+    if (total == 0) {
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"empty\">no placements</text>\n", L + 8, y + bar * 0.65);
+      continue;
+    }
+    double x = L;
+    for (size_t k = 0; k < std::size(kOutcomeOrder); ++k) {
+      auto it = oc.find(kOutcomeOrder[k]);
+      if (it == oc.end() || it->second == 0) continue;
+      double share = static_cast<double>(it->second) / static_cast<double>(total);
+      double w = share * pw;
+      s += fmt::format("<rect class=\"seg\" data-outcome=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+                       "height=\"{}\" fill=\"{}\"><title>{}: {} ({:.1f}%)</title></rect>\n",
+                       kOutcomeOrder[k], x, y, w, bar, kOutcomeColor[k], kOutcomeOrder[k], it->second, 100 * share);
+      if (w > 44)
+        s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"seglabel\">{:.0f}%</text>\n", x + w / 2,
+                         y + bar * 0.65, 100 * share);
+      x += w;
+    }
+  }
+  // Legend.
+  double ly = T + static_cast<double>(runs.size()) * (bar + gap) + 14, lx = L;
+  for (size_t k = 0; k < std::size(kOutcomeOrder); ++k) {
+    s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+                     "<text x=\"{:.0f}\" y=\"{:.0f}\" class=\"legend\">{}</text>\n",
+                     lx, ly, kOutcomeColor[k], lx + 16, ly + 10, kOutcomeOrder[k]);
+    lx += 118;
+    if (lx > W - 120) {
+      lx = L;
+      ly += 18;
+    }
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+// ---- utilization heatmap --------------------------------------------------------------------
+
+// Sequential blue scale: 0 -> #f7fbff, 1 -> #08306b.
+std::string heat_color(double f) {
+  f = std::clamp(f, 0.0, 1.0);
+  auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
+  return fmt::format("#{:02x}{:02x}{:02x}", mix(0xf7, 0x08), mix(0xfb, 0x30), mix(0xff, 0x6b));
+}
+
+std::string heatmap(size_t idx, const RunResults& r) {
+  const UtilTimeline& tl = r.timeline;
+  size_t ncpu = tl.busy.size();
+  const double W = 960, L = 64, R = 90, T = 10, B = 40;
+  const double pw = W - L - R;
+  double row = ncpu ? std::clamp(420.0 / static_cast<double>(ncpu), 3.0, 16.0) : 16.0;
+  double ph = row * static_cast<double>(std::max<size_t>(ncpu, 1));
+  double H = T + ph + B;
+  std::string s = fmt::format(
+      "<svg class=\"plot heatmap\" id=\"heatmap-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"CPU utilization timeline\">\n",
+      idx, W, H, W, H);
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, pw, ph,
+                   heat_color(0));
+  if (tl.buckets == 0 || ncpu == 0) {
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no timeline</text>\n</svg>\n", L + pw / 2, T + 20);
+    return s;
+  }
+  double cw = pw / static_cast<double>(tl.buckets);
+  size_t label_every = std::max<size_t>(1, static_cast<size_t>(std::ceil(12.0 / row)));
+  for (size_t c = 0; c < ncpu; ++c) {
+    double y = T + static_cast<double>(c) * row;
+    // Run-length merge cells of the same color level (20 levels) to keep the file small.
+    const auto& v = tl.busy[c];
+    size_t b = 0;
+    while (b < v.size()) {
+      long level = std::lround(v[b] * 20);
+      size_t e = b + 1;
+      while (e < v.size() && std::lround(v[e] * 20) == level) ++e;
+      if (level > 0)
+        s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n",
+                         L + static_cast<double>(b) * cw, y, static_cast<double>(e - b) * cw, row,
+                         heat_color(static_cast<double>(level) / 20.0));
+      b = e;
+    }
+    if (c % label_every == 0)
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">cpu{}</text>\n", L - 6, y + row * 0.8, c);
+  }
+  // Time axis: 5 ticks over the covered span.
+  double span = static_cast<double>(tl.bucket_ns) * tl.buckets;
+  for (int k = 0; k <= 5; ++k) {
+    double x = L + pw * k / 5.0;
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>\n", x, T + ph, x,
+                     T + ph + 5);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{} ms</text>\n", x, T + ph + 18,
+                     ms3(span * k / 5.0));
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">time since start (bucket {})</text>\n", L + pw / 2,
+                   H - 4, human_ns(static_cast<double>(tl.bucket_ns)));
+  // Color scale.
+  double sx = L + pw + 24;
+  for (int k = 0; k < 10; ++k)
+    s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"16\" height=\"{:.1f}\" fill=\"{}\"/>\n", sx,
+                     T + ph - (k + 1) * ph / 10, ph / 10, heat_color((k + 0.5) / 10));
+  s += fmt::format("<text x=\"{:.0f}\" y=\"{}\" class=\"legend\">100%</text>", sx + 20, T + 10);
+  s += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" class=\"legend\">0%</text>\n", sx + 20, T + ph);
+  s += "</svg>\n";
+  return s;
+}
+
+// ---- tables ---------------------------------------------------------------------------------
+
+std::string modules_text(const RunConfig& c) {
+  std::string m;
+  for (const auto& [slot, name] : c.modules) m += (m.empty() ? "" : ", ") + slot + "=" + name;
+  return m.empty() ? "-" : m;
+}
+
+std::string summary_table(const std::vector<RunResults>& runs) {
+  std::string s =
+      "<table id=\"summary\"><thead><tr><th></th><th>run</th><th>workload</th><th>topology</th><th>modules</th>"
+      "<th>wakeups</th><th>wakeup mean us</th><th>p50 us</th><th>p99 us</th><th>p99.9 us</th><th>max us</th>"
+      "<th>rq wait p99 us</th><th>makespan ms</th><th>util</th><th>wasted</th><th>migrations</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunResults& r = runs[i];
+    double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
+    const Distribution& w = r.wakeup_latency;
+    s += fmt::format(
+        "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td><td>{}</td><td>{}</td><td>{} ({} CPUs)</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}%</td><td>{}%</td><td>{}</td></tr>\n",
+        color(i), esc(r.config.display_label()), esc(r.config.workload), esc(r.config.topology), r.config.nr_cpus,
+        esc(modules_text(r.config)), w.count, us3(w.mean), us3(static_cast<double>(w.p50)),
+        us3(static_cast<double>(w.p99)), us3(static_cast<double>(w.p999)), us3(static_cast<double>(w.max)),
+        us3(static_cast<double>(r.runqueue_wait.p99)), ms3(static_cast<double>(r.makespan_ns)),
+        f1(cap > 0 ? 100.0 * static_cast<double>(r.busy_ns) / cap : 0.0),
+        f2(cap > 0 ? 100.0 * static_cast<double>(r.wasted_ns) / cap : 0.0), r.migrations_total);
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
+std::string latency_table(const std::vector<RunResults>& runs) {
+  std::string s =
+      "<table id=\"latency\"><thead><tr><th>run</th><th>metric</th><th>count</th><th>mean</th><th>std</th>"
+      "<th>min</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    const std::pair<const char*, const Distribution*> rows[] = {{"wakeup latency", &r.wakeup_latency},
+                                                                {"preempt delay", &r.preempt_delay},
+                                                                {"run-queue wait", &r.runqueue_wait},
+                                                                {"fork latency", &r.fork_latency}};
+    for (const auto& [name, d] : rows) {
+      s += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td></tr>\n",
+          esc(r.config.display_label()), name, d->count, us3(d->mean), us3(d->stddev), us3(static_cast<double>(d->min)),
+          us3(static_cast<double>(d->p50)), us3(static_cast<double>(d->p90)), us3(static_cast<double>(d->p99)),
+          us3(static_cast<double>(d->p999)), us3(static_cast<double>(d->max)));
+    }
+  }
+  s += "</tbody></table>\n<p class=\"note\">All latencies in microseconds.</p>\n";
+  return s;
+}
+
+std::string placement_table(const std::vector<RunResults>& runs) {
+  std::string s =
+      "<table id=\"placement\"><thead><tr><th>run</th><th>wakeups</th><th>probes mean</th><th>probes p99</th>"
+      "<th>search mean ns</th><th>search p99 ns</th><th>to idle CPU</th><th>cross-LLC (waker)</th>"
+      "<th>cross-LLC (prev)</th><th>hint read</th><th>hint stale yes</th><th>hint stale no</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    const PlacementStats& p = r.placement;
+    s += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(r.config.display_label()), p.wakeups, f2(p.probes.mean), p.probes.p99, f1(p.search_ns.mean),
+        p.search_ns.p99, p.to_idle_cpu, p.cross_llc_waker, p.cross_llc_prev, p.hint_consulted, p.hint_stale_yes,
+        p.hint_stale_no);
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
+std::string migration_table(const std::vector<RunResults>& runs) {
+  const char* levels[] = {"smt", "cluster", "llc", "package", "numa"};
+  std::string s = "<table id=\"migrations\"><thead><tr><th>run</th>";
+  for (const char* l : levels) s += fmt::format("<th>{}</th>", l);
+  s += "<th>total</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    s += "<tr><td>" + esc(r.config.display_label()) + "</td>";
+    for (const char* l : levels) {
+      auto it = r.migrations.find(l);
+      s += fmt::format("<td>{}</td>", it == r.migrations.end() ? 0 : it->second);
+    }
+    s += fmt::format("<td>{}</td></tr>\n", r.migrations_total);
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
+std::string cpu_table(const std::vector<RunResults>& runs) {
+  size_t ncpu = 0;
+  for (const auto& r : runs) ncpu = std::max(ncpu, r.cpus.size());
+  std::string s = "<table id=\"cpus\"><thead><tr><th>cpu</th>";
+  for (const auto& r : runs) s += "<th>" + esc(r.config.display_label()) + " util / wasted ms</th>";
+  s += "</tr></thead><tbody>\n";
+  for (size_t c = 0; c < ncpu; ++c) {
+    s += fmt::format("<tr><td>{}</td>", c);
+    for (const auto& r : runs) {
+      if (c < r.cpus.size())
+        s += fmt::format("<td>{}% / {}</td>", f1(100 * r.cpus[c].utilization),
+                         ms3(static_cast<double>(r.cpus[c].wasted_ns)));
+      else
+        s += "<td>-</td>";
+    }
+    s += "</tr>\n";
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
+std::string task_table(const RunResults& r, size_t n) {
+  std::vector<const TaskRow*> rows;
+  for (const auto& t : r.tasks_detail) rows.push_back(&t);
+  std::stable_sort(rows.begin(), rows.end(), [](const TaskRow* a, const TaskRow* b) {
+    if (a->max_delay_ns != b->max_delay_ns) return a->max_delay_ns > b->max_delay_ns;
+    return a->id < b->id;
+  });
+  rows.resize(std::min(rows.size(), n));
+  std::string s =
+      "<table class=\"tasks\"><thead><tr><th>task</th><th>pid</th><th>switches</th><th>runtime ms</th>"
+      "<th>avg delay us</th><th>max delay us</th><th>max delay at s</th></tr></thead><tbody>\n";
+  for (const TaskRow* t : rows)
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.6f}</td></tr>\n",
+                     esc(t->name), t->pid, t->switches, ms3(static_cast<double>(t->runtime_ns)), us3(t->avg_delay_ns()),
+                     us3(static_cast<double>(t->max_delay_ns)), static_cast<double>(t->max_delay_start_ns) / 1e9);
+  s += "</tbody></table>\n";
+  return s;
+}
+
+std::string observed_table(const RunResults& r) {
+  std::string s =
+      "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>observed</th><th>rel error</th>"
+      "</tr></thead><tbody>\n";
+  for (const auto& o : r.observed)
+    s += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td></tr>\n", esc(o.metric), o.simulated,
+                     o.observed, o.observed != 0 ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+  s += "</tbody></table>\n";
+  return s;
+}
+
+const char* kStyle = R"(
+body{font:14px/1.4 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:24px 32px;color:#222;max-width:1300px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:3px}
+h3{font-size:14px;margin:14px 0 4px}.meta,.note{color:#666;font-size:12px}
+table{border-collapse:collapse;font-size:12px;margin:4px 0}th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+#summary td:nth-child(-n+5),#summary th:nth-child(-n+5){text-align:left}
+#latency td:nth-child(-n+2),#placement td:first-child,.tasks td:first-child{text-align:left}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px}
+svg.plot{display:block;background:#fff;margin:6px 0}
+svg .frame{fill:none;stroke:#999}svg .grid{stroke:#e3e3e3}svg .grid.minor{stroke:#bbb}
+svg .curve{stroke-width:2}svg text{font-size:11px;fill:#333}
+svg .xtick{text-anchor:middle}svg .ytick{text-anchor:end}svg .axis{text-anchor:middle;font-size:12px}
+svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fill:#fff;font-size:11px}
+svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
+)";
+
+}  // namespace
+
+std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
+                               const std::vector<std::string>& sources) {
+  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  s += "<meta name=\"generator\" content=\"schedsim report\">\n";
+  s += "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += "<h1>" + esc(title) + "</h1>\n";
+  s += fmt::format("<p class=\"meta\">{} run{}", runs.size(), runs.size() == 1 ? "" : "s");
+  if (!sources.empty()) {
+    s += ": ";
+    for (size_t i = 0; i < sources.size(); ++i) s += (i ? ", " : "") + esc(sources[i]);
+  }
+  s += "</p>\n";
+
+  s += "<h2 id=\"sec-summary\">Summary</h2>\n" + summary_table(runs);
+  s += "<h2 id=\"sec-cdf\">Wakeup latency CDF</h2>\n";
+  s += "<p class=\"note\">Wake (sched_waking) to the wakee's first instruction on a CPU: search, IPI, idle exit and "
+       "queueing included.</p>\n";
+  s += cdf_plot("cdf-wakeup", "wakeup latency", runs, &RunResults::wakeup_latency);
+  s += "<h2 id=\"sec-rqwait\">Run-queue wait CDF</h2>\n";
+  s += cdf_plot("cdf-rqwait", "run-queue wait", runs, &RunResults::runqueue_wait);
+  s += "<h2 id=\"sec-placement\">Placement outcomes</h2>\n" + placement_bars(runs) + placement_table(runs);
+  s += "<h2 id=\"sec-heatmap\">CPU utilization timeline</h2>\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    s += "<h3>" + esc(runs[i].config.display_label()) + "</h3>\n";
+    s += heatmap(i, runs[i]);
+  }
+  s += "<h2 id=\"sec-latency\">Latency percentiles</h2>\n" + latency_table(runs);
+  s += "<h2 id=\"sec-migrations\">Migrations by topology level</h2>\n" + migration_table(runs);
+  s += "<h2 id=\"sec-cpus\">Per-CPU utilization and wasted idle time</h2>\n" + cpu_table(runs);
+  s += "<h2 id=\"sec-tasks\">Tasks with the largest delay</h2>\n";
+  for (const auto& r : runs) s += "<h3>" + esc(r.config.display_label()) + "</h3>\n" + task_table(r, 10);
+  bool any_observed = false;
+  for (const auto& r : runs) any_observed = any_observed || r.has_observed;
+  if (any_observed) {
+    s += "<h2 id=\"sec-observed\">Simulated vs observed</h2>\n";
+    for (const auto& r : runs)
+      if (r.has_observed) s += "<h3>" + esc(r.config.display_label()) + "</h3>\n" + observed_table(r);
+  }
+  // The only script: marks the page as rendered (tests read the attributes from the DOM) and
+  // records any script error.
+  s += "<script>\n"
+       "window.addEventListener('error',function(e){document.documentElement.setAttribute('data-js-error',"
+       "String(e.message));});\n"
+       "(function(){var p=document.querySelectorAll('svg.plot');"
+       "document.documentElement.setAttribute('data-plots',String(p.length));"
+       "document.documentElement.setAttribute('data-report-ready','1');})();\n"
+       "</script>\n</body>\n</html>\n";
+  return s;
+}
+
+}  // namespace schedsim

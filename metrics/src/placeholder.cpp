@@ -1,1 +1,0 @@
-// Metrics and reporters land here (issue 7).

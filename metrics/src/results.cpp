@@ -1,0 +1,390 @@
+// RunResults helpers and the table / CSV reporters. JSON lives in results_json.cpp.
+#include "schedsim/metrics/results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace schedsim {
+
+namespace {
+
+double round3(double v) { return std::round(v * 1e3) / 1e3; }
+
+std::string us(int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e3); }
+std::string us(double ns) { return fmt::format("{:.3f}", ns / 1e3); }
+std::string ms(int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); }
+std::string pct(double num, double den) {
+  return den > 0 ? fmt::format("{:.1f}%", 100.0 * num / den) : std::string("-");
+}
+std::string secs(int64_t ns) {
+  const char* sign = ns < 0 ? "-" : "";
+  int64_t a = ns < 0 ? -ns : ns;
+  return fmt::format("{}{}.{:06d}", sign, a / 1000000000, (a % 1000000000) / 1000);
+}
+
+/// A column-aligned text table: the first column left-aligned, the others right-aligned.
+class TextTable {
+ public:
+  /// `key_value`: every column left-aligned (for "name  value" lists).
+  explicit TextTable(std::vector<std::string> header, bool key_value = false)
+      : rows_{std::move(header)}, key_value_(key_value) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string render(const std::string& indent = "  ") const {
+    std::vector<size_t> w;
+    for (const auto& r : rows_)
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (w.size() <= i) w.push_back(0);
+        w[i] = std::max(w[i], r[i].size());
+      }
+    std::string out;
+    for (const auto& r : rows_) {
+      std::string line = indent;
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (i) line += "  ";
+        size_t pad = w[i] - r[i].size();
+        if (i == 0 || key_value_)
+          line += r[i] + std::string(pad, ' ');
+        else
+          line += std::string(pad, ' ') + r[i];
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+  bool key_value_ = false;
+};
+
+std::vector<std::string> dist_row(const std::string& name, const Distribution& d) {
+  if (d.count == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-", "-"};
+  return {name,      std::to_string(d.count), us(d.mean),  us(d.stddev), us(d.min), us(d.p50),
+          us(d.p90), us(d.p99),               us(d.p999),  us(d.max)};
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// Numbers in CSV and JSON-like text: integers as is, fractions with up to 6 decimals, no
+/// trailing zeros (fixed, locale-independent).
+std::string num(double v) {
+  if (std::isnan(v) || std::isinf(v)) return "0";
+  std::string s = fmt::format("{:.6f}", v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+}  // namespace
+
+std::string RunConfig::display_label() const {
+  if (!label.empty()) return label;
+  std::string w = workload.empty() ? std::string("workload") : workload;
+  return topology.empty() ? w : w + "@" + topology;
+}
+
+Distribution Distribution::from(const Histogram& h) {
+  Distribution d;
+  d.count = h.count();
+  d.exact = h.exact();
+  if (h.empty()) return d;
+  d.mean = round3(h.mean());
+  d.stddev = round3(h.stddev());
+  d.min = h.min();
+  d.p50 = h.percentile(50);
+  d.p90 = h.percentile(90);
+  d.p99 = h.percentile(99);
+  d.p999 = h.percentile(99.9);
+  d.max = h.max();
+  h.for_each_bucket([&](int64_t lo, int64_t hi, uint64_t n) { d.buckets.push_back({lo, hi, n}); });
+  return d;
+}
+
+double TaskRow::avg_delay_ns() const {
+  return delays ? round3(static_cast<double>(delay_total_ns) / static_cast<double>(delays)) : 0.0;
+}
+double TaskGroupRow::avg_delay_ns() const {
+  return delays ? round3(static_cast<double>(delay_total_ns) / static_cast<double>(delays)) : 0.0;
+}
+
+std::string task_group_name(const std::string& comm) {
+  size_t n = comm.size();
+  while (n > 0 && comm[n - 1] >= '0' && comm[n - 1] <= '9') --n;
+  if (n == comm.size()) return comm;  // no numeric suffix: the name is its own group
+  while (n > 0 && (comm[n - 1] == ':' || comm[n - 1] == '_' || comm[n - 1] == '-' || comm[n - 1] == '/'))
+    --n;
+  return n == 0 ? comm : comm.substr(0, n);
+}
+
+std::string render_table(const RunResults& r, size_t max_tasks) {
+  const RunConfig& c = r.config;
+  std::string out;
+  out += "schedsim results: " + c.display_label() + "\n";
+  {
+    TextTable t({"workload", c.workload + (c.workload_source.empty() ? "" : " (" + c.workload_source + ")")}, true);
+    t.add({"topology", c.topology + ", " + std::to_string(c.nr_cpus) + " CPUs"});
+    std::string mods;
+    for (const auto& [slot, name] : c.modules) mods += (mods.empty() ? "" : " ") + slot + "=" + name;
+    t.add({"modules", mods.empty() ? "-" : mods});
+    std::string feats;
+    for (const auto& [name, on] : c.features) feats += (feats.empty() ? "" : " ") + (on ? name : "NO_" + name);
+    t.add({"features", feats.empty() ? "-" : feats});
+    std::string costs;
+    for (const auto& [name, v] : c.cost_overrides) costs += (costs.empty() ? "" : " ") + name + "=" + v;
+    t.add({"cost", costs.empty() ? "defaults" : costs});
+    t.add({"seed", std::to_string(c.seed)});
+    out += t.render();
+  }
+
+  out += "\nlatency (us)\n";
+  {
+    TextTable t({"", "count", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max"});
+    t.add(dist_row("wakeup", r.wakeup_latency));
+    t.add(dist_row("preempt delay", r.preempt_delay));
+    t.add(dist_row("run-queue wait", r.runqueue_wait));
+    t.add(dist_row("fork", r.fork_latency));
+    out += t.render();
+  }
+
+  out += "\ntotals\n";
+  {
+    TextTable t({"makespan", ms(r.makespan_ns) + " ms"}, true);
+    t.add({"span", secs(r.start_ns) + " .. " + secs(r.end_ns) + " s"});
+    t.add({"context switches", std::to_string(r.context_switches)});
+    t.add({"wakeups", std::to_string(r.placement.wakeups)});
+    t.add({"forks", std::to_string(r.placement.forks)});
+    t.add({"tokens banked", std::to_string(r.tokens_banked)});
+    t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
+                               (r.complete ? "" : " (incomplete run)")});
+    if (r.events) t.add({"events", std::to_string(r.events)});
+    double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
+    t.add({"utilization", pct(static_cast<double>(r.busy_ns), cap)});
+    t.add({"wasted idle", ms(r.wasted_ns) + " ms (" + pct(static_cast<double>(r.wasted_ns), cap) + " of CPU time)"});
+    out += t.render();
+  }
+
+  const PlacementStats& p = r.placement;
+  out += "\nplacement\n";
+  {
+    uint64_t total = 0;
+    for (const auto& [k, v] : p.outcomes) total += v;
+    TextTable t({"outcome", "count", "share"});
+    for (const auto& [k, v] : p.outcomes)
+      if (v) t.add({k, std::to_string(v), pct(static_cast<double>(v), static_cast<double>(total))});
+    t.add({"total", std::to_string(total), total ? "100.0%" : "-"});
+    out += t.render();
+    TextTable d({"per wakeup", "mean", "p50", "p99", "max"});
+    auto plain = [](const Distribution& x) -> std::vector<std::string> {
+      return {num(x.mean), std::to_string(x.p50), std::to_string(x.p99), std::to_string(x.max)};
+    };
+    auto row = [](std::string name, std::vector<std::string> v) {
+      v.insert(v.begin(), std::move(name));
+      return v;
+    };
+    d.add(row("CPUs probed", plain(p.probes)));
+    d.add(row("search ns", plain(p.search_ns)));
+    d.add(row("wake delay ns", plain(p.wake_delay_ns)));
+    out += "\n" + d.render();
+    TextTable h({"to an idle CPU", std::to_string(p.to_idle_cpu)}, true);
+    h.add({"cross-LLC from waker", std::to_string(p.cross_llc_waker)});
+    h.add({"cross-LLC from prev", std::to_string(p.cross_llc_prev)});
+    h.add({"idle-core hint read", std::to_string(p.hint_consulted)});
+    h.add({"  stale yes", std::to_string(p.hint_stale_yes) + " (" +
+                              pct(static_cast<double>(p.hint_stale_yes), static_cast<double>(p.hint_consulted)) + ")"});
+    h.add({"  stale no", std::to_string(p.hint_stale_no) + " (" +
+                             pct(static_cast<double>(p.hint_stale_no), static_cast<double>(p.hint_consulted)) + ")"});
+    out += "\n" + h.render();
+  }
+
+  out += "\nmigrations by level\n";
+  {
+    TextTable t({"level", "count"});
+    // Bottom-up level order, not alphabetical.
+    for (const char* lvl : {"same", "smt", "cluster", "llc", "package", "numa"}) {
+      auto it = r.migrations.find(lvl);
+      if (it != r.migrations.end()) t.add({lvl, std::to_string(it->second)});
+    }
+    t.add({"total", std::to_string(r.migrations_total)});
+    out += t.render();
+  }
+
+  out += "\nper CPU\n";
+  {
+    TextTable t({"cpu", "llc", "util", "busy ms", "idle ms", "wasted ms"});
+    for (const auto& x : r.cpus)
+      t.add({std::to_string(x.cpu), std::to_string(x.llc), fmt::format("{:.1f}%", 100.0 * x.utilization),
+             ms(x.busy_ns), ms(x.idle_ns), ms(x.wasted_ns)});
+    out += t.render();
+  }
+  if (r.llcs.size() > 1) {
+    out += "\nper LLC\n";
+    TextTable t({"llc", "cpus", "util", "busy ms", "wasted ms"});
+    for (const auto& x : r.llcs)
+      t.add({std::to_string(x.llc), x.cpus, fmt::format("{:.1f}%", 100.0 * x.utilization), ms(x.busy_ns),
+             ms(x.wasted_ns)});
+    out += t.render();
+  }
+
+  {
+    std::vector<const TaskRow*> rows;
+    for (const auto& x : r.tasks_detail) rows.push_back(&x);
+    std::stable_sort(rows.begin(), rows.end(), [](const TaskRow* a, const TaskRow* b) {
+      if (a->max_delay_ns != b->max_delay_ns) return a->max_delay_ns > b->max_delay_ns;
+      return a->id < b->id;
+    });
+    size_t n = max_tasks == 0 ? rows.size() : std::min(rows.size(), max_tasks);
+    out += "\ntasks by max delay (" + std::to_string(n) + " of " + std::to_string(rows.size()) + ")\n";
+    TextTable t({"task", "pid", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
+    for (size_t i = 0; i < n; ++i) {
+      const TaskRow& x = *rows[i];
+      t.add({x.name.empty() ? "task" + std::to_string(x.id) : x.name, std::to_string(x.pid),
+             std::to_string(x.switches), ms(x.runtime_ns), us(x.avg_delay_ns()), us(x.max_delay_ns),
+             x.delays ? secs(x.max_delay_start_ns) : "-"});
+    }
+    out += t.render();
+  }
+  if (r.task_groups.size() < r.tasks_detail.size()) {
+    out += "\ntask groups\n";
+    TextTable t({"group", "tasks", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
+    for (const auto& g : r.task_groups)
+      t.add({g.name + ":(" + std::to_string(g.tasks) + ")", std::to_string(g.tasks), std::to_string(g.switches),
+             ms(g.runtime_ns), us(g.avg_delay_ns()), us(g.max_delay_ns),
+             g.delays ? secs(g.max_delay_start_ns) : "-"});
+    out += t.render();
+  }
+
+  if (r.has_observed) {
+    out += "\nsimulated vs observed (recorded trace)\n";
+    TextTable t({"metric", "simulated", "observed", "rel error"});
+    for (const auto& x : r.observed)
+      t.add({x.metric, num(x.simulated), num(x.observed),
+             x.observed != 0 ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
+    out += t.render();
+  }
+  return out;
+}
+
+std::string render_csv(const RunResults& r) {
+  std::string out = "run,section,key,stat,value\n";
+  const std::string run = csv_field(r.config.display_label());
+  auto row = [&](const std::string& section, const std::string& key, const std::string& stat,
+                 const std::string& value) {
+    out += run + "," + section + "," + csv_field(key) + "," + stat + "," + csv_field(value) + "\n";
+  };
+  const RunConfig& c = r.config;
+  row("config", "workload", "", c.workload);
+  row("config", "workload_source", "", c.workload_source);
+  row("config", "topology", "", c.topology);
+  row("config", "nr_cpus", "", std::to_string(c.nr_cpus));
+  row("config", "seed", "", std::to_string(c.seed));
+  for (const auto& [k, v] : c.modules) row("module", k, "", v);
+  for (const auto& [k, v] : c.features) row("feature", k, "", v ? "1" : "0");
+  for (const auto& [k, v] : c.cost_overrides) row("cost", k, "", v);
+
+  row("summary", "", "start_ns", std::to_string(r.start_ns));
+  row("summary", "", "end_ns", std::to_string(r.end_ns));
+  row("summary", "", "makespan_ns", std::to_string(r.makespan_ns));
+  row("summary", "", "events", std::to_string(r.events));
+  row("summary", "", "context_switches", std::to_string(r.context_switches));
+  row("summary", "", "tokens_banked", std::to_string(r.tokens_banked));
+  row("summary", "", "tasks", std::to_string(r.tasks));
+  row("summary", "", "tasks_exited", std::to_string(r.tasks_exited));
+  row("summary", "", "complete", r.complete ? "1" : "0");
+  row("summary", "", "work_done_ns", std::to_string(r.work_done_ns));
+  row("summary", "", "busy_ns", std::to_string(r.busy_ns));
+  row("summary", "", "wasted_ns", std::to_string(r.wasted_ns));
+  row("summary", "", "migrations", std::to_string(r.migrations_total));
+
+  auto dist = [&](const std::string& section, const std::string& key, const Distribution& d) {
+    row(section, key, "count", std::to_string(d.count));
+    row(section, key, "mean", num(d.mean));
+    row(section, key, "std", num(d.stddev));
+    row(section, key, "min", std::to_string(d.min));
+    row(section, key, "p50", std::to_string(d.p50));
+    row(section, key, "p90", std::to_string(d.p90));
+    row(section, key, "p99", std::to_string(d.p99));
+    row(section, key, "p99.9", std::to_string(d.p999));
+    row(section, key, "max", std::to_string(d.max));
+  };
+  dist("latency_ns", "wakeup", r.wakeup_latency);
+  dist("latency_ns", "preempt", r.preempt_delay);
+  dist("latency_ns", "runqueue_wait", r.runqueue_wait);
+  dist("latency_ns", "fork", r.fork_latency);
+
+  const PlacementStats& p = r.placement;
+  row("placement", "", "wakeups", std::to_string(p.wakeups));
+  row("placement", "", "forks", std::to_string(p.forks));
+  row("placement", "", "execs", std::to_string(p.execs));
+  for (const auto& [k, v] : p.outcomes) row("placement_outcome", k, "count", std::to_string(v));
+  dist("placement", "probes", p.probes);
+  dist("placement", "search_ns", p.search_ns);
+  dist("placement", "wake_delay_ns", p.wake_delay_ns);
+  row("placement", "", "to_idle_cpu", std::to_string(p.to_idle_cpu));
+  row("placement", "", "cross_llc_waker", std::to_string(p.cross_llc_waker));
+  row("placement", "", "cross_llc_prev", std::to_string(p.cross_llc_prev));
+  row("placement", "", "hint_consulted", std::to_string(p.hint_consulted));
+  row("placement", "", "hint_stale_yes", std::to_string(p.hint_stale_yes));
+  row("placement", "", "hint_stale_no", std::to_string(p.hint_stale_no));
+  for (const auto& [k, v] : r.migrations) row("migrations", k, "count", std::to_string(v));
+
+  for (const auto& x : r.cpus) {
+    std::string k = std::to_string(x.cpu);
+    row("cpu", k, "llc", std::to_string(x.llc));
+    row("cpu", k, "utilization", num(x.utilization));
+    row("cpu", k, "busy_ns", std::to_string(x.busy_ns));
+    row("cpu", k, "idle_ns", std::to_string(x.idle_ns));
+    row("cpu", k, "wasted_ns", std::to_string(x.wasted_ns));
+  }
+  for (const auto& x : r.llcs) {
+    std::string k = std::to_string(x.llc);
+    row("llc", k, "cpus", x.cpus);
+    row("llc", k, "utilization", num(x.utilization));
+    row("llc", k, "busy_ns", std::to_string(x.busy_ns));
+    row("llc", k, "wasted_ns", std::to_string(x.wasted_ns));
+  }
+  for (const auto& t : r.tasks_detail) {
+    std::string k = std::to_string(t.id);
+    row("task", k, "name", t.name);
+    row("task", k, "pid", std::to_string(t.pid));
+    row("task", k, "switches", std::to_string(t.switches));
+    row("task", k, "runtime_ns", std::to_string(t.runtime_ns));
+    row("task", k, "delays", std::to_string(t.delays));
+    row("task", k, "avg_delay_ns", num(t.avg_delay_ns()));
+    row("task", k, "max_delay_ns", std::to_string(t.max_delay_ns));
+    row("task", k, "max_delay_start_ns", std::to_string(t.max_delay_start_ns));
+    row("task", k, "migrations", std::to_string(t.migrations));
+  }
+  for (const auto& g : r.task_groups) {
+    row("task_group", g.name, "tasks", std::to_string(g.tasks));
+    row("task_group", g.name, "switches", std::to_string(g.switches));
+    row("task_group", g.name, "runtime_ns", std::to_string(g.runtime_ns));
+    row("task_group", g.name, "avg_delay_ns", num(g.avg_delay_ns()));
+    row("task_group", g.name, "max_delay_ns", std::to_string(g.max_delay_ns));
+  }
+  for (const auto& o : r.observed) {
+    row("observed", o.metric, "simulated", num(o.simulated));
+    row("observed", o.metric, "observed", num(o.observed));
+    row("observed", o.metric, "rel_error", num(o.rel_error));
+  }
+  const UtilTimeline& tl = r.timeline;
+  for (size_t cpu = 0; cpu < tl.busy.size(); ++cpu)
+    for (size_t b = 0; b < tl.busy[cpu].size(); ++b)
+      row("timeline", std::to_string(cpu),
+          std::to_string(tl.start_ns + static_cast<int64_t>(b) * tl.bucket_ns), num(tl.busy[cpu][b]));
+  return out;
+}
+
+}  // namespace schedsim

@@ -1,0 +1,211 @@
+// FtraceWriter: exact kernel-like text for a hand-written schedule, windowing, comm sanitising,
+// pid assignment; ProgressReporter's silence rules.
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "fixture.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/metrics/ftrace_writer.hpp"
+#include "schedsim/metrics/progress.hpp"
+#include "toy_sim.hpp"
+
+using namespace metrics_test;
+
+namespace {
+
+WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint32_t prev_cpu, uint32_t cpu,
+              WakeKind kind = WakeKind::kWakeup) {
+  WakeFact f;
+  f.at = ns(at);
+  f.wakee = T(wakee);
+  f.waker = waker;
+  f.waker_cpu = waker_cpu;
+  f.prev_cpu = prev_cpu;
+  f.kind = kind;
+  f.placement.cpu = cpu;
+  return f;
+}
+
+// Drives the same schedule into any observer: "Web Content" (pid 2711, nice 0) forks "child"
+// (no pid in the workload: gets a fresh one), wakes a pipe peer, gets preempted, exits.
+void drive(Observer& o, const SchedState& s) {
+  o.on_start(s);
+  o.on_task_start(ns(1000000), T(0), kIdle);
+  o.on_enqueue(ns(1000000), T(0), 0);
+  o.on_switch(ns(1000500), 0, kIdle, SwitchReason::kBlock, T(0));
+  o.on_task_start(ns(1002000), T(1), T(0));
+  o.on_wake(fact(1002000, 1, T(0), 0, 0, 1, WakeKind::kFork));
+  o.on_enqueue(ns(1002100), T(1), 1);
+  o.on_switch(ns(1004100), 1, kIdle, SwitchReason::kBlock, T(1));
+  o.on_switch(ns(1005000), 1, T(1), SwitchReason::kBlock, kIdle);
+  o.on_wake(fact(1006000, 1, T(0), 0, 1, 0));
+  o.on_migrate(ns(1006000), T(1), 1, 0, CpuDistance::kLlc);
+  o.on_enqueue(ns(1006040), T(1), 0);
+  o.on_switch(ns(1006040), 0, T(0), SwitchReason::kPreempt, T(1));
+  o.on_exit(ns(1007000), T(1), 0);
+  o.on_switch(ns(1007000), 0, T(1), SwitchReason::kExit, T(0));
+  o.on_wake(fact(1500000, 0, TaskId(), 1, 0, 0));  // a timer: no waker, CPU 1 interrupted (idle)
+}
+
+}  // namespace
+
+TEST_CASE("ftrace writer produces kernel-layout text", "[metrics][ftrace]") {
+  Fixture fx(machine(2), {"Web Content", "child"});
+  fx.w.tasks[0].pid = 2711;
+  fx.w.tasks[1].pid = -1;
+  fx.w.tasks[1].nice = 5;
+  FtraceWriter fw(fx.w);
+  drive(fw, fx.state);
+  CHECK(fw.pid_of(T(1)) == 2712);
+  CHECK(fw.comm_of(T(0)) == "Web_Content");
+  const char* expected =
+      "# tracer: nop\n"
+      "#\n"
+      "# entries-in-buffer/entries-written: 12/12   #P:2\n"
+      "#\n"
+      "#                                _-----=> irqs-off/BH-disabled\n"
+      "#                               / _----=> need-resched\n"
+      "#                              | / _---=> hardirq/softirq\n"
+      "#                              || / _--=> preempt-depth\n"
+      "#                              ||| / _-=> migrate-disable\n"
+      "#                              |||| /     delay\n"
+      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+      "#              | |         |   |||||     |         |\n"
+      "          <idle>-0       [000] d..2.     0.001000500: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Web_Content next_pid=2711 next_prio=120\n"
+      "     Web_Content-2711    [000] .....     0.001002000: sched_process_fork: comm=Web_Content pid=2711 child_comm=child child_pid=2712\n"
+      "     Web_Content-2711    [000] d..2.     0.001002000: sched_wakeup_new: comm=child pid=2712 prio=125 target_cpu=001\n"
+      "          <idle>-0       [001] d..2.     0.001004100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=child next_pid=2712 next_prio=125\n"
+      "           child-2712    [001] d..2.     0.001005000: sched_switch: prev_comm=child prev_pid=2712 prev_prio=125 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
+      "     Web_Content-2711    [000] d..2.     0.001006000: sched_waking: comm=child pid=2712 prio=125 target_cpu=001\n"
+      "     Web_Content-2711    [000] d..2.     0.001006000: sched_migrate_task: comm=child pid=2712 prio=125 orig_cpu=1 dest_cpu=0\n"
+      "     Web_Content-2711    [000] d..2.     0.001006040: sched_wakeup: comm=child pid=2712 prio=125 target_cpu=000\n"
+      "     Web_Content-2711    [000] d..2.     0.001006040: sched_switch: prev_comm=Web_Content prev_pid=2711 prev_prio=120 prev_state=R+ ==> next_comm=child next_pid=2712 next_prio=125\n"
+      "           child-2712    [000] .....     0.001007000: sched_process_exit: comm=child pid=2712 prio=125\n"
+      "           child-2712    [000] d..2.     0.001007000: sched_switch: prev_comm=child prev_pid=2712 prev_prio=125 prev_state=X ==> next_comm=Web_Content next_pid=2711 next_prio=120\n"
+      "          <idle>-0       [001] d.h2.     0.001500000: sched_waking: comm=Web_Content pid=2711 prio=120 target_cpu=000\n";
+  CHECK(fw.text() == expected);
+}
+
+TEST_CASE("ftrace lines match the Perfetto tokenizer and the importer's prefix grammar", "[metrics][ftrace]") {
+  // trace-formats.md §5.2 (Perfetto's systrace_line_tokenizer) and §1.4 (recommended prefix).
+  std::regex perfetto(R"(-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}\s*(\d+\.\d+):\s+(\S+):)");
+  std::regex prefix(
+      R"(^\s*(.*?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.a-zA-Z0-9]{1,8})\s+)?(\d+(?:\.\d+)?):\s+([\w:.-]+):\s?(.*)$)");
+  Topology topo = machine(4, 2);
+  toy::ToyConfig c;
+  c.tasks = 8;
+  c.bursts = 10;
+  Workload w = toy::make_workload(c);
+  for (bool tgid : {false, true}) {
+    FtraceOptions o;
+    o.tgid_column = tgid;
+    FtraceWriter fw(w, o);
+    toy::ToySim sim(topo, w, c);
+    sim.add(&fw);
+    sim.run();
+    std::istringstream in(fw.text());
+    std::string line;
+    size_t events = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("#", 0) == 0) continue;
+      ++events;
+      INFO(line);
+      CHECK(std::regex_search(line, perfetto));
+      CHECK(std::regex_match(line, prefix));
+      CHECK(line.find("  ", line.find(": ") + 2) == std::string::npos);  // no spaces in payload values
+    }
+    CHECK(events == fw.lines());
+    CHECK(events > 100);
+  }
+}
+
+TEST_CASE("ftrace window, usec timestamps and trace-window parsing", "[metrics][ftrace]") {
+  Fixture fx(machine(2), {"Web Content", "child"});
+  FtraceOptions o;
+  parse_trace_window("1.004ms,1.0065ms", o);
+  CHECK(o.window_start == ns(1004000));
+  CHECK(o.window_end == ns(1006500));
+  o.usec_timestamps = true;
+  FtraceWriter fw(fx.w, o);
+  drive(fw, fx.state);
+  CHECK(fw.lines() == 6);  // the events at 1004100 .. 1006040
+  CHECK(fw.text().find("[001] d..2.     0.001004: sched_switch:") != std::string::npos);
+
+  FtraceOptions open;
+  parse_trace_window("2ms,", open);
+  CHECK(open.window_start == ns(2000000));
+  CHECK(open.window_end == Instant::max());
+  auto err = [](const std::string& text) {
+    FtraceOptions x;
+    try {
+      parse_trace_window(text, x);
+    } catch (const InputError& e) {
+      return e.render();
+    }
+    return std::string("no error");
+  };
+  CHECK(err("5ms,1ms") ==
+        "--trace-window: error: invalid trace window '5ms,1ms': END must be after START (expected START,END, e.g. "
+        "10ms,20ms)");
+  CHECK(err("abc").find("need exactly one ','") != std::string::npos);
+  CHECK(err("1x,2ms").find("'1x' is not a duration") != std::string::npos);
+}
+
+TEST_CASE("long comms are truncated like TASK_COMM_LEN and pids stay unique", "[metrics][ftrace]") {
+  Fixture fx(machine(1), {"a-very-long-task-name", "dup", "dup2"});
+  fx.w.tasks[1].pid = 5;
+  fx.w.tasks[2].pid = 5;  // duplicate: gets a fresh pid
+  FtraceWriter fw(fx.w);
+  CHECK(fw.comm_of(T(0)) == "a-very-long-tas");
+  CHECK(fw.pid_of(T(1)) == 5);
+  CHECK(fw.pid_of(T(2)) == 1001);
+  CHECK(fw.pid_of(T(0)) == 100);
+  FtraceOptions keep;
+  keep.truncate_comm = false;
+  FtraceWriter full(fx.w, keep);
+  CHECK(full.comm_of(T(0)) == "a-very-long-task-name");
+}
+
+TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metrics][progress]") {
+  Topology topo = machine(2);
+  toy::ToyConfig c;
+  c.tasks = 8;
+  c.bursts = 2000;
+  Workload w = toy::make_workload(c);
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  {
+    // Auto mode on a regular file: not a terminal, never prints.
+    ProgressReporter p(ProgressReporter::Mode::kAuto, f);
+    CHECK_FALSE(p.enabled());
+    toy::ToySim sim(topo, w, c);
+    sim.add(&p);
+    sim.run();
+    CHECK(p.updates() == 0);
+  }
+  {
+    // Forced with a one-second delay: a sub-second run prints nothing.
+    ProgressReporter p(ProgressReporter::Mode::kAlways, f);
+    toy::ToySim sim(topo, w, c);
+    sim.add(&p);
+    sim.run();
+    CHECK(p.updates() == 0);
+  }
+  CHECK(std::ftell(f) == 0);
+  {
+    // Forced with no delay: prints updates and a final line.
+    ProgressReporter p(ProgressReporter::Mode::kAlways, f, std::chrono::milliseconds(0), std::chrono::milliseconds(0));
+    toy::ToySim sim(topo, w, c);
+    sim.add(&p);
+    sim.run();
+    CHECK(p.updates() >= 2);
+  }
+  std::rewind(f);
+  char buf[256] = {};
+  CHECK(std::fgets(buf, sizeof buf, f) != nullptr);
+  CHECK(std::string(buf).find("[schedsim] ") != std::string::npos);
+  std::fclose(f);
+}

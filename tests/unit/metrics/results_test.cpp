@@ -1,0 +1,247 @@
+// RunResults reporters (table, JSON, CSV), the JSON reader's errors, histogram accuracy, and the
+// results fixtures under tests/data/results/ (built from the toy scheduler, see toy_sim.hpp).
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "fixture.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/metrics/collector.hpp"
+#include "schedsim/metrics/html_report.hpp"
+#include "schedsim/metrics/results.hpp"
+#include "toy_sim.hpp"
+
+using namespace metrics_test;
+
+namespace {
+
+RunResults toy_results(bool idle_first) {
+  static Topology topo = machine(8, 2);
+  toy::ToyConfig c;
+  c.idle_first = idle_first;
+  c.seed = 42;
+  // Kept alive for the collector's lifetime (it references the workload).
+  static Workload w_idle = toy::make_workload(c);
+  static Workload w_prev = [] {
+    toy::ToyConfig p;
+    p.idle_first = false;
+    return toy::make_workload(p);
+  }();
+  Workload& w = idle_first ? w_idle : w_prev;
+  if (idle_first && !w.observed.present) {
+    // Pretend the workload came from a trace: observed figures to compare with.
+    w.observed.present = true;
+    for (int i = 1; i <= 400; ++i) w.observed.wakeup_latency.record(3000 + 97 * i % 9000);
+    for (int i = 1; i <= 50; ++i) w.observed.runqueue_wait.record(20000 + 1000 * i);
+    w.observed.wakeups = 1400;
+    w.observed.migrations = 300;
+    w.observed.context_switches = 1500;
+    w.observed.span = Duration::ms(12);
+    w.observed.total_runtime = Duration::ms(58);
+    w.observed.nr_cpus = 8;
+  }
+  toy::ToySim sim(topo, w, c);
+  MetricsCollector m(w);
+  sim.add(&m);
+  sim.run();
+  RunConfig cfg;
+  cfg.label = idle_first ? "idle-first" : "prev";
+  cfg.workload = w.name;
+  cfg.workload_source = w.source;
+  cfg.topology = topo.name();
+  cfg.modules = {{"placement", idle_first ? "toy-idle-first" : "toy-prev"}, {"queue", "toy-fifo"}};
+  cfg.features = {{"SIS_UTIL", true}, {"WA_BIAS", false}};
+  cfg.cost_overrides = {{"idle_exit", "2us"}};
+  cfg.seed = 42;
+  return m.results(cfg);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string fixture_path(const char* name) {
+  return std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/results/" + name;
+}
+
+}  // namespace
+
+TEST_CASE("histogram percentiles stay within 1/128 of exact sorted-array percentiles", "[metrics][histogram]") {
+  // 10k samples, past the exact limit (4096): nearest-rank percentile of the sorted array vs
+  // the histogram's bucket midpoint. Bound: |h - x| <= x / 128 + 1 (half a bucket, log-linear).
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> dist(10.0, 1.5);
+  Histogram h;
+  std::vector<int64_t> xs;
+  for (int i = 0; i < 10000; ++i) {
+    int64_t v = static_cast<int64_t>(dist(rng));
+    xs.push_back(v);
+    h.record(v);
+  }
+  std::sort(xs.begin(), xs.end());
+  REQUIRE_FALSE(h.exact());
+  for (double q : {1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0}) {
+    size_t rank = static_cast<size_t>(std::ceil(q / 100.0 * static_cast<double>(xs.size())));
+    int64_t exact = xs[std::max<size_t>(rank, 1) - 1];
+    int64_t got = h.percentile(q);
+    INFO("q=" << q << " exact=" << exact << " got=" << got);
+    CHECK(std::abs(static_cast<double>(got - exact)) <= static_cast<double>(exact) / 128.0 + 1.0);
+  }
+  CHECK(h.min() == xs.front());
+  CHECK(h.max() == xs.back());
+  double mean = 0;
+  for (int64_t x : xs) mean += static_cast<double>(x);
+  CHECK(h.mean() == Approx(mean / 1e4));
+  // Below the exact limit every percentile is a real sample.
+  Histogram small;
+  for (int64_t x : {5, 1, 9, 3, 7}) small.record(x);
+  CHECK(small.percentile(50) == 5);   // ceil(0.5 * 5) = 3rd smallest
+  CHECK(small.percentile(90) == 9);   // ceil(4.5) = 5th
+  CHECK(small.percentile(0) == 1);
+}
+
+TEST_CASE("Distribution::from keeps the summary and the buckets", "[metrics]") {
+  Histogram h;
+  for (int64_t v : {100, 100, 200, 300}) h.record(v);
+  Distribution d = Distribution::from(h);
+  CHECK(d.count == 4);
+  CHECK(d.mean == Approx(175));
+  CHECK(d.min == 100);
+  CHECK(d.p50 == 100);
+  CHECK(d.max == 300);
+  CHECK(d.exact);
+  uint64_t n = 0;
+  for (const auto& b : d.buckets) n += b.count;
+  CHECK(n == 4);
+}
+
+TEST_CASE("results JSON round-trips byte for byte and is deterministic", "[metrics][json]") {
+  RunResults a = toy_results(true);
+  RunResults b = toy_results(true);
+  std::string ja = render_json(a);
+  CHECK(ja == render_json(b));
+  CHECK(ja.rfind("{\n  \"schema\": \"schedsim-results\",\n  \"version\": 1,\n", 0) == 0);
+  RunResults back = parse_results_json(ja, "mem.json");
+  CHECK(render_json(back) == ja);
+  CHECK(render_csv(back) == render_csv(a));
+  CHECK(render_table(back) == render_table(a));
+  CHECK(back.wakeup_latency.p99 == a.wakeup_latency.p99);
+  CHECK(back.timeline.busy == a.timeline.busy);
+}
+
+TEST_CASE("results fixtures are reproducible from the toy scheduler", "[metrics][fixtures]") {
+  // Regenerate with: SCHEDSIM_UPDATE_GOLDEN=1 metrics_tests "[fixtures]"
+  const char* update = std::getenv("SCHEDSIM_UPDATE_GOLDEN");
+  for (bool idle_first : {true, false}) {
+    std::string path = fixture_path(idle_first ? "toy-idle-first.json" : "toy-prev.json");
+    std::string json = render_json(toy_results(idle_first));
+    if (update && std::string(update) == "1") {
+      std::ofstream(path, std::ios::binary) << json;
+      continue;
+    }
+    INFO(path);
+    CHECK(slurp(path) == json);
+    RunResults r = load_results_json(path);
+    CHECK(r.config.label == (idle_first ? "idle-first" : "prev"));
+  }
+}
+
+TEST_CASE("table and CSV carry every section", "[metrics]") {
+  RunResults r = toy_results(true);
+  std::string t = render_table(r);
+  for (const char* s : {"schedsim results: idle-first", "latency (us)", "wakeup", "run-queue wait", "placement",
+                        "migrations by level", "per CPU", "per LLC", "tasks by max delay", "task groups",
+                        "simulated vs observed"})
+    CHECK(t.find(s) != std::string::npos);
+  std::string csv = render_csv(r);
+  CHECK(csv.rfind("run,section,key,stat,value\n", 0) == 0);
+  CHECK(csv.find("\nidle-first,latency_ns,wakeup,p99,") != std::string::npos);
+  CHECK(csv.find("\nidle-first,placement_outcome,idle_cpu,count,") != std::string::npos);
+  CHECK(csv.find("\nidle-first,cpu,7,utilization,") != std::string::npos);
+  CHECK(csv.find("\nidle-first,observed,wakeup_latency.p99_ns,rel_error,") != std::string::npos);
+  // Every row has exactly 5 fields (no field here needs quoting).
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) CHECK(std::count(line.begin(), line.end(), ',') == 4);
+}
+
+TEST_CASE("CSV quotes fields with commas and quotes", "[metrics]") {
+  RunResults r;
+  r.config.label = "a,b \"c\"";
+  std::string csv = render_csv(r);
+  CHECK(csv.find("\n\"a,b \"\"c\"\"\",config,workload,,\n") != std::string::npos);
+}
+
+TEST_CASE("results JSON reader errors", "[metrics][json]") {
+  std::string good = render_json(RunResults{});
+  auto message = [](const std::string& text) {
+    try {
+      parse_results_json(text, "r.json");
+    } catch (const InputError& e) {
+      return e.render();
+    }
+    return std::string("no error");
+  };
+  SECTION("malformed JSON gives line and column") {
+    std::string bad = good;
+    bad.insert(bad.find("\"summary\""), "oops ");
+    std::string m = message(bad);
+    CHECK(m.rfind("r.json:", 0) == 0);
+    CHECK(m.find("error: malformed results JSON: syntax error") != std::string::npos);
+    long line = 1 + std::count(good.begin(), good.begin() + static_cast<long>(good.find("\"summary\"")), '\n');
+    CHECK(m.find("r.json:" + std::to_string(line) + ":") == 0);
+  }
+  SECTION("wrong schema") {
+    std::string bad = good;
+    bad.replace(bad.find("schedsim-results"), 16, "something-else!!");
+    CHECK(message(bad).find("r.json:2: error: not a schedsim results file") == 0);
+  }
+  SECTION("wrong version") {
+    std::string bad = good;
+    bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 2");
+    CHECK(message(bad).find("r.json:3: error: unsupported results schema version 2; this schedsim reads version 1") ==
+          0);
+  }
+  SECTION("missing and mistyped fields name a JSON pointer") {
+    std::string bad = good;
+    bad.replace(bad.find("\"makespan_ns\": 0"), 16, "\"makespan_ns\": \"x\"");
+    CHECK(message(bad).find("error: results JSON /summary/makespan_ns: expected an integer, got string") !=
+          std::string::npos);
+    bad = good;
+    bad.replace(bad.find("\"seed\": 0"), 9, "\"sed\": 0");
+    CHECK(message(bad).find("error: results JSON /config/seed: missing field") != std::string::npos);
+  }
+  SECTION("missing file") {
+    try {
+      load_results_json("/nonexistent/r.json");
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.render().find("/nonexistent/r.json: error: cannot open results file: No such file or directory") == 0);
+    }
+  }
+}
+
+TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]") {
+  std::vector<RunResults> runs = {toy_results(true), toy_results(false)};
+  std::string html = render_html_report(runs, "A <title>", {"a.json", "b.json"});
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("<title>A &lt;title&gt;</title>") != std::string::npos);
+  for (const char* id : {"id=\"cdf-wakeup\"", "id=\"cdf-rqwait\"", "id=\"placement-bars\"", "id=\"heatmap-0\"",
+                         "id=\"heatmap-1\"", "id=\"summary\"", "id=\"latency\"", "id=\"migrations\"", "id=\"cpus\""})
+    CHECK(html.find(id) != std::string::npos);
+  // No network: the only URL is the SVG namespace; no external scripts, styles or fonts.
+  std::string stripped = html;
+  for (size_t p; (p = stripped.find("http://www.w3.org/2000/svg")) != std::string::npos;) stripped.erase(p, 26);
+  CHECK(stripped.find("http") == std::string::npos);
+  CHECK(stripped.find("src=") == std::string::npos);
+  CHECK(stripped.find("<link") == std::string::npos);
+  CHECK(html.find("class=\"curve\" data-run=\"1\"") != std::string::npos);
+  CHECK(render_html_report(runs, "A <title>", {"a.json", "b.json"}) == html);
+}
