@@ -671,6 +671,7 @@ struct Simulation::Impl : BalanceOps {
       pol.util->update(s, cpu);
       pol.util->enqueue(s, TaskId(t), cpu, false);
       pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
+      for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
       refresh_cpu(cpu);
       if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
       return;
