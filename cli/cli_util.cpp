@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "command.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 
 namespace schedsim::cli {
@@ -35,36 +36,7 @@ std::string format_help(const std::string& usage, const std::string& description
 }
 
 void write_output(const std::string& path, const std::string& content) {
-  if (path.empty() || path == "-") {
-    std::cout << content;
-    std::cout.flush();
-    return;
-  }
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw InputError(SourceLoc{path}, "cannot write output: directory '" + dir.string() + "' does not exist");
-  if (fs::is_directory(target, ec))
-    throw InputError(SourceLoc{path}, "cannot write output: it is a directory");
-  fs::path tmp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(SourceLoc{path}, "cannot write output: cannot create a file in '" + dir.string() + "'");
-    out << content;
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      throw InputError(SourceLoc{path}, "cannot write output: write failed (disk full?)");
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(SourceLoc{path}, "cannot write output: rename failed: " + ec.message());
-  }
+  write_file_atomic(path, content, "output");
 }
 
 }  // namespace schedsim::cli

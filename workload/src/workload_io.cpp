@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/assert.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -52,37 +53,10 @@ std::vector<std::string> kind_names() {
 // ---------------------------------------------------------------------------------------------
 // Writing.
 
-/// A buffered output file written to a temporary name and renamed into place on commit(), so a
-/// reader never sees a partial workload. "-" writes to stdout.
+/// A buffered AtomicFile: a reader never sees a partial workload. "-" writes to stdout.
 class OutFile {
  public:
-  explicit OutFile(const std::string& path) : path_(path) {
-    if (path == "-") {
-      f_ = stdout;
-      return;
-    }
-    namespace fs = std::filesystem;
-    fs::path target(path);
-    fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-      throw InputError(SourceLoc{path}, "cannot write workload: directory '" + dir.string() + "' does not exist");
-    if (fs::is_directory(target, ec)) throw InputError(SourceLoc{path}, "cannot write workload: it is a directory");
-    tmp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    if (!f_)
-      throw InputError(SourceLoc{path}, fmt::format("cannot write workload: cannot create a file in '{}': {}",
-                                                    dir.string(), std::strerror(errno)));
-    buf_.reserve(kFlushAt + 4096);
-  }
-  OutFile(const OutFile&) = delete;
-  OutFile& operator=(const OutFile&) = delete;
-  ~OutFile() {
-    if (f_ && f_ != stdout) {
-      std::fclose(f_);
-      std::remove(tmp_.c_str());
-    }
-  }
+  explicit OutFile(const std::string& path) : file_(path, "workload") { buf_.reserve(kFlushAt + 4096); }
 
   std::string& buf() { return buf_; }
   void maybe_flush() {
@@ -90,34 +64,16 @@ class OutFile {
   }
   void commit() {
     flush();
-    if (f_ == stdout) {
-      std::fflush(stdout);
-      return;
-    }
-    bool ok = std::fflush(f_) == 0;
-    ok = std::fclose(f_) == 0 && ok;
-    f_ = nullptr;
-    if (!ok) {
-      std::remove(tmp_.c_str());
-      throw InputError(SourceLoc{path_}, "cannot write workload: write failed (disk full?)");
-    }
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      int e = errno;
-      std::remove(tmp_.c_str());
-      throw InputError(SourceLoc{path_}, fmt::format("cannot write workload: rename failed: {}", std::strerror(e)));
-    }
+    file_.commit();
   }
 
  private:
   static constexpr size_t kFlushAt = 1 << 20;
   void flush() {
-    if (buf_.empty()) return;
-    if (std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
-      throw InputError(SourceLoc{path_}, "cannot write workload: write failed (disk full?)");
+    file_.write(buf_);
     buf_.clear();
   }
-  std::string path_, tmp_;
-  std::FILE* f_ = nullptr;
+  AtomicFile file_;
   std::string buf_;
 };
 
