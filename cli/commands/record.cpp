@@ -1,7 +1,107 @@
-// Placeholder until the command lands (being written now).
+// schedsim record -o FILE [--events ...] [--workload] -- COMMAND ARGS
+#include <cstdio>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/traces/import.hpp"
+#include "schedsim/traces/record.hpp"
+#include "schedsim/workload/workload.hpp"
+
 namespace schedsim::cli {
-std::string help_record() { return "usage: schedsim record\n"; }
-int run_record(const std::vector<std::string>&) { throw InputError("'record' is not implemented yet"); }
+
+namespace {
+po::options_description record_options() {
+  po::options_description d("options");
+  d.add_options()
+      ("output,o", po::value<std::string>(), "output file: ftrace text (.gz = gzip), or a workload with --workload")
+      ("events", po::value<std::vector<std::string>>()->multitoken(), "sched events to enable (default: switch, waking, wakeup, wakeup_new, process_fork/exit/exec, migrate_task)")
+      ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
+      ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
+      ("command", po::value<std::vector<std::string>>(), "the command (after --)");
+  return d;
+}
+}  // namespace
+
+std::string help_record() {
+  return format_help(
+      "schedsim record -o FILE [--events EV...] [--workload] [--buffer-kb N] -- COMMAND [ARGS...]",
+      "Runs COMMAND and records its scheduler events through tracefs (needs root). A private\n"
+      "tracefs instance is created and removed afterwards; tracefs is mounted if needed.\n"
+      "Events are streamed from trace_pipe while the command runs; ring-buffer overruns are\n"
+      "reported. The trace covers the whole machine; importing it keeps the command and its\n"
+      "descendants by default (the trace's header names the command; --all-tasks keeps all).\n"
+      "--workload writes the extracted workload instead of the trace.",
+      record_options());
+}
+
+int run_record(const std::vector<std::string>& args) {
+  std::vector<std::string> mine, cmd;
+  bool after = false;
+  for (const auto& a : args) {
+    if (!after && a == "--") {
+      after = true;
+      continue;
+    }
+    (after ? cmd : mine).push_back(a);
+  }
+  po::options_description d = record_options();
+  po::positional_options_description pos;
+  pos.add("command", -1);
+  po::variables_map vm;
+  if (!parse_args(mine, d, pos, vm, help_record)) return kExitOk;
+  if (vm.count("command")) {
+    auto extra = vm["command"].as<std::vector<std::string>>();
+    cmd.insert(cmd.begin(), extra.begin(), extra.end());
+  }
+  if (!vm.count("output")) throw po::error("missing -o FILE");
+  if (cmd.empty()) throw po::error("missing COMMAND (schedsim record -o FILE -- COMMAND ARGS)");
+  const std::string out = vm["output"].as<std::string>();
+  const bool as_workload = vm["workload"].as<bool>();
+  traces::RecordOptions ro;
+  ro.command = cmd;
+  ro.buffer_kb = vm["buffer-kb"].as<uint32_t>();
+  if (vm.count("events")) ro.events = vm["events"].as<std::vector<std::string>>();
+  std::string trace_path = out;
+  if (as_workload) trace_path = fmt::format("{}.trace.{}.tmp.gz", out, ::getpid());
+  traces::RecordResult r;
+  try {
+    ro.output = trace_path;
+    r = traces::record_trace(ro);
+  } catch (...) {
+    if (as_workload) std::remove(trace_path.c_str());
+    throw;
+  }
+  for (const auto& e : r.skipped_events)
+    std::cerr << "schedsim record: warning: event sched/" << e << " does not exist on this kernel; skipped\n";
+  std::cerr << fmt::format("schedsim record: pid {} exited with {}; {} bytes of trace, {} events overrun, {} lost markers\n",
+                           r.root_pid, r.exit_status, r.bytes, r.overruns, r.lost_markers);
+  if (r.overruns > 0 || r.lost_markers > 0)
+    std::cerr << "schedsim record: warning: events were lost; enlarge --buffer-kb\n";
+  if (as_workload) {
+    traces::ExtractOptions eo;
+    eo.descendants_of = r.root_pid;
+    traces::ImportReport rep;
+    Workload w;
+    try {
+      w = traces::import_trace(trace_path, eo, &rep);
+    } catch (...) {
+      std::remove(trace_path.c_str());
+      throw;
+    }
+    std::remove(trace_path.c_str());
+    bool cbor = out.size() > 5 && out.compare(out.size() - 5, 5, ".cbor") == 0;
+    write_workload(w, out, cbor ? WorkloadFormat::kCbor : WorkloadFormat::kJson);
+    std::cout << traces::describe_workload(w);
+  } else {
+    std::cout << fmt::format("recorded {} (root pid {}); extract with: schedsim import {} -o W.json\n", out,
+                             r.root_pid, out);
+  }
+  return r.exit_status == 0 ? kExitOk : kExitInputError;
+}
+
 }  // namespace schedsim::cli

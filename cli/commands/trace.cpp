@@ -1,7 +1,49 @@
-// Placeholder until the command lands (being written now).
+// schedsim trace info TRACE: what a trace holds and what import would make of it.
+#include <iostream>
+
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/traces/import.hpp"
+#include "trace_options.hpp"
+
 namespace schedsim::cli {
-std::string help_trace() { return "usage: schedsim trace\n"; }
-int run_trace(const std::vector<std::string>&) { throw InputError("'trace' is not implemented yet"); }
+
+namespace {
+po::options_description trace_options() {
+  po::options_description d("options");
+  d.add_options()
+      ("action", po::value<std::string>(), "info (positional)")
+      ("trace", po::value<std::string>(), "input trace (positional)");
+  d.add(trace_selection_options());
+  return d;
+}
+}  // namespace
+
+std::string help_trace() {
+  return format_help(
+      "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
+      "[--exclude-kthreads] [--strict]",
+      "Inspects a kernel scheduler trace: the format detected, kernel version hints, CPUs,\n"
+      "events by type, tasks, lost-event windows, repairs made, the extracted workload and the\n"
+      "observed statistics of the real run (wakeup latency, run-queue wait, migrations, span).",
+      trace_options());
+}
+
+int run_trace(const std::vector<std::string>& args) {
+  po::options_description d = trace_options();
+  po::positional_options_description pos;
+  pos.add("action", 1).add("trace", 1);
+  po::variables_map vm;
+  if (!parse_args(args, d, pos, vm, help_trace)) return kExitOk;
+  if (!vm.count("action")) throw po::error("missing action (info)");
+  const std::string action = vm["action"].as<std::string>();
+  if (action != "info") throw po::error(unknown_choice_message("trace action", action, {"info"}));
+  if (!vm.count("trace")) throw po::error("missing TRACE");
+  traces::ExtractOptions opt = trace_selection(vm);
+  traces::ImportReport rep;
+  Workload w = traces::import_trace(vm["trace"].as<std::string>(), opt, &rep);
+  std::cout << rep.describe() << traces::describe_workload(w);
+  return kExitOk;
+}
+
 }  // namespace schedsim::cli

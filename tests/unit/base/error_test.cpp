@@ -27,7 +27,7 @@ TEST_CASE("closest_match", "[base][error]") {
 TEST_CASE("unknown_choice_message", "[base][error]") {
   CHECK(unknown_choice_message("policy", "cfss", {"cfs", "eevdf", "fifo", "rr"}) ==
         "unknown policy 'cfss'; did you mean 'cfs'? valid: cfs, eevdf, fifo, rr");
-  CHECK(unknown_choice_message("policy", "zzzzzz", {"cfs", "rr"}) == "unknown policy 'zzzzzz' valid: cfs, rr");
+  CHECK(unknown_choice_message("policy", "zzzzzz", {"cfs", "rr"}) == "unknown policy 'zzzzzz'; valid: cfs, rr");
   CHECK(join({"a", "b", "c"}, ", ") == "a, b, c");
   CHECK(join({}, ", ").empty());
 }

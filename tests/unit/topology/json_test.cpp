@@ -101,7 +101,7 @@ TEST_CASE("JSON errors", "[topology][json][errors]") {
   CHECK(json_error(std::string(kHead) + R"("cpus": [{"cpu": 0, "package": 0, "llc": 0, "node": 0}]})") ==
         "t.json: error: /cpus/0: missing required key \"core\"");
   CHECK(json_error(std::string(kHead) + R"("cpus": [{"cpu": 0, "core": 0, "package": 0, "llc": 0, "node": 0, "smt": 1}]})") ==
-        "t.json: error: /cpus/0/smt: unknown key 'smt' valid: cpu, core, package, llc, node, cluster, capacity");
+        "t.json: error: /cpus/0/smt: unknown key 'smt'; valid: cpu, core, package, llc, node, cluster, capacity");
   CHECK(json_error(std::string(kHead) +
                    R"("cpus": [{"cpu": 0, "core": 0, "package": 0, "llc": 0, "node": 0}], "node_distance": [[10.5]]})") ==
         "t.json: error: /node_distance/0/0: expected a distance (integer 10..255), got number 10.5");

@@ -1,0 +1,43 @@
+#pragma once
+// Shared trace-selection options of `import`, `trace info` and `record --workload`.
+#include <string>
+#include <vector>
+
+#include "../command.hpp"
+#include "schedsim/traces/import.hpp"
+
+namespace schedsim::cli {
+
+inline po::options_description trace_selection_options() {
+  po::options_description d("trace options");
+  d.add_options()
+      ("comm", po::value<std::string>(), "keep tasks whose comm (any name they had) matches REGEX")
+      ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")
+      ("descendants-of", po::value<int64_t>(), "keep PID and every task it forks, transitively")
+      ("exclude-kthreads", po::bool_switch(), "drop kernel threads")
+      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)")
+      ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
+      ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
+      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default 4.14+)")
+      ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
+  return d;
+}
+
+inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
+  traces::ExtractOptions o;
+  if (vm.count("comm")) o.comm_regex = vm["comm"].as<std::string>();
+  if (vm.count("pid")) o.pids = vm["pid"].as<std::vector<int64_t>>();
+  if (vm.count("descendants-of")) o.descendants_of = vm["descendants-of"].as<int64_t>();
+  o.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
+  o.all_tasks = vm["all-tasks"].as<bool>();
+  o.strict = vm["strict"].as<bool>();
+  if (vm.count("clock-hz")) {
+    o.clock_hz = vm["clock-hz"].as<int64_t>();
+    if (o.clock_hz <= 0) throw po::error("--clock-hz must be positive");
+  }
+  if (vm.count("kernel-version")) o.kernel_version = vm["kernel-version"].as<std::string>();
+  if (vm.count("buffer")) o.buffer = vm["buffer"].as<std::string>();
+  return o;
+}
+
+}  // namespace schedsim::cli

@@ -1,0 +1,261 @@
+// Extraction rules of DESIGN.md on small hand-made traces: the waking-before-sleep race, the
+// exit pitfall, PID reuse, no-op wakings, interrupt wakeups, selection and conservation.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/traces/import.hpp"
+
+using namespace schedsim;
+using namespace schedsim::traces;
+
+namespace {
+const char* kHeader =
+    "# tracer: nop\n"
+    "#\n"
+    "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+    "#              | |         |   |||||     |         |\n";
+
+std::string sw(const char* comm, int pid, int cpu, const char* ts, const char* state, const char* ncomm, int npid,
+               const char* flags = "d..2.") {
+  char b[512];
+  std::snprintf(b, sizeof b,
+                "%16s-%-7d [%03d] %s %12s: sched_switch: prev_comm=%s prev_pid=%d prev_prio=120 prev_state=%s ==> "
+                "next_comm=%s next_pid=%d next_prio=120\n",
+                comm, pid, cpu, flags, ts, comm, pid, state, ncomm, npid);
+  return b;
+}
+std::string ev(const char* comm, int pid, int cpu, const char* ts, const char* name, const std::string& payload,
+               const char* flags = "d..3.") {
+  char b[512];
+  std::snprintf(b, sizeof b, "%16s-%-7d [%03d] %s %12s: %s: %s\n", comm, pid, cpu, flags, ts, name, payload.c_str());
+  return b;
+}
+std::string waking(const char* comm, int pid, int cpu, const char* ts, const char* wcomm, int wpid,
+                   const char* flags = "d..3.") {
+  return ev(comm, pid, cpu, ts, "sched_waking",
+            std::string("comm=") + wcomm + " pid=" + std::to_string(wpid) + " prio=120 target_cpu=000", flags);
+}
+
+struct TempTrace {
+  std::string path;
+  explicit TempTrace(const std::string& body) {
+    char tmpl[] = "/tmp/schedsim-traces-test-XXXXXX";
+    int fd = mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path = tmpl;
+    std::ofstream(path) << kHeader << body;
+  }
+  ~TempTrace() { std::remove(path.c_str()); }
+};
+
+const TaskSpec& task(const Workload& w, const std::string& name, int64_t pid, int nth = 0) {
+  for (const auto& t : w.tasks)
+    if (t.name == name && t.pid == pid && nth-- == 0) return t;
+  FAIL("no task " << name << " " << pid);
+  return w.tasks.front();
+}
+int count(const TaskSpec& t, ActionKind k) {
+  int n = 0;
+  for (const auto& a : t.program) n += a.kind == k;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("extract: a waking before the wakee's own switch-out pairs with that sleep", "[traces]") {
+  // B (pid 11) is still on CPU 1 when A (pid 10, CPU 0) wakes it; B's S switch-out comes 3 us
+  // later in the merged stream. The waking must become A: wake(B) and B: block().
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+              waking("A", 10, 0, "1.000100", "B", 11) + sw("B", 11, 1, "1.000103", "S", "swapper/1", 0) +
+              sw("swapper/1", 0, 1, "1.000200", "R", "B", 11) + sw("A", 10, 0, "1.000300", "S", "swapper/0", 0));
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  const TaskSpec& a = task(w, "A", 10);
+  const TaskSpec& b = task(w, "B", 11);
+  CHECK(count(a, ActionKind::kWake) == 1);
+  CHECK(count(b, ActionKind::kBlock) == 1);
+  CHECK(rep.early_wakes_paired == 1);
+  CHECK(rep.conservation_ok);
+  // A ran 100 us before the wake: run(100us) wake(B) run(200us).
+  REQUIRE(a.program.size() == 3);
+  CHECK(a.program[0] == Action::run(Duration::us(100)));
+  CHECK(a.program[1].kind == ActionKind::kWake);
+  CHECK(w.observed.wakeup_latency.count() == 1);
+  CHECK(w.observed.wakeup_latency.max() == 100000);  // waking 1.000100 -> switch-in 1.000200
+}
+
+TEST_CASE("extract: a waking of a task that keeps running creates no token", "[traces]") {
+  // A wakes B while B runs; B is then preempted (R+), not asleep: the wake was a no-op.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+              waking("A", 10, 0, "1.000100", "B", 11) + sw("B", 11, 1, "1.000103", "R+", "C", 12) +
+              sw("C", 12, 1, "1.000200", "S", "B", 11) + sw("A", 10, 0, "1.000300", "S", "swapper/0", 0));
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(count(task(w, "A", 10), ActionKind::kWake) == 0);
+  CHECK(count(task(w, "B", 11), ActionKind::kBlock) == 0);
+  // The cancelled wake leaves one merged run: 1.000000 -> 1.000300.
+  CHECK(task(w, "A", 10).program == std::vector<Action>{Action::run(Duration::us(300))});
+  CHECK(rep.wakeups_noop == 1);
+  CHECK(rep.conservation_ok);
+}
+
+TEST_CASE("extract: the exiting task wakes its parent before exit()", "[traces]") {
+  // do_exit(): sched_process_exit, then the parent's wakeup from exit_notify(), a preemption,
+  // and only then the last switch-out in state Z.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "sh", 10) +
+              ev("sh", 10, 0, "1.000010", "sched_process_fork", "comm=sh pid=10 child_comm=sh child_pid=20", ".....") +
+              sw("sh", 10, 0, "1.000020", "S", "sh", 20) +
+              ev("sh", 20, 0, "1.000500", "sched_process_exit", "comm=sh pid=20 prio=120 group_dead=true", ".....") +
+              waking("sh", 20, 0, "1.000510", "sh", 10) + sw("sh", 20, 0, "1.000520", "R+", "kworker/0:1", 30) +
+              sw("kworker/0:1", 30, 0, "1.000530", "I", "sh", 20) + sw("sh", 20, 0, "1.000540", "Z", "sh", 10) +
+              sw("sh", 10, 0, "1.000600", "S", "swapper/0", 0));
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  const TaskSpec& child = task(w, "sh", 20);
+  CHECK(child.start == StartState::kForked);
+  REQUIRE(child.program.size() >= 3);
+  CHECK(child.program[child.program.size() - 3].kind == ActionKind::kWake);
+  CHECK(child.program.back().kind == ActionKind::kExit);
+  CHECK(count(task(w, "sh", 10), ActionKind::kFork) == 1);
+  CHECK(count(task(w, "sh", 10), ActionKind::kBlock) == 1);
+  CHECK(rep.conservation_ok);
+}
+
+TEST_CASE("extract: a pid reused after exit is a new task", "[traces]") {
+  std::string body = sw("swapper/0", 0, 0, "1.000000", "R", "p", 10);
+  for (int i = 0; i < 2; ++i) {
+    std::string base = i == 0 ? "1.00" : "1.01";
+    body += ev("p", 10, 0, (base + "0010").c_str(), "sched_process_fork", "comm=p pid=10 child_comm=p child_pid=20", ".....");
+    body += sw("p", 10, 0, (base + "0020").c_str(), "S", "c", 20);
+    body += waking("c", 20, 0, (base + "0030").c_str(), "p", 10);
+    body += sw("c", 20, 0, (base + "0040").c_str(), "Z", "p", 10);
+  }
+  TempTrace t(body);
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(w.tasks.size() == 3);
+  CHECK(task(w, "c", 20, 0).program.back().kind == ActionKind::kExit);
+  CHECK(task(w, "c", 20, 1).program.back().kind == ActionKind::kExit);
+  CHECK(count(task(w, "p", 10), ActionKind::kFork) == 2);
+  CHECK(rep.repairs.empty());
+  CHECK(rep.conservation_ok);
+}
+
+TEST_CASE("extract: wakeups from irq, idle or unselected tasks become sleep(observed)", "[traces]") {
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("A", 10, 0, "1.000100", "S", "B", 11) +
+              waking("B", 11, 0, "1.000400", "A", 10, "d.h3.") + sw("B", 11, 0, "1.000500", "S", "A", 10) +
+              sw("A", 10, 0, "1.000600", "S", "swapper/0", 0) + waking("swapper/0", 0, 0, "1.001600", "A", 10) +
+              sw("swapper/0", 0, 0, "1.001610", "R", "A", 10));
+  Workload w = import_trace(t.path, ExtractOptions{});
+  const TaskSpec& a = task(w, "A", 10);
+  CHECK(count(a, ActionKind::kBlock) == 0);
+  REQUIRE(count(a, ActionKind::kSleep) == 2);
+  CHECK(a.program[1] == Action::sleep(Duration::us(300)));   // switch-out 1.000100 -> waking 1.000400
+  CHECK(a.program[3] == Action::sleep(Duration::us(1000)));  // 1.000600 -> 1.001600 (idle waker)
+  // Selection: with B excluded, B's wake of A from task context is also from outside.
+  ExtractOptions o;
+  o.pids = {10};
+  Workload only_a = import_trace(t.path, o);
+  CHECK(only_a.tasks.size() == 1);
+}
+
+TEST_CASE("extract: strict mode turns repairs into errors with file:line", "[traces]") {
+  // B switched in though it was last seen asleep with no wakeup: a repair.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "B", 11) + sw("B", 11, 0, "1.000100", "S", "A", 10) +
+              waking("A", 10, 0, "1.000150", "X", 99) + sw("A", 10, 0, "1.000200", "S", "B", 11));
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  REQUIRE(rep.repairs.count("switch-in-without-wakeup") == 1);
+  CHECK(rep.repairs["switch-in-without-wakeup"].first_line == 8);
+  ExtractOptions strict;
+  strict.strict = true;
+  try {
+    import_trace(t.path, strict);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.loc().line == 8);
+    CHECK(e.message().rfind("strict mode: a sleeping task was switched in with no wakeup event", 0) == 0);
+  }
+}
+
+TEST_CASE("extract: --comm keeps tasks whose comm ever matched, even after exec", "[traces]") {
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "bash", 10) +
+              ev("bash", 10, 0, "1.000010", "sched_process_fork", "comm=bash pid=10 child_comm=bash child_pid=20", ".....") +
+              sw("bash", 10, 0, "1.000020", "S", "bash", 20) +
+              ev("bash", 20, 0, "1.000030", "sched_process_exec", "filename=/usr/bin/hackbench pid=20 old_pid=20", ".....") +
+              sw("hackbench", 20, 0, "1.000100", "S", "swapper/0", 0));
+  ExtractOptions o;
+  o.comm_regex = "^hack";
+  Workload w = import_trace(t.path, o);
+  REQUIRE(w.tasks.size() == 1);
+  CHECK(w.tasks[0].name == "hackbench");
+  CHECK(w.tasks[0].start == StartState::kRunnable);  // forked by an unselected parent
+  CHECK(w.tasks[0].start_time == Instant::from_ns(10000));
+  ExtractOptions d;
+  d.descendants_of = 10;
+  CHECK(import_trace(t.path, d).tasks.size() == 2);
+}
+
+TEST_CASE("import: small cross-CPU inversions are reordered, large ones repaired", "[traces]") {
+  // CPU 1's switch-in of B is printed before CPU 0's waking that caused it (per-CPU streams
+  // concatenated): the reorder window restores timestamp order.
+  const std::string body = sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) +
+                           sw("B", 11, 1, "1.000050", "S", "swapper/1", 0) +
+                           sw("swapper/1", 0, 1, "1.000210", "R", "B", 11) +
+                           waking("A", 10, 0, "1.000200", "B", 11) +
+                           sw("A", 10, 0, "1.000300", "S", "swapper/0", 0);
+  TempTrace t(body);
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(rep.repairs.empty());
+  CHECK(count(task(w, "A", 10), ActionKind::kWake) == 1);
+  CHECK(w.observed.wakeup_latency.max() == 10000);
+  ExtractOptions tiny;
+  tiny.reorder_window = 0;
+  ImportReport rep2;
+  import_trace(t.path, tiny, &rep2);
+  CHECK(rep2.repairs.count("out-of-order") == 1);
+}
+
+TEST_CASE("import: fixtures of every format keep conservation", "[traces]") {
+  const std::string dir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/";
+  for (const char* f : {"hackbench-pipe-g2.ftrace.gz", "fork-loop.ftrace.zst", "perf-sched-messaging.perf-script.gz",
+                        "tc316-report-N.txt.gz", "systrace.html", "android-3x-tgid.ftrace.txt"}) {
+    INFO(f);
+    CHECK(is_trace_file(dir + f));
+    ImportReport rep;
+    Workload w = import_trace(dir + f, ExtractOptions{}, &rep);
+    CHECK(rep.conservation_ok);
+    CHECK(w.total_work() == rep.oncpu_total);
+    validate_workload(w, f);
+  }
+  CHECK_FALSE(is_trace_file(std::string(SCHEDSIM_SOURCE_DIR) + "/CMakeLists.txt"));
+}
+
+TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces]") {
+  // Also runs every parser path under the sanitizers (the CI asan build).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(SCHEDSIM_SOURCE_DIR) / "tests/data/traces";
+  int ok = 0, refused = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    INFO(e.path().string());
+    try {
+      ImportReport rep;
+      Workload w = import_trace(e.path().string(), ExtractOptions{}, &rep);
+      CHECK(rep.conservation_ok);
+      validate_workload(w, e.path().string());
+      ++ok;
+    } catch (const InputError& err) {
+      CHECK(err.loc().path == e.path().string());
+      ++refused;
+    }
+  }
+  CHECK(ok == 28);  // 33 files
+  CHECK(refused == 5);  // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version)
+}

@@ -1,0 +1,99 @@
+#pragma once
+/// Trace import: parse a kernel scheduler trace (ftrace text, trace_pipe, systrace HTML,
+/// `trace-cmd report`, `perf script` of `perf sched record`; plain, gzip or zstd) and extract
+/// a replayable Workload with the observed statistics of the real run (docs/traces.md,
+/// DESIGN.md "The workload model" and "Pitfalls that real traces hold").
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedsim/base/time.hpp"
+#include "schedsim/traces/trace_event.hpp"
+#include "schedsim/workload/workload.hpp"
+
+namespace schedsim::traces {
+
+/// Which tasks become workload tasks, and how to read the trace.
+struct ExtractOptions {
+  std::string comm_regex;            ///< keep tasks whose comm (any name it had) matches (ECMAScript)
+  std::vector<int64_t> pids;         ///< keep these pids (union with descendants_of)
+  int64_t descendants_of = -1;       ///< keep this pid and every task it (transitively) forks
+  bool exclude_kthreads = false;     ///< drop kernel threads (children of kthreadd, or by name)
+  /// Keep every task even when the trace names its recorded command ("# schedsim record:
+  /// root_pid=N", written by `schedsim record`); by default such a trace selects N's descendants.
+  bool all_tasks = false;
+  bool strict = false;               ///< every repair is an error with file:line
+  int64_t clock_hz = 0;              ///< ticks per second for integer timestamps (counter, x86-tsc)
+  std::string kernel_version;        ///< picks the numeric prev_state table ("" = 4.14+ layout)
+  std::string buffer;                ///< trace-cmd multi-buffer report: buffer to keep ("" = first)
+  Duration race_window = Duration::ms(1);  ///< waking-before-sleep pairing window
+  size_t reorder_window = 4096;      ///< events held back to repair cross-CPU inversions
+};
+
+/// One kind of repair the importer made, with why.
+struct RepairCount {
+  uint64_t count = 0;
+  long first_line = 0;
+  std::string reason;
+};
+
+/// A window of lost events (ring-buffer overrun) and what it cost.
+struct LostWindow {
+  int32_t cpu = -1;
+  int64_t events = -1;          ///< -1 when the marker gives no count
+  long line = 0;
+  bool buffer_started = false;  ///< "##### CPU N buffer started ####" (older history overwritten)
+  uint64_t tasks_resynced = 0;
+};
+
+/// What import saw and did; `trace info` prints describe().
+struct ImportReport {
+  std::string path;
+  std::string format;           ///< detected: "ftrace", "ftrace (trace_pipe)", "trace-cmd report -N", ...
+  std::string compression;      ///< none, gzip, zstd
+  std::vector<std::string> kernel_hints;
+  std::string selection;        ///< which tasks were kept, in words
+  bool selection_from_header = false;  ///< descendants of the `schedsim record` root pid
+  uint64_t bytes = 0;           ///< decompressed bytes
+  uint64_t lines = 0;
+  uint64_t events = 0;
+  std::array<uint64_t, kNumEventTypes> events_by_type{};
+  std::map<std::string, uint64_t> other_events;
+  uint32_t nr_cpus = 0;         ///< highest CPU seen + 1
+  int64_t header_cpus = -1;     ///< "#P:N" / "cpus=N"
+  int64_t entries_in_buffer = -1, entries_written = -1;
+  int64_t first_ts = 0, last_ts = 0;  ///< ns, trace clock
+  uint64_t tasks_seen = 0;      ///< task lives seen (pid reuse counts twice), idle excluded
+  uint64_t tasks_selected = 0;
+  uint64_t wakeups_noop = 0;    ///< wakings of tasks already runnable or running (no token)
+  uint64_t early_wakes_paired = 0;  ///< wakings paired with a later switch-out (race)
+  uint64_t inferred_switch_ins = 0;  ///< switch-ins from idle that the trace did not record
+  std::map<std::string, RepairCount> repairs;
+  std::vector<LostWindow> lost;
+  std::vector<std::string> warnings;
+  // Conservation check results (filled by extraction).
+  bool conservation_ok = true;
+  uint64_t wakes_total = 0, blocks_total = 0, blocked_at_start = 0;
+  Duration run_total, oncpu_total;
+
+  uint64_t repairs_total() const;
+  /// Multi-line human summary (no trailing workload/observed part).
+  std::string describe() const;
+};
+
+/// Content sniffing: true for ftrace text, trace_pipe output, systrace HTML, trace-cmd report
+/// and perf script text, plain or gzip/zstd compressed. Never throws (false if unreadable).
+bool is_trace_file(const std::string& path);
+
+/// Parses and extracts. Throws InputError "path:line:col: error: ..." on unreadable input,
+/// unsupported formats (latency format, integer clocks without clock_hz), and in strict mode on
+/// any repair or conservation mismatch.
+Workload import_trace(const std::string& path, const ExtractOptions& opt,
+                      ImportReport* report = nullptr);
+
+/// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
+std::string describe_workload(const Workload& w);
+
+}  // namespace schedsim::traces

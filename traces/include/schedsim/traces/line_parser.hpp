@@ -1,0 +1,95 @@
+#pragma once
+/// Line parser for ftrace text (trace, trace_pipe, systrace), `trace-cmd report` text and
+/// `perf script` output (docs/traces.md; grammar in shared/docs/trace-formats.md §1.2, §3.2,
+/// §4.2). The prefix is anchored on "[cpu]" preceded by "-<pid>" (+ optional "(tgid)") or, for
+/// perf, "<space><tid>", and followed by optional flags and a timestamp: never on columns, since
+/// comm may hold spaces, dashes and colons. Payloads are read by known keys.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "schedsim/traces/trace_event.hpp"
+
+namespace schedsim::traces {
+
+/// Which table decodes a numeric prev_state (trace-formats.md §2.3).
+enum class StateLayout : uint8_t {
+  kV2_6,   ///< 2.6.3x - 3.8: preempt bit 512
+  kV3_9,   ///< 3.9 - 4.1: P = 512, preempt bit 1024
+  kV4_2,   ///< 4.2 - 4.7: N = 1024, preempt bit 2048
+  kV4_8,   ///< 4.8 - 4.13: preempt bit 4096
+  kV4_14,  ///< 4.14+: X = 0x10, Z = 0x20, P = 0x40, I = 0x80, preempt = 0x100 (default)
+};
+/// Layout for a "MAJOR.MINOR[...]" kernel version; false if the text is not a version.
+bool state_layout_for_kernel(const std::string& version, StateLayout& out);
+
+/// Decodes a numeric prev_state into TaskStateBits; false if bits outside the layout are set.
+bool decode_numeric_state(uint64_t raw, StateLayout layout, uint16_t& out);
+/// Decodes "R", "R+", "S", "D|K", ...; false on an unknown letter.
+bool decode_letter_state(std::string_view text, uint16_t& out);
+
+struct ParseOptions {
+  int64_t clock_hz = 0;                       ///< integer timestamps: ticks per second (0 = refuse)
+  StateLayout layout = StateLayout::kV4_14;   ///< numeric prev_state table
+};
+
+/// What the parser learned about the producer while reading (for `trace info`).
+struct FormatHints {
+  int flag_width = -1;          ///< flag characters seen (0/4/5/7), -1 none yet
+  int max_pid_width = 0;        ///< widest "-<pid> " field (5 before 5.10, 7 after)
+  bool tgid_column = false;
+  bool success_field = false;   ///< "success=" in wakeups (<= 4.2 text, or raw dumps)
+  bool waking_seen = false;     ///< sched_waking present (>= 4.3)
+  bool group_dead = false;      ///< sched_process_exit with group_dead (>= 6.16)
+  bool vruntime = false;        ///< sched_stat_runtime with vruntime (<= 6.7)
+  bool plugin_switch = false;   ///< trace-cmd sched_switch plugin rendering (state letters suspect)
+  bool numeric_state = false;   ///< raw numeric prev_state (trace-cmd -R)
+  bool nine_decimals = false;   ///< ns timestamps (trace-cmd -t, perf --ns)
+  bool integer_ts = false;      ///< integer clock (counter, x86-tsc) converted with clock_hz
+  bool latency_prefix = false;  ///< trace-cmd report -l (cpu without brackets, flags after it)
+  bool perf_prefix = false;     ///< perf script "comm tid [cpu]"
+  std::array<uint64_t, 4> plugin_letters{};  ///< plugin-rendered X, Z, W, R counts
+};
+
+enum class LineKind : uint8_t {
+  kEvent,          ///< `ev` filled
+  kSkip,           ///< comment, header, empty, stack trace, "cpus=N", ...
+  kLost,           ///< "CPU:N [LOST M EVENTS]" or trace-cmd "EVENTS DROPPED": lost_cpu/lost_count
+  kBufferStarted,  ///< "##### CPU N buffer started ####": lost_cpu
+  kError,          ///< error/error_col describe it
+};
+
+/// Parses one line at a time; keeps format hints. Not thread-safe; one per input.
+class LineParser {
+ public:
+  explicit LineParser(ParseOptions opt = {}) : opt_(opt) {}
+
+  /// Parses `line` (without its newline). On kEvent fills `ev` (ev.line is left to the caller).
+  LineKind parse(std::string_view line, TraceEvent& ev);
+
+  const std::string& error() const { return error_; }
+  long error_col() const { return error_col_; }  ///< 1-based column of the error
+  int32_t lost_cpu() const { return lost_cpu_; }
+  int64_t lost_count() const { return lost_count_; }  ///< -1 when the marker gives no count
+  /// Multi-buffer trace-cmd report: the "name: " prefix of the last event ("" = top level).
+  const std::string& buffer() const { return buffer_; }
+  const FormatHints& hints() const { return hints_; }
+  FormatHints& hints() { return hints_; }
+
+ private:
+  LineKind fail(std::string_view line, size_t pos, std::string msg);
+  bool parse_payload(std::string_view line, size_t pos, TraceEvent& ev);
+  bool parse_timestamp(std::string_view line, size_t b, size_t e, int64_t& ts);
+
+  ParseOptions opt_;
+  FormatHints hints_;
+  std::string error_;
+  long error_col_ = 0;
+  int32_t lost_cpu_ = -1;
+  int64_t lost_count_ = -1;
+  std::string buffer_;
+  bool last_integer_ = false;
+};
+
+}  // namespace schedsim::traces

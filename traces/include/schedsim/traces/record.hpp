@@ -1,0 +1,37 @@
+#pragma once
+/// `schedsim record`: record a command's scheduler events through tracefs directly (no
+/// trace-cmd/perf needed). A private tracefs instance (instances/schedsim-<pid>) is created and
+/// removed afterwards, so nothing global changes; events are streamed from trace_pipe while the
+/// command runs so the ring buffer does not overrun.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedsim::traces {
+
+struct RecordOptions {
+  std::string output;                ///< ftrace text; gzip-compressed when it ends in ".gz"
+  std::vector<std::string> events;   ///< sched events to enable (empty = the default set)
+  std::vector<std::string> command;  ///< argv of the command to run
+  uint32_t buffer_kb = 32768;        ///< per-CPU ring buffer (buffer_size_kb)
+  bool quiet = false;                ///< do not forward a summary to stderr
+};
+
+struct RecordResult {
+  int64_t root_pid = -1;        ///< pid of the recorded command (its descendants are its children)
+  int exit_status = 0;          ///< the command's exit code (128+signal if killed)
+  uint64_t bytes = 0;           ///< trace text bytes written (before compression)
+  uint64_t overruns = 0;        ///< per_cpu/cpuN/stats "overrun" + "dropped events", summed
+  uint64_t lost_markers = 0;    ///< "[LOST N EVENTS]" lines seen in trace_pipe
+  std::vector<std::string> skipped_events;  ///< requested but absent from this kernel
+};
+
+/// The default event set: sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
+/// sched_process_fork/exit/exec, sched_migrate_task.
+std::vector<std::string> default_record_events();
+
+/// Records. Throws InputError when not root, when tracefs is unavailable, or when the command
+/// cannot be started.
+RecordResult record_trace(const RecordOptions& opt);
+
+}  // namespace schedsim::traces

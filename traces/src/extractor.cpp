@@ -1,0 +1,781 @@
+// Trace-to-workload extraction. Models what happened around try_to_wake_up() and __schedule()
+// (kernel/sched/core.c) as seen through the sched tracepoints:
+//  * on-CPU time between two points of interest becomes run(d);
+//  * a sched_waking in a selected task's own context (not h/s irq flags, not idle) becomes
+//    wake(wakee) at that point of the waker's program and block() in the wakee's; a wakeup from
+//    anywhere else becomes sleep(observed) in the wakee;
+//  * sched_waking is emitted by try_to_wake_up() only once ttwu_state_match() saw the wakee in a
+//    sleeping state, but the wakee may still be on its CPU on the way into __schedule(), and the
+//    per-CPU clocks differ: so a waking can precede the wakee's own switch-out. It is held and
+//    paired with the next switch-out if that one sleeps (within race_window); if the wakee is
+//    switched out runnable instead (ttwu_runnable() put it back to TASK_RUNNING) or keeps
+//    running, the waking was a no-op and creates no token;
+//  * exit: do_exit() emits sched_process_exit, then wakes the parent (exit_notify()), and only the
+//    final __schedule() with prev_state X/Z ends the life, so exit() goes there.
+// Every block() is emitted together with exactly one wake(), so conservation holds by
+// construction; the final check guards the construction.
+#include "schedsim/traces/extractor.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+// libstdc++ 12's <regex> trips -Wmaybe-uninitialized inside std::function when built with the
+// sanitizers (a false positive in _Compiler::_M_assertion); the CI treats warnings as errors.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <regex>
+#pragma GCC diagnostic pop
+
+#include <fmt/format.h>
+
+#include "schedsim/base/assert.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+
+namespace schedsim::traces {
+
+namespace {
+
+enum class St : uint8_t { kNew, kRunning, kRunnable, kBlocked, kWoken, kUnknown, kDead };
+
+struct TaskRec {
+  int64_t pid = -1;
+  int64_t tgid = -1;
+  int32_t prio = -1;
+  std::string comm;
+  bool selected = true;
+  bool fork_wait = false;  // woken by its fork: the first switch-in is fork latency, not wakeup
+  bool kthread = false;
+  bool descendant = false;
+  bool comm_matched = false;
+  St st = St::kNew;
+  int32_t cpu = -1;       // running: current CPU; otherwise the last one it ran on
+  int64_t since = 0;      // running: switch-in; blocked: switch-out; woken: waking; runnable: queued
+  int64_t pending_run = 0;
+  int64_t oncpu = 0;
+  // A waking seen while the task was still running (the race described above).
+  bool early = false;
+  bool early_inside = false;
+  int64_t early_ts = 0;
+  uint32_t early_waker = 0;
+  uint32_t early_action = 0;
+  StartState start = StartState::kRunnable;
+  int64_t start_ts = 0;
+  int32_t initial_cpu = -1;
+  std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
+  std::vector<uint32_t> cancelled;  // indices into prog of wakes that turned out to be no-ops
+};
+
+struct CpuState {
+  int64_t cur = -1;        // pid current on this CPU, 0 = idle, -1 = unknown
+  int64_t first_ts = -1;   // first event on this CPU (or first after a lost window)
+  int64_t last_ts = -1;
+};
+
+bool looks_like_kthread_name(const std::string& c) {
+  static const char* const kPrefixes[] = {
+      "kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuc/", "rcuog/", "rcuop/", "rcub/",
+      "cpuhp/", "idle_inject/", "watchdog/", "irq/", "kthreadd", "kcompactd", "kswapd",
+      "khugepaged", "oom_reaper", "kauditd", "ksmd", "kblockd", "kintegrityd", "kdevtmpfs",
+      "writeback", "scsi_", "khungtaskd", "kthrotld", "kstrp", "zswap", "ipv6_addrconf",
+      "ext4-rsv", "xfs", "hwrng", "psimon", "pool_workqueue", "card", "mld", "netns",
+      "inet_frag_wq", "kmpath", "jbd2/", "edac-poller", "watchdogd", "devfreq_wq",
+      "blkcg_punt_bio", "tpm_dev_wq", "md", "ata_sff", "acpi_thermal_pm", "kvfree_rcu_reclaim"};
+  for (const char* p : kPrefixes)
+    if (c.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// "ksoftirqd/3", "kworker/3:1", "migration/3", "cpuhp/3": bound to one CPU (not kworker/u8:1).
+int32_t percpu_kthread_cpu(const std::string& c) {
+  size_t slash = c.find('/');
+  if (slash == std::string::npos || slash + 1 >= c.size()) return -1;
+  size_t p = slash + 1;
+  if (c[p] < '0' || c[p] > '9') return -1;
+  int32_t v = 0;
+  while (p < c.size() && c[p] >= '0' && c[p] <= '9') v = v * 10 + (c[p++] - '0');
+  if (p != c.size() && c[p] != ':') return -1;
+  return v;
+}
+
+}  // namespace
+
+struct Extractor::Impl {
+  ExtractOptions opt;
+  ImportReport& rep;
+  std::string path;
+  std::vector<TaskRec> recs;
+  std::unordered_map<int64_t, uint32_t> live;  // pid -> current life
+  std::vector<CpuState> cpus;
+  std::vector<bool> selection;  // by ordinal, when set
+  bool has_selection = false;
+  std::unique_ptr<std::regex> comm_re;
+  bool seen_waking = false;
+  int64_t first_ts = -1, last_ts = -1;
+  int64_t prev_last_ts = -1;  // the event CPU's previous event (before the current one)
+  int64_t sel_first = -1, sel_last = -1;
+  std::vector<uint32_t> lost_pending;  // CPUs whose next event starts after a lost window
+  ObservedStats obs;
+  const TraceEvent* cur_ev = nullptr;
+
+  Impl(const ExtractOptions& o, ImportReport& r, std::string p) : opt(o), rep(r), path(std::move(p)) {
+    if (!opt.comm_regex.empty()) {
+      try {
+        comm_re = std::make_unique<std::regex>(opt.comm_regex, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        throw InputError(fmt::format("bad --comm regex '{}': {}", opt.comm_regex, e.what()));
+      }
+    }
+  }
+
+  void repair(const std::string& kind, const std::string& reason) {
+    const long line = cur_ev ? cur_ev->line : 0;
+    if (opt.strict)
+      throw InputError(SourceLoc{path, line, 0}, fmt::format("strict mode: {} ({})", reason, kind));
+    auto& r = rep.repairs[kind];
+    if (r.count++ == 0) {
+      r.first_line = line;
+      r.reason = reason;
+    }
+  }
+
+  CpuState& cpu_state(int32_t c) {
+    SCHEDSIM_ASSERT(c >= 0 && c < 65536, "cpu {} out of range", c);
+    if (static_cast<size_t>(c) >= cpus.size()) cpus.resize(static_cast<size_t>(c) + 1);
+    return cpus[static_cast<size_t>(c)];
+  }
+
+  bool match_comm(TaskRec& t) {
+    if (comm_re && !t.comm_matched && std::regex_search(t.comm, *comm_re)) t.comm_matched = true;
+    return t.comm_matched;
+  }
+
+  void set_comm(TaskRec& t, const std::string& c) {
+    if (c.empty() || c == "<...>" || t.comm == c) return;
+    t.comm = c;
+    match_comm(t);
+  }
+
+  uint32_t create(int64_t pid, const std::string& comm, int64_t parent_ord) {
+    const uint32_t ord = static_cast<uint32_t>(recs.size());
+    recs.emplace_back();
+    TaskRec& t = recs.back();
+    t.pid = pid;
+    t.comm = comm == "<...>" ? std::string() : comm;
+    match_comm(t);
+    if (parent_ord >= 0) {
+      const TaskRec& p = recs[static_cast<size_t>(parent_ord)];
+      t.kthread = p.pid == 2 || p.kthread;
+      t.descendant = p.descendant || pid == opt.descendants_of;
+    } else {
+      t.kthread = pid == 2 || looks_like_kthread_name(t.comm);
+      t.descendant = pid == opt.descendants_of;
+    }
+    bool by_id = (opt.pids.empty() && opt.descendants_of < 0) || t.descendant ||
+                 std::find(opt.pids.begin(), opt.pids.end(), pid) != opt.pids.end();
+    t.selected = by_id && !(opt.exclude_kthreads && t.kthread);
+    if (has_selection) t.selected = t.selected && ord < selection.size() && selection[ord];
+    live[pid] = ord;
+    ++rep.tasks_seen;
+    return ord;
+  }
+
+  // The live record for pid, created as "alive since before the trace" when unknown.
+  uint32_t get(int64_t pid, const std::string& comm) {
+    auto it = live.find(pid);
+    if (it != live.end()) {
+      set_comm(recs[it->second], comm);
+      return it->second;
+    }
+    return create(pid, comm, -1);
+  }
+
+  void push(TaskRec& t, Action a) {
+    if (t.selected) t.prog.push_back(a);
+  }
+  void flush_run(TaskRec& t) {
+    if (t.pending_run > 0 && t.selected) t.prog.push_back(Action::run(Duration::ns(t.pending_run)));
+    t.pending_run = 0;
+  }
+  // Flushes a task's on-CPU time up to `ts` (it is running: a point of interest in its own
+  // program, such as a wake or fork it issues, splits its run there).
+  void flush_at(TaskRec& t, int64_t ts) {
+    if (t.st == St::kRunning && ts > t.since) {
+      add_run(t, ts - t.since);
+      t.since = ts;
+    }
+    flush_run(t);
+  }
+  void add_run(TaskRec& t, int64_t d) {
+    if (d < 0) {
+      repair("negative-interval", "an on-CPU interval ended before it began (clock inversion); counted as 0");
+      d = 0;
+    }
+    t.pending_run += d;
+    t.oncpu += d;
+  }
+  void touch_span(const TaskRec& t, int64_t ts) {
+    if (!t.selected) return;
+    if (sel_first < 0) sel_first = ts;
+    sel_last = ts;
+  }
+
+  // A task first seen already running at trace start (or after a lost window on its CPU).
+  void begin_running_unseen(TaskRec& t, int32_t c, int64_t since) {
+    t.start = StartState::kRunnable;
+    t.start_ts = first_ts;
+    t.initial_cpu = c;
+    t.st = St::kRunning;
+    t.cpu = c;
+    t.since = since;
+  }
+
+  // The task on whose behalf an event fired is current on ev.cpu: make the state agree.
+  void touch_running(uint32_t ord, const TraceEvent& ev) {
+    TaskRec& t = recs[ord];
+    CpuState& cs = cpu_state(ev.cpu);
+    if (t.st == St::kRunning && t.cpu == ev.cpu) return;
+    if (t.st == St::kNew) {
+      begin_running_unseen(t, ev.cpu, cs.first_ts);
+    } else if (infer_switch_from_idle(ord, ev)) {
+      return;
+    } else if (t.st == St::kUnknown) {
+      t.st = St::kRunning;
+      t.cpu = ev.cpu;
+      t.since = ev.ts;
+    } else if (t.st == St::kBlocked) {
+      // Neither its wakeup nor its switch-in was recorded: replay the gap as a timed sleep.
+      switch_in(ord, ev.cpu, std::max(t.since, prev_last_ts >= 0 ? prev_last_ts : ev.ts));
+      return;
+    } else {
+      repair("running-without-switch-in",
+             "a task emitted events on a CPU it was not seen switched in on (missing sched_switch); "
+             "its state was resynchronised");
+      if (t.st == St::kRunning) add_run(t, ev.ts - t.since);
+      t.st = St::kRunning;
+      t.cpu = ev.cpu;
+      t.since = ev.ts;
+    }
+    cs.cur = t.pid;
+  }
+
+  void cancel_early(TaskRec& t) {
+    if (!t.early) return;
+    if (t.early_inside) recs[t.early_waker].cancelled.push_back(t.early_action);
+    t.early = false;
+    ++rep.wakeups_noop;
+  }
+
+  void on_switch(const TraceEvent& ev) {
+    CpuState& cs = cpu_state(ev.cpu);
+    if (ev.pid != 0) {
+      const uint32_t ord = get(ev.pid, ev.comm);
+      TaskRec& t = recs[ord];
+      if (ev.prio >= 0) t.prio = ev.prio;
+      if (cs.cur > 0 && cs.cur != ev.pid) {
+        auto it = live.find(cs.cur);
+        if (it != live.end() && recs[it->second].st == St::kRunning && recs[it->second].cpu == ev.cpu) {
+          repair("missing-switch-out", "a CPU switched out a task other than the one it switched in "
+                                       "(events lost); the other task was resynchronised");
+          TaskRec& o = recs[it->second];
+          o.st = St::kUnknown;
+          o.since = ev.ts;
+        }
+      }
+      if (t.st == St::kNew) {
+        begin_running_unseen(t, ev.cpu, cs.first_ts);
+      } else if (t.st == St::kRunning && t.cpu == ev.cpu) {
+      } else if (infer_switch_from_idle(ord, ev)) {
+      } else if (t.st == St::kUnknown) {
+        t.since = std::max(t.since, cs.first_ts);
+      } else if (t.st == St::kBlocked) {
+        switch_in(ord, ev.cpu, std::max(t.since, cs.last_ts >= 0 ? cs.last_ts : ev.ts));
+      } else {
+        repair("switch-out-not-running",
+               "a task was switched out of a CPU it was not seen switched in on; its on-CPU "
+               "interval was counted from its CPU's previous switch");
+        t.since = std::max(cs.last_ts, t.since);
+      }
+      add_run(t, ev.ts - t.since);
+      touch_span(t, ev.ts);
+      if (t.selected) ++obs.context_switches;
+      t.cpu = ev.cpu;
+      const StateClass cls = classify_state(ev.state);
+      if (t.early) {
+        if (cls == StateClass::kBlocked && ev.ts - t.early_ts <= opt.race_window.count()) {
+          // The waking raced with this switch-out: it woke this sleep.
+          t.early = false;
+          ++rep.early_wakes_paired;
+          flush_run(t);
+          if (t.early_inside) push(t, Action::block());
+          t.st = St::kWoken;
+          t.since = t.early_ts;
+          goto next_task;
+        }
+        cancel_early(t);
+      }
+      switch (cls) {
+        case StateClass::kRunnable:
+          t.st = St::kRunnable;
+          t.since = ev.ts;
+          break;
+        case StateClass::kBlocked:
+          t.st = St::kBlocked;
+          t.since = ev.ts;
+          break;
+        case StateClass::kDead:
+          flush_run(t);
+          push(t, Action::exit());
+          t.st = St::kDead;
+          live.erase(t.pid);
+          break;
+      }
+    }
+  next_task:
+    cs.cur = ev.other_pid;
+    if (ev.other_pid == 0) return;
+    const uint32_t nord = get(ev.other_pid, ev.other_comm);
+    if (ev.other_prio >= 0) recs[nord].prio = ev.other_prio;
+    switch_in(nord, ev.cpu, ev.ts);
+  }
+
+  // `n` starts running on `cpu` at `ts` (a sched_switch's next, or an inferred switch-in).
+  void switch_in(uint32_t nord, int32_t cpu, int64_t ts) {
+    TaskRec& n = recs[nord];
+    switch (n.st) {
+      case St::kNew:
+        // Runnable since before the trace started.
+        n.start = StartState::kRunnable;
+        n.start_ts = first_ts;
+        n.initial_cpu = cpu;
+        break;
+      case St::kRunnable:
+        if (n.selected) obs.runqueue_wait.record(ts - n.since);
+        break;
+      case St::kWoken:
+        // Like the simulator's report, a new task's first wait (wake_up_new_task to switch-in)
+        // is fork latency and stays out of the wakeup latency distribution.
+        if (n.selected && !n.fork_wait) obs.wakeup_latency.record(ts - n.since);
+        n.fork_wait = false;
+        break;
+      case St::kBlocked:
+        repair("switch-in-without-wakeup",
+               "a sleeping task was switched in with no wakeup event; its sleep was replayed as "
+               "sleep(observed)");
+        flush_run(n);
+        push(n, Action::sleep(Duration::ns(std::max<int64_t>(0, ts - n.since))));
+        break;
+      case St::kUnknown:
+        flush_run(n);
+        push(n, Action::sleep(Duration::ns(std::max<int64_t>(0, ts - n.since))));
+        break;
+      case St::kRunning:
+        if (n.cpu != cpu) {
+          repair("switch-in-while-running",
+                 "a task was switched in while still running on another CPU (cross-CPU clock "
+                 "skew or lost events); its interval there was closed");
+          add_run(n, ts - n.since);
+          CpuState& other = cpu_state(n.cpu);
+          if (other.cur == n.pid) other.cur = -1;
+        }
+        break;
+      case St::kDead: SCHEDSIM_UNREACHABLE("dead tasks are not live");
+    }
+    if (n.selected && n.cpu >= 0 && n.cpu != cpu && n.st != St::kNew) ++obs.migrations;
+    n.st = St::kRunning;
+    n.cpu = cpu;
+    n.since = ts;
+    cpu_state(cpu).cur = n.pid;
+    touch_span(n, ts);
+  }
+
+  // A woken or queued task is seen running on a CPU that was idle, with no sched_switch from
+  // the idle task in between. On the 6.18 VMs this project records on, most switches *out of
+  // idle* are missing from the trace; the switch-in is placed at the CPU's previous event (the
+  // latest time it can have happened). Returns false if the case does not apply.
+  bool infer_switch_from_idle(uint32_t ord, const TraceEvent& ev) {
+    TaskRec& t = recs[ord];
+    CpuState& cs = cpu_state(ev.cpu);
+    if (t.st != St::kWoken && t.st != St::kRunnable) return false;
+    int64_t at = std::max(t.since, prev_last_ts >= 0 ? prev_last_ts : ev.ts);
+    if (cs.cur > 0 && cs.cur != t.pid) {
+      // Same, but the CPU was running another task whose switch-out is missing (seen on the
+      // sandbox's own agent threads, whose switch-outs never appear).
+      auto it = live.find(cs.cur);
+      if (it != live.end() && recs[it->second].st == St::kRunning && recs[it->second].cpu == ev.cpu) {
+        repair("missing-switch-out", "a CPU switched out a task other than the one it switched in "
+                                     "(events lost); the other task was resynchronised");
+        TaskRec& o = recs[it->second];
+        add_run(o, std::max<int64_t>(0, at - o.since));
+        o.st = St::kUnknown;
+        o.since = at;
+      }
+    } else {
+      ++rep.inferred_switch_ins;
+    }
+    switch_in(ord, ev.cpu, at);
+    return true;
+  }
+
+  void on_wake(const TraceEvent& ev) {
+    if (ev.success == 0) {  // pre-4.3: "success=0" means the task was already running
+      ++rep.wakeups_noop;
+      return;
+    }
+    if (ev.type == EventType::kWaking) seen_waking = true;
+    // With sched_waking recorded, sched_wakeup is the same try_to_wake_up() seen later.
+    if (ev.type == EventType::kWakeup && seen_waking) return;
+    if (ev.other_pid <= 0) return;
+    // The waker: the task current on the CPU, unless in irq context or idle.
+    bool inside = false;
+    uint32_t word = 0;
+    if (ev.line_pid > 0) {
+      word = get(ev.line_pid, ev.line_comm);
+      touch_running(word, ev);
+      inside = !ev.irq_context && recs[word].selected;
+    }
+    const uint32_t bord = get(ev.other_pid, ev.other_comm);
+    TaskRec& b = recs[bord];
+    if (ev.prio >= 0) b.prio = ev.prio;
+    if (b.selected && b.st != St::kRunning && b.st != St::kRunnable && b.st != St::kWoken) ++obs.wakeups;
+    switch (b.st) {
+      case St::kBlocked:
+        if (inside && b.selected && word != bord) {
+          TaskRec& w = recs[word];
+          flush_at(w, ev.ts);
+          push(w, Action::wake(TaskId(bord)));
+          flush_run(b);
+          push(b, Action::block());
+        } else {
+          flush_run(b);
+          push(b, Action::sleep(Duration::ns(ev.ts - b.since)));
+        }
+        b.st = St::kWoken;
+        b.since = ev.ts;
+        break;
+      case St::kRunning:
+      case St::kRunnable:
+      case St::kWoken:
+        // try_to_wake_up() emits sched_waking only after ttwu_state_match() saw a sleeping
+        // state: a task we believe runnable must have run meanwhile (a switch-in from idle the
+        // trace did not record) and be on its way to sleep. Same race as a running wakee.
+        if (b.early) {
+          ++rep.wakeups_noop;
+          break;
+        }
+        b.early = true;
+        b.early_ts = ev.ts;
+        b.early_inside = inside && b.selected && word != bord;
+        if (b.early_inside) {
+          TaskRec& w = recs[word];
+          flush_at(w, ev.ts);
+          b.early_waker = word;
+          b.early_action = static_cast<uint32_t>(w.prog.size());
+          push(w, Action::wake(TaskId(bord)));
+        }
+        break;
+      case St::kNew:
+        // Blocked since before the trace: the life starts waiting for this wakeup.
+        if (inside && b.selected && word != bord) {
+          TaskRec& w = recs[word];
+          flush_at(w, ev.ts);
+          push(w, Action::wake(TaskId(bord)));
+          b.start = StartState::kBlocked;
+          b.start_ts = first_ts;
+        } else {
+          b.start = StartState::kSleeping;
+          b.start_ts = ev.ts;
+        }
+        b.st = St::kWoken;
+        b.since = ev.ts;
+        break;
+      case St::kUnknown:
+        flush_run(b);
+        push(b, Action::sleep(Duration::ns(std::max<int64_t>(0, ev.ts - b.since))));
+        b.st = St::kWoken;
+        b.since = ev.ts;
+        break;
+      case St::kDead: SCHEDSIM_UNREACHABLE("dead tasks are not live");
+    }
+    touch_span(b, ev.ts);
+  }
+
+  void on_fork(const TraceEvent& ev, int64_t parent_pid, int64_t child, const std::string& child_comm) {
+    const uint32_t pord = get(parent_pid, ev.type == EventType::kFork ? ev.comm : ev.line_comm);
+    if (ev.line_pid == parent_pid) touch_running(pord, ev);
+    auto it = live.find(child);
+    if (it != live.end()) {
+      TaskRec& old = recs[it->second];
+      if (old.st != St::kNew) {
+        repair("pid-reuse-without-exit",
+               "a pid was forked again while its previous life was not seen exiting; the old "
+               "life was ended there");
+        cancel_early(old);
+        if (old.st == St::kRunning) add_run(old, ev.ts - old.since);
+        flush_run(old);
+        push(old, Action::exit());
+        old.st = St::kDead;
+      } else {
+        // Seen only as a name so far (e.g. wakeup_new before fork): forget that record.
+        old.st = St::kDead;
+        old.selected = false;
+        --rep.tasks_seen;
+      }
+      live.erase(it);
+    }
+    const uint32_t cord = create(child, child_comm, pord);
+    TaskRec& p = recs[pord];
+    TaskRec& c = recs[cord];
+    c.st = St::kWoken;  // wake_up_new_task() follows; latency counts from fork
+    c.fork_wait = true;
+    c.since = ev.ts;
+    if (p.selected && c.selected) {
+      flush_at(p, ev.ts);
+      push(p, Action::fork(TaskId(cord)));
+      c.start = StartState::kForked;
+    } else {
+      c.start = StartState::kRunnable;  // forked by an untraced parent: starts at fork time
+      c.start_ts = ev.ts;
+    }
+    touch_span(p, ev.ts);
+    touch_span(c, ev.ts);
+  }
+
+  void on_event(const TraceEvent& ev) {
+    cur_ev = &ev;
+    if (first_ts < 0) first_ts = ev.ts;
+    last_ts = std::max(last_ts, ev.ts);
+    CpuState& cs = cpu_state(ev.cpu);
+    if (cs.first_ts < 0) cs.first_ts = ev.ts;
+    prev_last_ts = cs.last_ts;
+    switch (ev.type) {
+      case EventType::kSwitch: on_switch(ev); break;
+      case EventType::kWaking:
+      case EventType::kWakeup: on_wake(ev); break;
+      case EventType::kWakeupNew: {
+        auto it = live.find(ev.other_pid);
+        if (it == live.end() || recs[it->second].st == St::kNew) {
+          // No sched_process_fork recorded: the fork is implied by the parent's wakeup_new.
+          on_fork(ev, ev.line_pid, ev.other_pid, ev.other_comm);
+        } else if (recs[it->second].st == St::kWoken) {
+          recs[it->second].since = std::max(recs[it->second].since, ev.ts);
+        }
+        break;
+      }
+      case EventType::kFork: on_fork(ev, ev.pid, ev.other_pid, ev.other_comm); break;
+      case EventType::kExit:
+        if (ev.line_pid > 0 && ev.line_pid == ev.pid) touch_running(get(ev.pid, ev.comm), ev);
+        break;
+      case EventType::kExec: {
+        uint32_t ord = get(ev.pid, ev.line_comm);
+        if (ev.other_pid > 0 && ev.other_pid != ev.pid) {
+          // de_thread(): a non-leader thread exec'd and took over the leader's pid.
+          auto it = live.find(ev.other_pid);
+          if (it != live.end()) {
+            TaskRec& old = recs[it->second];
+            if (old.st == St::kRunning) add_run(old, ev.ts - old.since);
+            cancel_early(old);
+            flush_run(old);
+            push(old, Action::exit());
+            old.st = St::kDead;
+            live.erase(it);
+          }
+        }
+        if (ev.line_pid == ev.pid) touch_running(ord, ev);
+        TaskRec& t = recs[ord];
+        flush_at(t, ev.ts);
+        push(t, Action::exec());
+        set_comm(t, ev.other_comm.empty() ? ev.line_comm : ev.other_comm);
+        touch_span(t, ev.ts);
+        break;
+      }
+      case EventType::kMigrate:
+      case EventType::kOther:
+        if (ev.line_pid > 0 && !ev.irq_context) touch_running(get(ev.line_pid, ev.line_comm), ev);
+        break;
+    }
+    cpu_state(ev.cpu).last_ts = ev.ts;
+    if (ev.line_tgid > 0 && ev.line_pid > 0) {
+      auto it = live.find(ev.line_pid);
+      if (it != live.end()) recs[it->second].tgid = ev.line_tgid;
+    }
+    cur_ev = nullptr;
+  }
+
+  void on_lost(int32_t cpu, int64_t count, long line, bool started) {
+    LostWindow w;
+    w.cpu = cpu;
+    w.events = count;
+    w.line = line;
+    w.buffer_started = started;
+    if (opt.strict) {
+      throw InputError(SourceLoc{path, line, 0},
+                       started ? fmt::format("strict mode: CPU {} buffer started late (older events "
+                                             "were overwritten)", cpu)
+                               : fmt::format("strict mode: {} events lost on CPU {}",
+                                             count >= 0 ? std::to_string(count) : "some", cpu));
+    }
+    CpuState& cs = cpu_state(cpu);
+    // Every task whose state depends on what happened on this CPU is resynchronised at its
+    // next event: the one that was running there and those queued there.
+    for (auto& [pid, ord] : live) {
+      TaskRec& t = recs[ord];
+      if (t.cpu != cpu) continue;
+      if (t.st == St::kRunning) {
+        add_run(t, std::max<int64_t>(0, cs.last_ts - t.since));
+        t.since = cs.last_ts;
+      } else if (t.st != St::kRunnable && t.st != St::kWoken) {
+        continue;
+      }
+      cancel_early(t);
+      t.st = St::kUnknown;
+      ++w.tasks_resynced;
+    }
+    cs.cur = -1;
+    cs.first_ts = -1;  // re-armed by the next event on this CPU
+    rep.lost.push_back(w);
+  }
+
+  Workload finish() {
+    // Close what is still open at the end of the trace.
+    for (auto& [pid, ord] : live) {
+      TaskRec& t = recs[ord];
+      if (t.st == St::kRunning) add_run(t, last_ts - t.since);
+      cancel_early(t);
+    }
+    for (auto& t : recs) flush_run(t);
+
+    Workload w;
+    std::vector<uint32_t> task_of(recs.size(), TaskId::kInvalid);
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const TaskRec& t = recs[i];
+      if (!t.selected) continue;
+      // A task that never did anything (seen only as a name) is not a task.
+      if (t.st == St::kNew && t.prog.empty()) continue;
+      task_of[i] = static_cast<uint32_t>(w.tasks.size());
+      w.tasks.emplace_back();
+    }
+    std::vector<uint64_t> wakes_to(w.tasks.size(), 0);
+    int64_t run_total = 0, oncpu_total = 0;
+    for (size_t i = 0; i < recs.size(); ++i) {
+      TaskRec& t = recs[i];
+      if (task_of[i] == TaskId::kInvalid) continue;
+      TaskSpec& s = w.tasks[task_of[i]];
+      s.name = t.comm;
+      s.pid = t.pid;
+      s.tgid = t.tgid;
+      if (t.prio >= 100 && t.prio <= 139) s.nice = t.prio - 120;
+      int32_t kcpu = t.kthread ? percpu_kthread_cpu(t.comm) : -1;
+      if (kcpu >= 0 && kcpu < static_cast<int32_t>(CpuMask::kMaxCpus)) {
+        s.kthread = true;
+        s.affinity = CpuMask::of({static_cast<uint32_t>(kcpu)});
+      }
+      s.start = t.start;
+      s.start_time = Instant::from_ns(t.start == StartState::kForked ? 0 : std::max<int64_t>(0, t.start_ts - first_ts));
+      s.initial_cpu = t.initial_cpu;
+      std::sort(t.cancelled.begin(), t.cancelled.end());
+      size_t ci = 0;
+      s.program.reserve(t.prog.size());
+      for (size_t k = 0; k < t.prog.size(); ++k) {
+        if (ci < t.cancelled.size() && t.cancelled[ci] == k) {
+          ++ci;
+          continue;
+        }
+        Action a = t.prog[k];
+        if (a.kind == ActionKind::kWake || a.kind == ActionKind::kFork) {
+          uint32_t target = task_of[static_cast<size_t>(a.arg)];
+          SCHEDSIM_ASSERT(target != TaskId::kInvalid, "action targets an unselected task");
+          a.arg = target;
+          if (a.kind == ActionKind::kWake) ++wakes_to[target];
+        }
+        if (a.kind == ActionKind::kRun) run_total += a.arg;
+        // Adjacent runs (left by a cancelled no-op wake) merge into one.
+        if (a.kind == ActionKind::kRun && !s.program.empty() && s.program.back().kind == ActionKind::kRun)
+          s.program.back().arg += a.arg;
+        else
+          s.program.push_back(a);
+      }
+      oncpu_total += t.oncpu;
+      std::vector<Action>().swap(t.prog);
+    }
+    // Conservation (DESIGN.md pitfalls): wakes received == blocks (+1 when the life starts
+    // blocked), and total run == on-CPU time.
+    rep.conservation_ok = true;
+    std::string first_bad;
+    for (size_t k = 0; k < w.tasks.size(); ++k) {
+      const TaskSpec& s = w.tasks[k];
+      uint64_t blocks = 0;
+      for (const Action& a : s.program) blocks += a.kind == ActionKind::kBlock;
+      uint64_t need = blocks + (s.start == StartState::kBlocked ? 1 : 0);
+      rep.blocks_total += blocks;
+      rep.blocked_at_start += s.start == StartState::kBlocked ? 1 : 0;
+      rep.wakes_total += wakes_to[k];
+      if (need != wakes_to[k] && first_bad.empty()) {
+        first_bad = fmt::format("task {} (pid {}) receives {} wakes but blocks {} times", s.name,
+                                s.pid, wakes_to[k], need);
+      }
+    }
+    rep.run_total = Duration::ns(run_total);
+    rep.oncpu_total = Duration::ns(oncpu_total);
+    if (run_total != oncpu_total && first_bad.empty())
+      first_bad = fmt::format("total run {} ns differs from on-CPU time {} ns", run_total, oncpu_total);
+    if (!first_bad.empty()) {
+      rep.conservation_ok = false;
+      if (opt.strict) throw InputError(SourceLoc{path}, "conservation check failed: " + first_bad);
+      rep.warnings.push_back("conservation check failed: " + first_bad);
+    }
+    rep.tasks_selected = w.tasks.size();
+    std::vector<std::string> sel;
+    if (!opt.pids.empty()) {
+      std::vector<std::string> ps;
+      for (int64_t p : opt.pids) ps.push_back(std::to_string(p));
+      sel.push_back("pid " + join(ps, ", "));
+    }
+    if (opt.descendants_of >= 0)
+      sel.push_back(fmt::format("descendants of {}{}", opt.descendants_of,
+                                rep.selection_from_header ? " (the command recorded by schedsim record; --all-tasks for all)" : ""));
+    std::string s = sel.empty() ? "all tasks" : join(sel, " or ");
+    if (!opt.comm_regex.empty()) s += fmt::format(", comm matching /{}/", opt.comm_regex);
+    if (opt.exclude_kthreads) s += ", no kernel threads";
+    rep.selection = s;
+    rep.first_ts = first_ts < 0 ? 0 : first_ts;
+    rep.last_ts = last_ts < 0 ? 0 : last_ts;
+    obs.present = true;
+    obs.total_runtime = Duration::ns(oncpu_total);
+    obs.span = Duration::ns(sel_first < 0 ? 0 : sel_last - sel_first);
+    obs.nr_cpus = static_cast<uint32_t>(cpus.size());
+    w.observed = obs;
+    return w;
+  }
+};
+
+Extractor::Extractor(const ExtractOptions& opt, ImportReport& report, std::string path)
+    : impl_(std::make_unique<Impl>(opt, report, std::move(path))) {}
+Extractor::~Extractor() = default;
+
+void Extractor::set_selection(std::vector<bool> by_ordinal) {
+  impl_->selection = std::move(by_ordinal);
+  impl_->has_selection = true;
+}
+
+std::vector<bool> Extractor::comm_matches() const {
+  std::vector<bool> out(impl_->recs.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = impl_->recs[i].comm_matched;
+  return out;
+}
+
+void Extractor::set_recorded_root(int64_t pid) {
+  ExtractOptions& o = impl_->opt;
+  if (o.all_tasks || !o.pids.empty() || o.descendants_of >= 0 || !o.comm_regex.empty()) return;
+  SCHEDSIM_ASSERT(impl_->recs.empty(), "the recorded root must be known before any task");
+  o.descendants_of = pid;
+  impl_->rep.selection_from_header = true;
+}
+
+void Extractor::on_event(const TraceEvent& ev) { impl_->on_event(ev); }
+void Extractor::on_lost(int32_t cpu, int64_t count, long line, bool started) {
+  impl_->on_lost(cpu, count, line, started);
+}
+Workload Extractor::finish() { return impl_->finish(); }
+
+}  // namespace schedsim::traces

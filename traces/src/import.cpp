@@ -1,0 +1,472 @@
+// Import driver: sniff the format, stream lines through the parser, repair small cross-CPU
+// inversions in a bounded reorder window, hand events to the Extractor, and describe it all.
+#include "schedsim/traces/import.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+#include "schedsim/traces/extractor.hpp"
+#include "schedsim/traces/line_parser.hpp"
+#include "schedsim/traces/line_reader.hpp"
+
+namespace schedsim::traces {
+
+namespace {
+
+enum class Container : uint8_t { kText, kHtml };
+
+struct PassResult {
+  Workload workload;
+  std::vector<bool> comm_matches;
+};
+
+bool parse_header_counts(std::string_view line, ImportReport& rep) {
+  // "# entries-in-buffer/entries-written: 406/2333   #P:2"
+  constexpr std::string_view key = "# entries-in-buffer/entries-written: ";
+  if (!line.starts_with(key)) return false;
+  long long kept = -1, written = -1, cpus = -1;
+  std::string s(line.substr(key.size()));
+  if (std::sscanf(s.c_str(), "%lld/%lld", &kept, &written) == 2) {
+    rep.entries_in_buffer = kept;
+    rep.entries_written = written;
+  }
+  size_t p = s.find("#P:");
+  if (p != std::string::npos && std::sscanf(s.c_str() + p + 3, "%lld", &cpus) == 1) rep.header_cpus = cpus;
+  return true;
+}
+
+class Pass {
+ public:
+  Pass(const std::string& path, const ExtractOptions& opt, ImportReport& rep, Extractor& ex)
+      : path_(path), opt_(opt), rep_(rep), ex_(ex) {
+    ParseOptions po;
+    po.clock_hz = opt.clock_hz;
+    if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, po.layout))
+      throw InputError(fmt::format("bad --kernel-version '{}': expected MAJOR.MINOR, e.g. 4.9", opt.kernel_version));
+    parser_ = LineParser(po);
+    pool_.resize(opt.reorder_window + 1);
+    for (size_t i = 0; i < pool_.size(); ++i) free_.push_back(static_cast<uint32_t>(pool_.size() - 1 - i));
+  }
+
+  void run() {
+    LineReader rd(path_);
+    rep_.compression = compression_name(rd.compression());
+    std::string_view line;
+    bool decided = false;
+    Container container = Container::kText;
+    bool in_data = false;
+    std::string held;  // HTML: text after/before the script tags on the same line
+    while (rd.next(line)) {
+      ++rep_.lines;
+      if (!decided) {
+        size_t f = line.find_first_not_of(" \t\r");
+        if (f == std::string_view::npos) continue;
+        std::string_view t = line.substr(f);
+        decided = true;
+        if (t.starts_with("<!DOCTYPE html") || t.starts_with("<!doctype html") || t.starts_with("<html")) {
+          container = Container::kHtml;
+          rep_.format = "systrace HTML";
+        } else if (t.starts_with("# tracer:")) {
+          rep_.format = "ftrace";
+        } else if (t.starts_with("cpus=") || t.starts_with("version = ")) {
+          rep_.format = "trace-cmd report";
+        } else {
+          rep_.format = "";  // decided by the first event line (trace_pipe or perf script)
+        }
+      }
+      if (container == Container::kHtml) {
+        // systrace: the ftrace text sits in <script class="trace-data" type="application/text">.
+        if (!in_data) {
+          size_t s = line.find("<script class=\"trace-data\"");
+          if (s == std::string_view::npos) continue;
+          size_t gt = line.find('>', s);
+          in_data = true;
+          if (gt == std::string_view::npos) continue;
+          line = line.substr(gt + 1);
+        }
+        size_t end = line.find("</script>");
+        if (end != std::string_view::npos) {
+          in_data = false;
+          line = line.substr(0, end);
+        }
+        // Skip a JSON trace-data block (systrace also embeds Chrome JSON).
+        size_t f = line.find_first_not_of(' ');
+        if (f != std::string_view::npos && (line[f] == '{' || line[f] == '[')) continue;
+      }
+      if (rd.unterminated() && rd.truncated_stream()) {
+        // The line the compressed stream was cut in: its text may parse yet be incomplete.
+        repair("truncated-last-line", rd.line_no(),
+               "the last line had no newline and did not parse (file cut while recording); dropped");
+        continue;
+      }
+      handle_line(line, rd.line_no(), rd.unterminated());
+    }
+    drain();
+    rep_.bytes = rd.bytes_out();
+    if (rd.truncated_stream()) {
+      if (opt_.strict)
+        throw InputError(SourceLoc{path_, rd.line_no(), 0},
+                         fmt::format("strict mode: the {} stream ends early (file cut while recording)",
+                                     rep_.compression));
+      repair("truncated-stream", rd.line_no(),
+             "the compressed stream ends early (file cut while recording); the events before the cut were used");
+    }
+  }
+
+ private:
+  void repair(const std::string& kind, long line, const std::string& reason) {
+    if (opt_.strict) throw InputError(SourceLoc{path_, line, 0}, fmt::format("strict mode: {} ({})", reason, kind));
+    auto& r = rep_.repairs[kind];
+    if (r.count++ == 0) {
+      r.first_line = line;
+      r.reason = reason;
+    }
+  }
+
+  void handle_line(std::string_view line, long line_no, bool unterminated) {
+    TraceEvent& ev = pool_[free_.back()];
+    LineKind k = parser_.parse(line, ev);
+    switch (k) {
+      case LineKind::kSkip: {
+        size_t f = line.find_first_not_of(' ');
+        if (f == std::string_view::npos) return;
+        std::string_view t = line.substr(f);
+        if (parse_header_counts(t, rep_)) return;
+        if (t.starts_with("# schedsim record: root_pid=") && !seen_event_) {
+          ex_.set_recorded_root(std::atoll(std::string(t.substr(28)).c_str()));
+          return;
+        }
+        if (t.starts_with("cpus=")) {
+          rep_.header_cpus = std::atoll(std::string(t.substr(5)).c_str());
+          return;
+        }
+        if (t.find("latency trace v") != std::string_view::npos)
+          throw InputError(SourceLoc{path_, line_no, static_cast<long>(f) + 1},
+                           "latency-format trace (options/latency-format): timestamps are relative "
+                           "and comms truncated; record with latency-format off",
+                           std::string(line));
+        return;
+      }
+      case LineKind::kError:
+        if (unterminated) {
+          if (opt_.strict)
+            throw InputError(SourceLoc{path_, line_no, parser_.error_col()},
+                             "truncated last line (no newline at end of file): " + parser_.error(),
+                             std::string(line));
+          repair("truncated-last-line", line_no,
+                 "the last line had no newline and did not parse (file cut while recording); dropped");
+          rep_.warnings.push_back(fmt::format("line {}: truncated last line dropped", line_no));
+          return;
+        }
+        throw InputError(SourceLoc{path_, line_no, parser_.error_col()}, parser_.error(), std::string(line));
+      case LineKind::kLost:
+      case LineKind::kBufferStarted:
+        drain();
+        ex_.on_lost(parser_.lost_cpu(), k == LineKind::kLost ? parser_.lost_count() : -1, line_no,
+                    k == LineKind::kBufferStarted);
+        return;
+      case LineKind::kEvent: break;
+    }
+    if (rep_.format.empty()) rep_.format = parser_.hints().perf_prefix ? "perf script" : "ftrace (trace_pipe)";
+    // trace-cmd report of several buffers: keep one (they are separate recordings).
+    const std::string& buf = parser_.buffer();
+    if (!buffer_chosen_) {
+      buffer_chosen_ = true;
+      buffer_ = opt_.buffer.empty() ? buf : opt_.buffer;
+    }
+    if (buf != buffer_) {
+      ++skipped_other_buffer_[buf];
+      return;
+    }
+    ev.line = line_no;
+    seen_event_ = true;
+    ++rep_.events;
+    ++rep_.events_by_type[static_cast<size_t>(ev.type)];
+    if (ev.type == EventType::kOther) ++rep_.other_events[ev.event_name];
+    rep_.nr_cpus = std::max(rep_.nr_cpus, static_cast<uint32_t>(ev.cpu + 1));
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    heap_.push(Key{ev.ts, seq_++, slot});
+    if (free_.empty()) release_one();
+  }
+
+  void release_one() {
+    Key k = heap_.top();
+    heap_.pop();
+    TraceEvent& ev = pool_[k.slot];
+    if (ev.ts < released_ts_) {
+      repair("out-of-order", ev.line,
+             "an event came earlier than events already processed, beyond the reorder window; "
+             "its timestamp was clamped");
+      ev.ts = released_ts_;
+    }
+    released_ts_ = ev.ts;
+    ex_.on_event(ev);
+    free_.push_back(k.slot);
+  }
+
+  void drain() {
+    while (!heap_.empty()) release_one();
+  }
+
+ public:
+  void finish_report() {
+    for (const auto& [name, n] : skipped_other_buffer_)
+      rep_.warnings.push_back(fmt::format(
+          "skipped {} events of trace-cmd buffer '{}' (several buffers in one report; kept '{}', "
+          "choose with --buffer)", n, name.empty() ? "(top level)" : name, buffer_.empty() ? "(top level)" : buffer_));
+    const FormatHints& h = parser_.hints();
+    if (rep_.format == "trace-cmd report") {
+      if (h.latency_prefix) rep_.format += " -l";
+      if (h.numeric_state) rep_.format += " -R";
+      else if (!h.plugin_switch && rep_.events_by_type[0] > 0) rep_.format += " -N";
+      if (h.nine_decimals) rep_.format += " -t";
+    }
+    if (h.plugin_switch) {
+      rep_.warnings.push_back(fmt::format(
+          "trace-cmd report's sched_switch plugin (libtraceevent <= 1.7, Debian trace-cmd 3.1.6) "
+          "mislabels prev_state on 4.14+ kernels: Z as X, X as Z, I as W, R+ as R (seen here: X {}, "
+          "Z {}, W {}, R {}); W was read as I (sleeping), X/Z as exit, R as preempted. For exact "
+          "states use 'trace-cmd report -N'",
+          h.plugin_letters[0], h.plugin_letters[1], h.plugin_letters[2], h.plugin_letters[3]));
+    }
+    if (rep_.entries_written > rep_.entries_in_buffer && rep_.entries_in_buffer >= 0)
+      rep_.warnings.push_back(fmt::format(
+          "the ring buffer overwrote {} of {} events (entries-in-buffer/entries-written); the "
+          "trace starts mid-stream on some CPUs: enlarge buffer_size_kb",
+          rep_.entries_written - rep_.entries_in_buffer, rep_.entries_written));
+    auto& k = rep_.kernel_hints;
+    k.clear();
+    if (h.flag_width == 0) {
+      if (h.perf_prefix) k.push_back("no flag columns (perf script never prints them)");
+      else if (rep_.format.rfind("trace-cmd", 0) == 0) k.push_back("no flag columns (trace-cmd report < 3.3)");
+      else k.push_back("no flag columns (options/irq-info off, or a kernel < 3.3)");
+    }
+    else if (h.flag_width == 4) k.push_back("4 flag columns: 3.3 - 5.14");
+    else if (h.flag_width == 5) k.push_back("5 flag columns: >= 5.15");
+    else if (h.flag_width >= 6) k.push_back(fmt::format("{} flag columns: PREEMPT_RT", h.flag_width));
+    if (h.max_pid_width >= 8 && !h.perf_prefix && rep_.format.rfind("trace-cmd", 0) != 0)
+      k.push_back("7-wide pid field: >= 5.10");
+    if (h.tgid_column) k.push_back("TGID column (record-tgid)");
+    if (h.waking_seen) k.push_back("sched_waking: >= 4.3");
+    if (h.success_field) k.push_back("success= in wakeups: <= 4.2 text (or a raw dump)");
+    if (h.group_dead) k.push_back("sched_process_exit group_dead: >= 6.16");
+    if (h.vruntime) k.push_back("sched_stat_runtime vruntime: <= 6.7");
+    if (h.numeric_state)
+      k.push_back(fmt::format("numeric prev_state decoded with the {} layout",
+                              opt_.kernel_version.empty() ? "4.14+" : opt_.kernel_version));
+    if (h.integer_ts) k.push_back(fmt::format("integer clock at {} Hz", opt_.clock_hz));
+    else if (h.nine_decimals) k.push_back("nanosecond timestamps");
+  }
+
+ private:
+  struct Key {
+    int64_t ts;
+    uint64_t seq;
+    uint32_t slot;
+    bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : seq > o.seq; }
+  };
+  const std::string& path_;
+  const ExtractOptions& opt_;
+  ImportReport& rep_;
+  Extractor& ex_;
+  LineParser parser_;
+  std::vector<TraceEvent> pool_;
+  std::vector<uint32_t> free_;
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
+  uint64_t seq_ = 0;
+  int64_t released_ts_ = INT64_MIN;
+  bool buffer_chosen_ = false;
+  bool seen_event_ = false;
+  std::string buffer_;
+  std::map<std::string, uint64_t> skipped_other_buffer_;
+};
+
+std::string hist_line(const Histogram& h) {
+  if (h.empty()) return "n=0";
+  return fmt::format("n={} mean={} p50={} p90={} p99={} max={}", h.count(),
+                     format_duration(Duration::ns(static_cast<int64_t>(h.mean()))),
+                     format_duration(Duration::ns(h.percentile(50))),
+                     format_duration(Duration::ns(h.percentile(90))),
+                     format_duration(Duration::ns(h.percentile(99))), format_duration(Duration::ns(h.max())));
+}
+
+}  // namespace
+
+uint64_t ImportReport::repairs_total() const {
+  uint64_t n = 0;
+  for (const auto& [k, r] : repairs) n += r.count;
+  return n;
+}
+
+std::string ImportReport::describe() const {
+  std::string o;
+  o += fmt::format("trace:         {} ({} compression, {} bytes, {} lines)\n", path, compression, bytes, lines);
+  o += fmt::format("format:        {}\n", format);
+  o += fmt::format("kernel hints:  {}\n", kernel_hints.empty() ? "none" : join(kernel_hints, "; "));
+  o += fmt::format("cpus:          {} seen", nr_cpus);
+  if (header_cpus >= 0) o += fmt::format(" (header says {})", header_cpus);
+  o += "\n";
+  o += fmt::format("time:          {} .. {} ({})\n", format_ftrace_time(Instant::from_ns(first_ts)),
+                   format_ftrace_time(Instant::from_ns(last_ts)), format_duration(Duration::ns(last_ts - first_ts)));
+  o += fmt::format("events:        {}\n", events);
+  for (int i = 0; i < kNumEventTypes; ++i) {
+    auto t = static_cast<EventType>(i);
+    if (t == EventType::kOther || events_by_type[static_cast<size_t>(i)] == 0) continue;
+    o += fmt::format("  {:<20} {}\n", event_type_name(t), events_by_type[static_cast<size_t>(i)]);
+  }
+  for (const auto& [name, n] : other_events) o += fmt::format("  {:<20} {} (ignored)\n", name, n);
+  o += fmt::format("tasks:         {} seen, {} selected (idle excluded)\n", tasks_seen, tasks_selected);
+  o += fmt::format("selection:     {}\n", selection);
+  o += fmt::format("wakeups:       {} no-op (task already runnable or running), {} paired with a later switch-out\n",
+                   wakeups_noop, early_wakes_paired);
+  if (inferred_switch_ins > 0)
+    o += fmt::format("inferred:      {} switch-ins from idle with no sched_switch recorded (placed at the CPU's previous event)\n",
+                     inferred_switch_ins);
+  if (lost.empty()) {
+    o += "lost events:   none\n";
+  } else {
+    o += fmt::format("lost events:   {} windows\n", lost.size());
+    for (const auto& w : lost) {
+      if (w.buffer_started)
+        o += fmt::format("  line {}: CPU {} buffer started (older events overwritten); {} tasks resynchronised\n",
+                         w.line, w.cpu, w.tasks_resynced);
+      else
+        o += fmt::format("  line {}: CPU {} lost {} events; {} tasks resynchronised\n", w.line, w.cpu,
+                         w.events >= 0 ? std::to_string(w.events) : "an unknown number of", w.tasks_resynced);
+    }
+  }
+  if (repairs.empty()) {
+    o += "repairs:       none\n";
+  } else {
+    o += fmt::format("repairs:       {}\n", repairs_total());
+    for (const auto& [k, r] : repairs)
+      o += fmt::format("  {} x{} (first at line {}): {}\n", k, r.count, r.first_line, r.reason);
+  }
+  o += fmt::format("conservation:  {} (wakes {} = blocks {} + blocked at start {}; run {} ns = on-CPU {} ns)\n",
+                   conservation_ok ? "ok" : "FAILED", wakes_total, blocks_total, blocked_at_start,
+                   run_total.count(), oncpu_total.count());
+  for (const auto& w : warnings) o += "warning: " + w + "\n";
+  return o;
+}
+
+std::string describe_workload(const Workload& w) {
+  std::string o;
+  size_t forked = 0, runnable = 0, blocked = 0, sleeping = 0, kthreads = 0;
+  for (const auto& t : w.tasks) {
+    switch (t.start) {
+      case StartState::kForked: ++forked; break;
+      case StartState::kRunnable: ++runnable; break;
+      case StartState::kBlocked: ++blocked; break;
+      case StartState::kSleeping: ++sleeping; break;
+    }
+    kthreads += t.kthread;
+  }
+  auto c = w.expanded_action_counts();
+  o += fmt::format("workload:      {} tasks ({} forked, {} runnable at start, {} blocked, {} sleeping; {} per-CPU kthreads)\n",
+                   w.tasks.size(), forked, runnable, blocked, sleeping, kthreads);
+  o += fmt::format("actions:       run {}  wake {}  fork {}  block {}  sleep {}  exit {}  exec {}\n",
+                   c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+  o += fmt::format("work:          {} ns of run\n", w.total_work().count());
+  const ObservedStats& s = w.observed;
+  if (!s.present) return o;
+  o += "observed:\n";
+  o += "  wakeup latency " + hist_line(s.wakeup_latency) + "\n";
+  o += "  runqueue wait  " + hist_line(s.runqueue_wait) + "\n";
+  o += fmt::format("  wakeups {}  migrations {}  context switches {}  cpus {}\n", s.wakeups, s.migrations,
+                   s.context_switches, s.nr_cpus);
+  o += fmt::format("  span {}  runtime {}\n", format_duration(s.span), format_duration(s.total_runtime));
+  return o;
+}
+
+bool is_trace_file(const std::string& path) {
+  try {
+    LineReader rd(path);
+    LineParser lp(ParseOptions{1, StateLayout::kV4_14});
+    std::string_view line;
+    int nonempty = 0;
+    while (rd.next(line) && nonempty < 64) {
+      size_t f = line.find_first_not_of(" \t\r");
+      if (f == std::string_view::npos) continue;
+      std::string_view t = line.substr(f);
+      if (nonempty++ == 0) {
+        if (t.starts_with("# tracer:") || t.starts_with("cpus=") || t.starts_with("version = ")) return true;
+        if (t.starts_with("<!DOCTYPE html") || t.starts_with("<html")) {
+          while (rd.next(line) && rd.line_no() < 20000)
+            if (line.find("class=\"trace-data\"") != std::string_view::npos) return true;
+          return false;
+        }
+      }
+      TraceEvent ev;
+      LineKind k = lp.parse(line, ev);
+      if (k == LineKind::kEvent) return true;
+      if (k == LineKind::kError) return false;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+Workload import_trace(const std::string& path, const ExtractOptions& opt, ImportReport* report) {
+  ImportReport local;
+  ImportReport& rep = report ? *report : local;
+  rep = ImportReport{};
+  rep.path = path;
+  std::vector<bool> selection;
+  bool two_pass = !opt.comm_regex.empty();
+  if (two_pass && path == "-")
+    throw InputError("--comm reads the trace twice (exec renames tasks); give a file, not stdin");
+  if (two_pass) {
+    // Pass 1: which task lives ever carried a matching comm (exec renames tasks, so the
+    // decision needs the whole trace).
+    ImportReport scratch;
+    ExtractOptions o1 = opt;
+    o1.strict = false;
+    Extractor ex1(o1, scratch, path);
+    Pass p1(path, o1, scratch, ex1);
+    p1.run();
+    selection = ex1.comm_matches();
+  }
+  Extractor ex(opt, rep, path);
+  if (two_pass) ex.set_selection(std::move(selection));
+  Pass pass(path, opt, rep, ex);
+  pass.run();
+  if (rep.events == 0)
+    throw InputError(SourceLoc{path}, "no trace events found (expected ftrace text, trace-cmd report, "
+                                      "perf script or systrace HTML)");
+  Workload w = ex.finish();
+  pass.finish_report();
+  const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +
+                               rep.events_by_type[static_cast<size_t>(EventType::kWakeup)];
+  auto no_wake = rep.repairs.find("switch-in-without-wakeup");
+  if (wake_events == 0 && no_wake != rep.repairs.end()) {
+    // Not a repair: the trace simply did not record wakeups.
+    rep.warnings.push_back(fmt::format(
+        "the trace has no sched_waking/sched_wakeup events: {} sleeps were replayed as "
+        "sleep(observed), without wake causality", no_wake->second.count));
+    rep.repairs.erase(no_wake);
+  }
+  if (rep.kernel_hints.size() > 0 && rep.kernel_hints[0].rfind("no flag columns", 0) == 0 && wake_events > 0)
+    rep.warnings.push_back(
+        "no flag columns: a wakeup from interrupt context cannot be told from one by the "
+        "interrupted task, so some wake() actions may belong to interrupts");
+  w.name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  w.source = path;
+  w.meta["trace_format"] = rep.format;
+  w.meta["trace_compression"] = rep.compression;
+  w.meta["trace_start"] = format_ftrace_time(Instant::from_ns(rep.first_ts));
+  if (!rep.kernel_hints.empty()) w.meta["kernel_hints"] = join(rep.kernel_hints, "; ");
+  if (rep.repairs_total() > 0) w.meta["trace_repairs"] = std::to_string(rep.repairs_total());
+  auto log = log::get("traces");
+  for (const auto& wmsg : rep.warnings) log->warn("{}: {}", path, wmsg);
+  return w;
+}
+
+}  // namespace schedsim::traces

@@ -1,0 +1,699 @@
+// Line parser for the text trace formats. Grammar: shared/docs/trace-formats.md §1.2 (ftrace
+// trace_print_context()), §3.2 (trace-cmd trace_show_data()), §4.2 (perf script
+// perf_sample__fprintf_start()). Everything is anchored on "[cpu]" and validated to the event
+// name, so a comm holding spaces, '-', ':' or even '[' cannot fool it.
+#include "schedsim/traces/line_parser.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace schedsim::traces {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_flag_char(char c) {
+  return c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c);
+}
+
+// Parses a non-negative decimal integer at `p`; returns the end or npos when there is none.
+size_t parse_uint(std::string_view s, size_t p, uint64_t& out) {
+  size_t q = p;
+  uint64_t v = 0;
+  while (q < s.size() && is_digit(s[q])) {
+    v = v * 10 + static_cast<uint64_t>(s[q] - '0');
+    ++q;
+  }
+  if (q == p) return std::string_view::npos;
+  out = v;
+  return q;
+}
+
+size_t parse_int(std::string_view s, size_t p, int64_t& out) {
+  bool neg = p < s.size() && s[p] == '-';
+  uint64_t v = 0;
+  size_t e = parse_uint(s, neg ? p + 1 : p, v);
+  if (e == std::string_view::npos) return e;
+  out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return e;
+}
+
+// Finds " key" (or "key" at the payload start) at or after `from`; returns the value position.
+size_t find_value(std::string_view s, size_t start, std::string_view key, size_t from) {
+  if (from == start && s.substr(start, key.size()) == key) return start + key.size();
+  size_t p = from;
+  while ((p = s.find(key, p)) != std::string_view::npos) {
+    if (p > start && s[p - 1] == ' ') return p + key.size();
+    ++p;
+  }
+  return std::string_view::npos;
+}
+
+// "key=" integer value, searched from `from`.
+bool int_field(std::string_view s, size_t start, std::string_view key, size_t from, int64_t& out,
+               size_t* end = nullptr) {
+  size_t v = find_value(s, start, key, from);
+  if (v == std::string_view::npos) return false;
+  size_t e = parse_int(s, v, out);
+  if (e == std::string_view::npos) return false;
+  if (end) *end = e;
+  return true;
+}
+
+EventType classify_event(std::string_view name) {
+  if (name == "sched_switch") return EventType::kSwitch;
+  if (name == "sched_waking") return EventType::kWaking;
+  if (name == "sched_wakeup") return EventType::kWakeup;
+  if (name == "sched_wakeup_new") return EventType::kWakeupNew;
+  if (name == "sched_process_fork") return EventType::kFork;
+  if (name == "sched_process_exit") return EventType::kExit;
+  if (name == "sched_process_exec") return EventType::kExec;
+  if (name == "sched_migrate_task") return EventType::kMigrate;
+  return EventType::kOther;
+}
+
+// Splits "comm:pid" at the last ':' (comm may hold ':', e.g. "kworker/2:1:2923").
+bool split_comm_pid(std::string_view s, std::string& comm, int64_t& pid) {
+  size_t c = s.rfind(':');
+  if (c == std::string_view::npos) return false;
+  size_t e = parse_int(s, c + 1, pid);
+  if (e != s.size()) return false;
+  comm.assign(s.substr(0, c));
+  return true;
+}
+
+// Finds " [<digits or ->]" in s from `from`; returns the position of ' ' or npos.
+size_t find_prio(std::string_view s, size_t from) {
+  size_t p = from;
+  while ((p = s.find(" [", p)) != std::string_view::npos) {
+    size_t q = p + 2;
+    if (q < s.size() && s[q] == '-') ++q;
+    size_t d = q;
+    while (q < s.size() && is_digit(s[q])) ++q;
+    if (q > d && q < s.size() && s[q] == ']') return p;
+    ++p;
+  }
+  return std::string_view::npos;
+}
+
+// The hardirq/softirq column (trace_print_lat_fmt()): third of 4/5 flags, fourth of the
+// PREEMPT_RT 7 (after need-resched-lazy).
+bool is_irq_flags(std::string_view flags) {
+  const size_t i = flags.size() >= 7 ? 3 : 2;
+  return flags.size() > i && std::strchr("hsHzZ", flags[i]) != nullptr;
+}
+
+}  // namespace
+
+const char* event_type_name(EventType t) {
+  switch (t) {
+    case EventType::kSwitch: return "sched_switch";
+    case EventType::kWaking: return "sched_waking";
+    case EventType::kWakeup: return "sched_wakeup";
+    case EventType::kWakeupNew: return "sched_wakeup_new";
+    case EventType::kFork: return "sched_process_fork";
+    case EventType::kExit: return "sched_process_exit";
+    case EventType::kExec: return "sched_process_exec";
+    case EventType::kMigrate: return "sched_migrate_task";
+    case EventType::kOther: return "other";
+  }
+  return "?";
+}
+
+StateClass classify_state(uint16_t state) {
+  const uint16_t s = static_cast<uint16_t>(state & ~kStatePreempted);
+  if (s & (kStateDead | kStateZombie | kStateTaskDead)) return StateClass::kDead;
+  // TASK_WAKING (W, < 4.14) is "being woken": runnable soon, like R.
+  if (s == 0 || s == kStateWaking) return StateClass::kRunnable;
+  return StateClass::kBlocked;
+}
+
+std::string state_to_string(uint16_t state) {
+  static const std::pair<uint16_t, char> kLetters[] = {
+      {kStateSleeping, 'S'}, {kStateDisk, 'D'},   {kStateStopped, 'T'},  {kStateTraced, 't'},
+      {kStateDead, 'X'},     {kStateZombie, 'Z'}, {kStateParked, 'P'},   {kStateIdle, 'I'},
+      {kStateTaskDead, 'x'}, {kStateWakekill, 'K'}, {kStateWaking, 'W'}, {kStateNoload, 'N'}};
+  std::string out;
+  for (auto [bit, c] : kLetters) {
+    if (!(state & bit)) continue;
+    if (!out.empty()) out += '|';
+    out += c;
+  }
+  if (out.empty()) out.push_back('R');  // not `= "R"`: GCC 12 -Wrestrict false positive
+  if (state & kStatePreempted) out += '+';
+  return out;
+}
+
+bool state_layout_for_kernel(const std::string& version, StateLayout& out) {
+  unsigned major = 0, minor = 0;
+  const char* b = version.data();
+  const char* e = b + version.size();
+  auto r = std::from_chars(b, e, major);
+  if (r.ec != std::errc() || r.ptr == e || *r.ptr != '.') return false;
+  auto r2 = std::from_chars(r.ptr + 1, e, minor);
+  if (r2.ec != std::errc()) return false;
+  const unsigned v = major * 1000 + minor;
+  if (v >= 4014) out = StateLayout::kV4_14;
+  else if (v >= 4008) out = StateLayout::kV4_8;
+  else if (v >= 4002) out = StateLayout::kV4_2;
+  else if (v >= 3009) out = StateLayout::kV3_9;
+  else out = StateLayout::kV2_6;
+  return true;
+}
+
+bool decode_numeric_state(uint64_t raw, StateLayout layout, uint16_t& out) {
+  // Tables from trace-formats.md §2.3 (Perfetto task_state.cc, include/linux/sched.h history).
+  uint16_t s = 0;
+  auto take = [&](uint64_t bit, uint16_t ours) {
+    if (raw & bit) {
+      s = static_cast<uint16_t>(s | ours);
+      raw &= ~bit;
+    }
+  };
+  take(1, kStateSleeping);
+  take(2, kStateDisk);
+  take(4, kStateStopped);
+  take(8, kStateTraced);
+  if (layout == StateLayout::kV4_14) {
+    take(0x10, kStateDead);
+    take(0x20, kStateZombie);
+    take(0x40, kStateParked);
+    take(0x80, kStateIdle);
+    take(0x100, kStatePreempted);
+  } else {
+    take(16, kStateZombie);
+    take(32, kStateDead);
+    take(64, kStateTaskDead);
+    take(128, kStateWakekill);
+    take(256, kStateWaking);
+    switch (layout) {
+      case StateLayout::kV2_6: take(512, kStatePreempted); break;
+      case StateLayout::kV3_9: take(512, kStateParked); take(1024, kStatePreempted); break;
+      case StateLayout::kV4_2:
+        take(512, kStateParked); take(1024, kStateNoload); take(2048, kStatePreempted);
+        break;
+      case StateLayout::kV4_8:
+        take(512, kStateParked); take(1024, kStateNoload);
+        take(2048, 0);  // TASK_NEW: never a switch-out state, harmless
+        take(4096, kStatePreempted);
+        break;
+      case StateLayout::kV4_14: break;
+    }
+  }
+  out = s;
+  return raw == 0;
+}
+
+bool decode_letter_state(std::string_view text, uint16_t& out) {
+  uint16_t s = 0;
+  if (text.empty()) return false;
+  size_t n = text.size();
+  if (text[n - 1] == '+') {
+    s = kStatePreempted;
+    --n;
+  }
+  bool expect_letter = true;
+  for (size_t i = 0; i < n; ++i) {
+    char c = text[i];
+    if (!expect_letter) {
+      if (c != '|') return false;
+      expect_letter = true;
+      continue;
+    }
+    uint16_t bit = 0;
+    switch (c) {
+      case 'R': bit = 0; break;
+      case 'S': bit = kStateSleeping; break;
+      case 'D': bit = kStateDisk; break;
+      case 'T': bit = kStateStopped; break;
+      case 't': bit = kStateTraced; break;
+      case 'X': bit = kStateDead; break;
+      case 'Z': bit = kStateZombie; break;
+      case 'P': bit = kStateParked; break;
+      case 'I': bit = kStateIdle; break;
+      case 'x': bit = kStateTaskDead; break;
+      case 'K': bit = kStateWakekill; break;
+      case 'W': bit = kStateWaking; break;
+      case 'N': bit = kStateNoload; break;
+      default: return false;
+    }
+    s = static_cast<uint16_t>(s | bit);
+    expect_letter = false;
+  }
+  if (expect_letter) return false;
+  out = s;
+  return true;
+}
+
+LineKind LineParser::fail(std::string_view line, size_t pos, std::string msg) {
+  error_ = std::move(msg);
+  error_col_ = static_cast<long>(std::min(pos, line.size())) + 1;
+  return LineKind::kError;
+}
+
+bool LineParser::parse_timestamp(std::string_view line, size_t b, size_t e, int64_t& ts) {
+  last_integer_ = false;
+  uint64_t sec = 0;
+  size_t p = parse_uint(line, b, sec);
+  if (p == std::string_view::npos) return false;
+  if (p == e) {
+    // Integer clock (counter, uptime, x86-tsc): not nanoseconds (trace-formats.md §1.2).
+    hints_.integer_ts = true;
+    last_integer_ = true;
+    if (opt_.clock_hz <= 0) return true;  // the caller reports it
+    __extension__ __int128 ns = static_cast<__int128>(sec) * 1000000000 / opt_.clock_hz;
+    ts = static_cast<int64_t>(ns);
+    return true;
+  }
+  if (line[p] != '.') return false;
+  size_t f = p + 1;
+  uint64_t frac = 0;
+  size_t q = parse_uint(line, f, frac);
+  if (q != e) return false;
+  size_t digits = q - f;
+  if (digits > 9) return false;
+  if (digits == 9) hints_.nine_decimals = true;
+  static constexpr uint64_t kPow[] = {1000000000, 100000000, 10000000, 1000000, 100000,
+                                      10000,      1000,      100,      10,      1};
+  ts = static_cast<int64_t>(sec * 1000000000ull + frac * kPow[digits]);
+  return true;
+}
+
+LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
+  // Trim a trailing '\r' (files that went through Windows tools).
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  size_t first = line.find_first_not_of(' ');
+  if (first == std::string_view::npos) return LineKind::kSkip;
+  const char c0 = line[first];
+  if (c0 == '#') {
+    // "##### CPU 1 buffer started ####" (test_cpu_buff_start(), option annotate).
+    if (line.starts_with("##### CPU ")) {
+      uint64_t cpu = 0;
+      if (parse_uint(line, 10, cpu) != std::string_view::npos) {
+        lost_cpu_ = static_cast<int32_t>(cpu);
+        return LineKind::kBufferStarted;
+      }
+    }
+    return LineKind::kSkip;
+  }
+  if (line.substr(first, 3) == "=> ") return LineKind::kSkip;  // stacktrace option
+  if (line.starts_with("CPU:")) {
+    // print_trace_line(): "CPU:1 [LOST 1539 EVENTS]", "CPU:0 [LOST EVENTS]"; trace-cmd:
+    // "CPU:3 [123 EVENTS DROPPED]", "CPU:3 [EVENTS DROPPED]".
+    uint64_t cpu = 0;
+    size_t p = parse_uint(line, 4, cpu);
+    if (p != std::string_view::npos && line.find("EVENTS", p) != std::string_view::npos &&
+        (line.find("LOST", p) != std::string_view::npos ||
+         line.find("DROPPED", p) != std::string_view::npos)) {
+      lost_cpu_ = static_cast<int32_t>(cpu);
+      lost_count_ = -1;
+      size_t b = line.find('[', p);
+      if (b != std::string_view::npos) {
+        size_t q = b + 1;
+        if (line.substr(q, 5) == "LOST ") q += 5;
+        uint64_t n = 0;
+        if (parse_uint(line, q, n) != std::string_view::npos) lost_count_ = static_cast<int64_t>(n);
+      }
+      return LineKind::kLost;
+    }
+  }
+  // trace-cmd header lines.
+  if (line.starts_with("cpus=") || line.starts_with("version = ") ||
+      (line.starts_with("CPU ") && line.ends_with(" is empty")))
+    return LineKind::kSkip;
+
+  // Anchor: the first "[digits]" preceded by "-pid", "-pid (tgid)" or " tid" and followed by a
+  // valid flags/timestamp/event sequence.
+  size_t search = 0;
+  while (true) {
+    size_t b = line.find('[', search);
+    if (b == std::string_view::npos) break;
+    search = b + 1;
+    uint64_t cpu = 0;
+    size_t cb = parse_uint(line, b + 1, cpu);
+    if (cb == std::string_view::npos || cb >= line.size() || line[cb] != ']') continue;
+    size_t q = b;
+    while (q > 0 && line[q - 1] == ' ') --q;
+    if (q == b || q == 0) continue;
+    int64_t tgid = -1;
+    bool has_tgid = false;
+    if (line[q - 1] == ')') {
+      size_t open = line.rfind('(', q - 1);
+      if (open == std::string_view::npos) continue;
+      std::string_view inner = line.substr(open + 1, q - 2 - open);
+      size_t s = inner.find_first_not_of(' ');
+      if (s == std::string_view::npos) continue;
+      inner = inner.substr(s);
+      if (inner.find_first_not_of('-') != std::string_view::npos) {
+        uint64_t t = 0;
+        if (parse_uint(inner, 0, t) != inner.size()) continue;
+        tgid = static_cast<int64_t>(t);
+      }
+      has_tgid = true;
+      q = open;
+      while (q > 0 && line[q - 1] == ' ') --q;
+      if (q == 0) continue;
+    }
+    size_t pid_end = q;
+    while (q > 0 && is_digit(line[q - 1])) --q;
+    if (q == pid_end || q == 0) continue;
+    uint64_t pid = 0;
+    parse_uint(line, q, pid);
+    bool perf = false;
+    size_t comm_end = q - 1;
+    if (line[q - 1] == '/') {
+      // perf script -F +pid: "pid/tid"; the tid is the task.
+      size_t r = q - 1;
+      while (r > 0 && is_digit(line[r - 1])) --r;
+      if (r == q - 1 || r == 0 || line[r - 1] != ' ') continue;
+      perf = true;
+      comm_end = r - 1;
+    } else if (line[q - 1] == ' ') {
+      perf = true;
+    } else if (line[q - 1] != '-') {
+      continue;
+    }
+    // After "]": [flags] timestamp ':'
+    size_t p = cb + 1;
+    while (p < line.size() && line[p] == ' ') ++p;
+    size_t t0 = p;
+    while (p < line.size() && line[p] != ' ' && line[p] != ':') ++p;
+    size_t ts_b = t0, ts_e = p;
+    std::string_view flags;
+    if (p >= line.size()) continue;
+    if (line[p] == ' ') {
+      flags = line.substr(t0, p - t0);
+      bool ok = flags.size() <= 8;
+      for (char c : flags) ok = ok && is_flag_char(c);
+      if (!ok) continue;
+      while (p < line.size() && line[p] == ' ') ++p;
+      ts_b = p;
+      while (p < line.size() && line[p] != ':' && line[p] != ' ') ++p;
+      ts_e = p;
+      if (p >= line.size() || line[p] != ':') {
+        if (p < line.size() && line.substr(ts_b, ts_e - ts_b).ends_with("us"))
+          return fail(line, ts_b, "latency-format trace line (relative 'us' timestamps): absolute "
+                                  "time is lost; record with options/latency-format off");
+        continue;
+      }
+    }
+    int64_t ts = 0;
+    if (!parse_timestamp(line, ts_b, ts_e, ts)) {
+      if (line.substr(ts_b, ts_e - ts_b).ends_with("us"))
+        return fail(line, ts_b, "latency-format trace line (relative 'us' timestamps): absolute "
+                                "time is lost; record with options/latency-format off");
+      continue;
+    }
+    if (last_integer_ && opt_.clock_hz <= 0)
+      return fail(line, ts_b,
+                  "integer timestamps (trace_clock counter, uptime or x86-tsc): durations are "
+                  "unknown; give the clock frequency in Hz (schedsim --clock-hz HZ)");
+    // Event name: "name:" or perf's right-aligned "sys:name:".
+    p = ts_e + 1;
+    while (p < line.size() && line[p] == ' ') ++p;
+    size_t n0 = p;
+    while (p < line.size() && line[p] != ' ') ++p;
+    if (p == n0 || line[p - 1] != ':') continue;
+    std::string_view name = line.substr(n0, p - 1 - n0);
+    size_t colon = name.rfind(':');
+    if (colon != std::string_view::npos) name = name.substr(colon + 1);
+    // Found the anchor: fill the prefix.
+    std::string_view comm = line.substr(0, comm_end);
+    size_t cs = comm.find_first_not_of(' ');
+    comm = cs == std::string_view::npos ? std::string_view{} : comm.substr(cs);
+    while (!comm.empty() && comm.back() == ' ') comm.remove_suffix(1);
+    buffer_.clear();
+    if (cs == 0 && !perf) {
+      // Multi-buffer trace-cmd report: "rsch:      ksoftirqd/0-14 ..." (trace-read.c).
+      size_t sep = comm.find(": ");
+      if (sep != std::string_view::npos && comm.find(' ') == sep + 1) {
+        buffer_.assign(comm.substr(0, sep));
+        comm = comm.substr(sep + 1);
+        comm.remove_prefix(std::min(comm.find_first_not_of(' '), comm.size()));
+      }
+    }
+    if (perf) hints_.perf_prefix = true;
+    if (has_tgid) hints_.tgid_column = true;
+    if (!perf) {
+      int width = static_cast<int>(b - (q - 1)) - 1;  // "-pid   " up to '[' (or tgid)
+      if (!has_tgid && width > hints_.max_pid_width) hints_.max_pid_width = width;
+    }
+    hints_.flag_width = std::max(hints_.flag_width, static_cast<int>(flags.size()));
+    ev = TraceEvent{};
+    ev.cpu = static_cast<int32_t>(cpu);
+    ev.ts = ts;
+    ev.line_pid = static_cast<int64_t>(pid);
+    ev.line_tgid = tgid;
+    ev.line_comm.assign(comm);
+    ev.irq_context = is_irq_flags(flags);
+    ev.type = classify_event(name);
+    if (ev.type == EventType::kOther) {
+      ev.event_name.assign(name);
+      if (name == "sched_stat_runtime" && line.find(" vruntime=", p) != std::string_view::npos)
+        hints_.vruntime = true;
+      return LineKind::kEvent;
+    }
+    while (p < line.size() && line[p] == ' ') ++p;
+    if (!parse_payload(line, p, ev)) return LineKind::kError;
+    return LineKind::kEvent;
+  }
+
+  // No "[cpu]": trace-cmd report -l ("comm-pid   0d..2.   282.016110: ...") or the latency
+  // format ("comm-pid     0d..2. 13670us : ..."), which is refused.
+  for (size_t d = line.find('-'); d != std::string_view::npos; d = line.find('-', d + 1)) {
+    uint64_t pid = 0;
+    size_t p = parse_uint(line, d + 1, pid);
+    if (p == std::string_view::npos || p >= line.size() || line[p] != ' ') continue;
+    while (p < line.size() && line[p] == ' ') ++p;
+    uint64_t cpu = 0;
+    size_t f0 = parse_uint(line, p, cpu);
+    if (f0 == std::string_view::npos) continue;
+    size_t f = f0;
+    while (f < line.size() && is_flag_char(line[f])) ++f;
+    if (f - f0 < 4 || f - f0 > 7 || f >= line.size() || line[f] != ' ') continue;
+    std::string_view flags = line.substr(f0, f - f0);
+    size_t t = f;
+    while (t < line.size() && line[t] == ' ') ++t;
+    size_t te = t;
+    while (te < line.size() && (is_digit(line[te]) || line[te] == '.')) ++te;
+    if (te < line.size() && line.substr(te, 2) == "us")
+      return fail(line, t, "latency-format trace line (relative 'us' timestamps): absolute "
+                           "time is lost; record with options/latency-format off");
+    if (te >= line.size() || line[te] != ':') continue;
+    int64_t ts = 0;
+    if (!parse_timestamp(line, t, te, ts)) continue;
+    if (last_integer_ && opt_.clock_hz <= 0)
+      return fail(line, t,
+                  "integer timestamps (trace_clock counter, uptime or x86-tsc): durations are "
+                  "unknown; give the clock frequency in Hz (schedsim --clock-hz HZ)");
+    size_t n = te + 1;
+    while (n < line.size() && line[n] == ' ') ++n;
+    size_t n0 = n;
+    while (n < line.size() && line[n] != ' ') ++n;
+    if (n == n0 || line[n - 1] != ':') continue;
+    std::string_view name = line.substr(n0, n - 1 - n0);
+    hints_.latency_prefix = true;
+    hints_.flag_width = std::max(hints_.flag_width, static_cast<int>(flags.size()));
+    std::string_view comm = line.substr(0, d);
+    comm.remove_prefix(std::min(comm.find_first_not_of(' '), comm.size()));
+    ev = TraceEvent{};
+    ev.cpu = static_cast<int32_t>(cpu);
+    ev.ts = ts;
+    ev.line_pid = static_cast<int64_t>(pid);
+    ev.line_comm.assign(comm);
+    ev.irq_context = is_irq_flags(flags);
+    ev.type = classify_event(name);
+    if (ev.type == EventType::kOther) {
+      ev.event_name.assign(name);
+      return LineKind::kEvent;
+    }
+    while (n < line.size() && line[n] == ' ') ++n;
+    if (!parse_payload(line, n, ev)) return LineKind::kError;
+    return LineKind::kEvent;
+  }
+  // perf script -g callchain lines: "\t ffffffff8110a2b4 __schedule+0x2d4 ([kernel.kallsyms])".
+  {
+    const size_t b = line.find_first_not_of(" \t");
+    size_t h = b;
+    while (h < line.size() && std::isxdigit(static_cast<unsigned char>(line[h]))) ++h;
+    if (b > 0 && h - b >= 4 && h < line.size() && line[h] == ' ') return LineKind::kSkip;
+  }
+  return fail(line, first,
+              "not a trace event line: expected '<comm>-<pid> [<cpu>] <flags> <sec.usec>: "
+              "<event>: <fields>'");
+}
+
+bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
+  constexpr auto npos = std::string_view::npos;
+  auto bad = [&](size_t pos, std::string msg) {
+    fail(s, pos, fmt::format("{}: {}", event_type_name(ev.type), msg));
+    return false;
+  };
+  switch (ev.type) {
+    case EventType::kSwitch: {
+      if (s.substr(p0, 10) != "prev_comm=") {
+        // trace-cmd sched_switch plugin: "bash:2890 [120] S ==> bash:5738 [120]"
+        size_t arrow = s.find(" ==> ", p0);
+        if (arrow == npos) return bad(p0, "expected 'prev_comm=' or 'comm:pid [prio] STATE ==> ...'");
+        hints_.plugin_switch = true;
+        std::string_view left = s.substr(p0, arrow - p0);
+        size_t sp = left.rfind(' ');
+        size_t pr = find_prio(left, 0);
+        if (sp == npos || pr == npos || pr >= sp)
+          return bad(p0, "expected 'comm:pid [prio] STATE' before '==>'");
+        std::string_view st = left.substr(sp + 1);
+        if (!decode_letter_state(st, ev.state))
+          return bad(p0 + sp + 1, fmt::format("bad prev_state '{}': expected R, R+, S, D, T, t, X, "
+                                              "Z, P, I, x, K, W or N (joined by '|')", st));
+        if (st == "X") ++hints_.plugin_letters[0];
+        if (st == "Z") ++hints_.plugin_letters[1];
+        if (st == "W") {
+          // libtraceevent <= 1.7's fixed "SDTtZXxW" table prints 4.14+'s I (0x80) as W.
+          ++hints_.plugin_letters[2];
+          ev.state = kStateIdle;
+        }
+        if (st == "R") ++hints_.plugin_letters[3];
+        int64_t prio = -1;
+        parse_int(left, pr + 2, prio);
+        ev.prio = static_cast<int32_t>(prio);
+        if (!split_comm_pid(left.substr(0, pr), ev.comm, ev.pid))
+          return bad(p0, "expected 'comm:pid' before '[prio]'");
+        std::string_view right = s.substr(arrow + 5);
+        size_t rp = find_prio(right, 0);
+        if (rp == npos) return bad(arrow + 5, "expected 'comm:pid [prio]' after '==>'");
+        if (!split_comm_pid(right.substr(0, rp), ev.other_comm, ev.other_pid))
+          return bad(arrow + 5, "expected 'comm:pid' after '==>'");
+        int64_t nprio = -1;
+        parse_int(right, rp + 2, nprio);
+        ev.other_prio = static_cast<int32_t>(nprio);
+        return true;
+      }
+      size_t pp = s.find(" prev_pid=", p0);
+      if (pp == npos) return bad(p0, "missing prev_pid=");
+      ev.comm.assign(s.substr(p0 + 10, pp - p0 - 10));
+      size_t e = parse_int(s, pp + 10, ev.pid);
+      if (e == npos) return bad(pp + 10, "bad prev_pid");
+      int64_t v = 0;
+      if (int_field(s, p0, "prev_prio=", e, v, &e)) ev.prio = static_cast<int32_t>(v);
+      size_t sv = find_value(s, p0, "prev_state=", e);
+      if (sv == npos) return bad(e, "missing prev_state=");
+      size_t se = s.find(' ', sv);
+      if (se == npos) se = s.size();
+      std::string_view st = s.substr(sv, se - sv);
+      if (!st.empty() && is_digit(st[0])) {
+        uint64_t raw = 0;
+        if (parse_uint(st, 0, raw) != st.size() || !decode_numeric_state(raw, opt_.layout, ev.state))
+          return bad(sv, fmt::format("bad prev_state '{}': not a valid state number for {} "
+                                     "kernels; give --kernel-version MAJOR.MINOR for older ones",
+                                     st, opt_.layout == StateLayout::kV4_14 ? "4.14+" : "the given"));
+        hints_.numeric_state = true;
+      } else if (!decode_letter_state(st, ev.state)) {
+        return bad(sv, fmt::format("bad prev_state '{}': expected R, R+, S, D, T, t, X, Z, P, I, "
+                                   "x, K, W or N (joined by '|')", st));
+      }
+      size_t nc = find_value(s, p0, "next_comm=", se);
+      if (nc == npos) return bad(se, "missing next_comm=");
+      size_t np = s.find(" next_pid=", nc);
+      if (np == npos) return bad(nc, "missing next_pid=");
+      ev.other_comm.assign(s.substr(nc, np - nc));
+      e = parse_int(s, np + 10, ev.other_pid);
+      if (e == npos) return bad(np + 10, "bad next_pid");
+      if (int_field(s, p0, "next_prio=", e, v)) ev.other_prio = static_cast<int32_t>(v);
+      return true;
+    }
+    case EventType::kWaking:
+    case EventType::kWakeup:
+    case EventType::kWakeupNew: {
+      if (ev.type == EventType::kWaking) hints_.waking_seen = true;
+      if (s.substr(p0, 5) != "comm=") {
+        // trace-cmd plugin: "bash:5738 [120] CPU:000" or "comm:pid [prio] success=1 CPU:002"
+        size_t pr = find_prio(s, p0);
+        if (pr == npos) return bad(p0, "expected 'comm=' or 'comm:pid [prio] CPU:nnn'");
+        if (!split_comm_pid(s.substr(p0, pr - p0), ev.other_comm, ev.other_pid))
+          return bad(p0, "expected 'comm:pid'");
+        int64_t v = 0;
+        parse_int(s, pr + 2, v);
+        ev.prio = static_cast<int32_t>(v);
+        if (int_field(s, p0, "success=", pr, v)) {
+          ev.success = static_cast<int32_t>(v);
+          hints_.success_field = true;
+        }
+        if (int_field(s, p0, "CPU:", pr, v)) ev.target_cpu = static_cast<int32_t>(v);
+        return true;
+      }
+      size_t pp = s.find(" pid=", p0);
+      if (pp == npos) return bad(p0, "missing pid=");
+      ev.other_comm.assign(s.substr(p0 + 5, pp - p0 - 5));
+      size_t e = parse_int(s, pp + 5, ev.other_pid);
+      if (e == npos) return bad(pp + 5, "bad pid");
+      int64_t v = 0;
+      if (int_field(s, p0, "prio=", e, v)) ev.prio = static_cast<int32_t>(v);
+      if (int_field(s, p0, "success=", e, v)) {
+        ev.success = static_cast<int32_t>(v);
+        hints_.success_field = true;
+      }
+      if (int_field(s, p0, "target_cpu=", e, v)) ev.target_cpu = static_cast<int32_t>(v);
+      return true;
+    }
+    case EventType::kFork: {
+      size_t cp = s.rfind(" child_pid=");
+      if (cp == npos || cp < p0) return bad(p0, "missing child_pid=");
+      if (parse_int(s, cp + 11, ev.other_pid) == npos) return bad(cp + 11, "bad child_pid");
+      size_t cc = s.rfind(" child_comm=", cp);
+      if (cc == npos || cc < p0) return bad(p0, "missing child_comm=");
+      ev.other_comm.assign(s.substr(cc + 12, cp - cc - 12));
+      // "comm=X pid=N" (kernel fmt) or "parent_comm=X parent_pid=N" (trace-cmd -R)
+      size_t pp = s.rfind("pid=", cc);
+      if (pp == npos || pp < p0 || (s[pp - 1] != ' ' && s[pp - 1] != '_'))
+        return bad(p0, "missing pid=");
+      if (parse_int(s, pp + 4, ev.pid) == npos) return bad(pp + 4, "bad pid");
+      size_t cm = s.find("comm=", p0);
+      size_t pstart = s[pp - 1] == '_' ? pp - 7 : pp;  // back over "parent_"
+      if (cm != npos && cm + 5 <= pstart) ev.comm.assign(s.substr(cm + 5, pstart - 1 - (cm + 5)));
+      return true;
+    }
+    case EventType::kExit:
+    case EventType::kMigrate: {
+      if (s.substr(p0, 5) != "comm=") return bad(p0, "expected 'comm='");
+      size_t pp = s.find(" pid=", p0);
+      if (pp == npos) return bad(p0, "missing pid=");
+      std::string& comm = ev.type == EventType::kExit ? ev.comm : ev.other_comm;
+      int64_t& pid = ev.type == EventType::kExit ? ev.pid : ev.other_pid;
+      comm.assign(s.substr(p0 + 5, pp - p0 - 5));
+      size_t e = parse_int(s, pp + 5, pid);
+      if (e == npos) return bad(pp + 5, "bad pid");
+      int64_t v = 0;
+      if (int_field(s, p0, "prio=", e, v)) ev.prio = static_cast<int32_t>(v);
+      if (ev.type == EventType::kMigrate) {
+        if (int_field(s, p0, "orig_cpu=", e, v)) ev.orig_cpu = static_cast<int32_t>(v);
+        if (int_field(s, p0, "dest_cpu=", e, v)) ev.target_cpu = static_cast<int32_t>(v);
+      } else if (s.find(" group_dead=", e) != npos) {
+        hints_.group_dead = true;
+      }
+      return true;
+    }
+    case EventType::kExec: {
+      size_t op = s.rfind(" old_pid=");
+      if (op == npos || op < p0) return bad(p0, "missing old_pid=");
+      if (parse_int(s, op + 9, ev.other_pid) == npos) return bad(op + 9, "bad old_pid");
+      size_t pp = s.rfind(" pid=", op);
+      if (pp == npos || pp < p0) return bad(p0, "missing pid=");
+      if (parse_int(s, pp + 5, ev.pid) == npos) return bad(pp + 5, "bad pid");
+      if (s.substr(p0, 9) == "filename=") {
+        std::string_view file = s.substr(p0 + 9, pp - p0 - 9);
+        size_t slash = file.rfind('/');
+        if (slash != npos) file = file.substr(slash + 1);
+        // The kernel's comm is the basename truncated to TASK_COMM_LEN - 1.
+        ev.other_comm.assign(file.substr(0, 15));
+      }
+      return true;
+    }
+    case EventType::kOther: return true;
+  }
+  return true;
+}
+
+}  // namespace schedsim::traces

@@ -1,1 +1,0 @@
-// The trace importer lands here (issue 5).

@@ -1,0 +1,247 @@
+// Recording through tracefs (Documentation/trace/ftrace.rst): a per-run instance under
+// instances/, events enabled in that instance only, the command forked and held on a pipe until
+// tracing is on, trace_pipe drained while it runs, per-CPU overruns read from
+// per_cpu/cpuN/stats, the instance removed on every exit path.
+#include "schedsim/traces/record.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+
+namespace schedsim::traces {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool file_exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+void write_file(const std::string& path, const std::string& value) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw InputError(SourceLoc{path}, fmt::format("cannot open for writing: {}", std::strerror(errno)));
+  ssize_t r = ::write(fd, value.data(), value.size());
+  int err = errno;
+  ::close(fd);
+  if (r < 0 || static_cast<size_t>(r) != value.size())
+    throw InputError(SourceLoc{path}, fmt::format("cannot write '{}': {}", value, std::strerror(err)));
+}
+
+std::string find_tracefs() {
+  for (const char* p : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
+    if (file_exists(std::string(p) + "/instances")) return p;
+  // Not mounted: mount it where the kernel documents it (needs CAP_SYS_ADMIN).
+  if (::mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 &&
+      file_exists("/sys/kernel/tracing/instances"))
+    return "/sys/kernel/tracing";
+  throw InputError(fmt::format(
+      "tracefs is unavailable: /sys/kernel/tracing is not mounted and mounting it failed ({}); "
+      "the kernel needs CONFIG_FTRACE, and containers need CAP_SYS_ADMIN",
+      std::strerror(errno)));
+}
+
+// Output sink: plain file or gzip stream.
+class Sink {
+ public:
+  explicit Sink(const std::string& path) : path_(path) {
+    gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (gz_) {
+      gzf_ = gzopen(path.c_str(), "wb6");
+      if (!gzf_) throw InputError(SourceLoc{path}, "cannot create output");
+    } else {
+      out_.open(path, std::ios::binary | std::ios::trunc);
+      if (!out_) throw InputError(SourceLoc{path}, "cannot create output");
+    }
+  }
+  ~Sink() { close(); }
+  void write(const char* p, size_t n) {
+    bytes_ += n;
+    if (gz_) {
+      if (gzwrite(gzf_, p, static_cast<unsigned>(n)) != static_cast<int>(n))
+        throw InputError(SourceLoc{path_}, "write failed (disk full?)");
+    } else {
+      out_.write(p, static_cast<std::streamsize>(n));
+      if (!out_) throw InputError(SourceLoc{path_}, "write failed (disk full?)");
+    }
+  }
+  void close() {
+    if (gzf_) {
+      gzclose(gzf_);
+      gzf_ = nullptr;
+    }
+    if (out_.is_open()) out_.close();
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::string path_;
+  bool gz_ = false;
+  gzFile gzf_ = nullptr;
+  std::ofstream out_;
+  uint64_t bytes_ = 0;
+};
+
+// Removes the instance (rmdir works only once its files are idle; tracing is turned off first).
+struct InstanceGuard {
+  std::string dir;
+  ~InstanceGuard() {
+    if (dir.empty()) return;
+    int fd = ::open((dir + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      [[maybe_unused]] ssize_t r = ::write(fd, "0", 1);
+      ::close(fd);
+    }
+    if (::rmdir(dir.c_str()) != 0)
+      log::get("traces")->warn("could not remove tracefs instance {}: {}", dir, std::strerror(errno));
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> default_record_events() {
+  return {"sched_switch",       "sched_waking",       "sched_wakeup",       "sched_wakeup_new",
+          "sched_process_fork", "sched_process_exit", "sched_process_exec", "sched_migrate_task"};
+}
+
+RecordResult record_trace(const RecordOptions& opt) {
+  if (opt.command.empty()) throw InputError("record: no command given (schedsim record -o FILE -- COMMAND ARGS)");
+  if (::geteuid() != 0)
+    throw InputError("record needs root: tracefs (/sys/kernel/tracing) is writable only by root; "
+                     "run it with sudo");
+  const std::string root = find_tracefs();
+  RecordResult res;
+  InstanceGuard guard;
+  const std::string inst = fmt::format("{}/instances/schedsim-{}", root, ::getpid());
+  if (::mkdir(inst.c_str(), 0755) != 0)
+    throw InputError(SourceLoc{inst}, fmt::format("cannot create a tracefs instance: {}", std::strerror(errno)));
+  guard.dir = inst;
+  write_file(inst + "/tracing_on", "0");
+  write_file(inst + "/buffer_size_kb", std::to_string(opt.buffer_kb));
+  std::vector<std::string> events = opt.events.empty() ? default_record_events() : opt.events;
+  for (const auto& e : events) {
+    std::string name = e.rfind("sched:", 0) == 0 ? e.substr(6) : e;
+    std::string en = inst + "/events/sched/" + name + "/enable";
+    if (!file_exists(en)) {
+      if (!opt.events.empty()) {
+        // A user-chosen event that does not exist is a typo or a kernel without it: say so.
+        std::vector<std::string> avail;
+        std::error_code ec;
+        for (const auto& d : fs::directory_iterator(inst + "/events/sched", ec))
+          if (d.is_directory()) avail.push_back(d.path().filename().string());
+        std::sort(avail.begin(), avail.end());
+        throw InputError(unknown_choice_message("sched event", name, avail));
+      }
+      res.skipped_events.push_back(name);  // a default event this kernel lacks (sched_waking < 4.3)
+      continue;
+    }
+    write_file(en, "1");
+  }
+  Sink sink(opt.output);
+
+  // The child waits on `go` so tracing is on before its first instruction.
+  int go[2];
+  if (::pipe2(go, O_CLOEXEC) != 0) throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
+  pid_t child = ::fork();
+  if (child < 0) throw InputError(fmt::format("fork: {}", std::strerror(errno)));
+  if (child == 0) {
+    ::close(go[1]);
+    char c;
+    while (::read(go[0], &c, 1) < 0 && errno == EINTR) {
+    }
+    std::vector<char*> argv;
+    for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "schedsim record: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(go[0]);
+  res.root_pid = child;
+  // Ctrl-C goes to the command; we keep reading until it ends.
+  struct sigaction ign {}, old_int {}, old_term {};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ign, &old_int);
+  ::sigaction(SIGTERM, &ign, &old_term);
+
+  std::string header = fmt::format(
+      "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n#\n", child,
+      fmt::join(opt.command, " "));
+  sink.write(header.data(), header.size());
+  int pipe_fd = ::open((inst + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (pipe_fd < 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    throw InputError(SourceLoc{inst + "/trace_pipe"}, fmt::format("cannot open: {}", std::strerror(errno)));
+  }
+  write_file(inst + "/tracing_on", "1");
+  ::close(go[1]);  // release the child
+
+  std::vector<char> buf(1 << 20);
+  std::string carry;  // partial last line, to count LOST markers
+  auto pump = [&]() -> bool {  // true if data was read
+    ssize_t n = ::read(pipe_fd, buf.data(), buf.size());
+    if (n <= 0) return false;
+    sink.write(buf.data(), static_cast<size_t>(n));
+    std::string_view v(buf.data(), static_cast<size_t>(n));
+    for (size_t p = v.find("[LOST "); p != std::string_view::npos; p = v.find("[LOST ", p + 1)) ++res.lost_markers;
+    return true;
+  };
+  int status = 0;
+  bool done = false;
+  while (!done) {
+    // Sleep instead of poll(): a poll waiter on trace_pipe is woken through irq_work for
+    // every new page, which would fill the trace with wakeups of the recorder itself.
+    ::usleep(20000);
+    while (pump()) {
+    }
+    pid_t r = ::waitpid(child, &status, WNOHANG);
+    if (r == child) done = true;
+  }
+  write_file(inst + "/tracing_on", "0");
+  // Drain what is left (non-blocking read returns EAGAIN once empty).
+  for (int idle = 0; idle < 3;) {
+    if (pump()) idle = 0;
+    else {
+      ++idle;
+      ::usleep(20000);
+    }
+  }
+  ::close(pipe_fd);
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  res.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // Overruns per CPU (ring_buffer_overrun_cpu) and dropped events (overwrite=0 mode).
+  for (int cpu = 0;; ++cpu) {
+    std::ifstream st(fmt::format("{}/per_cpu/cpu{}/stats", inst, cpu));
+    if (!st) break;
+    std::string line;
+    while (std::getline(st, line)) {
+      unsigned long long v = 0;
+      if (std::sscanf(line.c_str(), "overrun: %llu", &v) == 1 ||
+          std::sscanf(line.c_str(), "dropped events: %llu", &v) == 1)
+        res.overruns += v;
+    }
+  }
+  res.bytes = sink.bytes();
+  sink.close();
+  return res;
+}
+
+}  // namespace schedsim::traces
