@@ -2,8 +2,8 @@
 /// The discrete-event simulation: replays a Workload on a Topology with a PolicyStack.
 ///
 /// Single-threaded and deterministic: the event queue is keyed by (time, ticks last, insertion
-/// sequence),
-/// all randomness comes from one seeded generator, so the same inputs give the same run.
+/// sequence), and all randomness comes from one seeded generator, so the same inputs give the
+/// same run.
 #include <cstdint>
 #include <memory>
 #include <vector>
