@@ -437,10 +437,10 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
   Topology topo = Topology::build(preset_spec("big-little"));
   CostModel cost;
   SchedState s;
-  s.init(topo, cost, 4);
+  s.init(topo, cost, 8);  // the fixture's wakeup() uses task 6 as the waker
   CpuMask all = topo.all_cpus();
   for (auto& t : s.tasks) t.affinity = &all;
-  FakeUtil util(8, 4);
+  FakeUtil util(8, 8);
   s.util = &util;
   util.tutil[0] = 600;  // fits a big CPU (600 * 1280 < 1024 * 1024) but not a little one (446)
   auto mod = make_module("sis-util");
