@@ -184,8 +184,10 @@ struct Simulation::Impl : BalanceOps {
     work_done_scaled += from_work;
     s.tasks[t.v].sum_exec += elapsed;
     pol.queue->update_curr(s, cpu, elapsed);
-    Duration work = Duration::ns(static_cast<int64_t>(from_work / kScale));
-    for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+    if (!obs.empty()) {
+      Duration work = Duration::ns(static_cast<int64_t>(from_work / kScale));
+      for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+    }
   }
 
   void plan_completion(uint32_t cpu) {
@@ -197,8 +199,10 @@ struct Simulation::Impl : BalanceOps {
     // Even with nothing left (a re-plan at the very instant the work ran out) an event is needed:
     // it is what advances the program.
     i128 left = pr.work_left + pr.overhead_left;
-    i128 wall = (left + r.rate - 1) / r.rate;
-    push(s.now + Duration::ns(static_cast<int64_t>(wall)), Ev::kRunDone, cpu, 0, r.done_gen);
+    // 64-bit division whenever the value fits (hours of work): __divti3 is slow.
+    int64_t wall = left <= INT64_MAX - r.rate ? (static_cast<int64_t>(left) + r.rate - 1) / r.rate
+                                              : static_cast<int64_t>((left + r.rate - 1) / r.rate);
+    push(s.now + Duration::ns(wall), Ev::kRunDone, cpu, 0, r.done_gen);
   }
 
   // ---- idle bookkeeping ----
