@@ -36,8 +36,8 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
             "to each of F receivers; a start barrier wakes every task at once. Tasks: 1 main +\n"
             "2*F per group. Costs are CPU time at reference speed; defaults are calibrated on a\n"
             "2-vCPU VM (docs/generators.md, scripts/calibrate-messaging.sh): write/read per message\n"
-            "pipe+thread 335/335 ns, pipe+process 410/410 ns, socket+thread 1010/1085 ns,\n"
-            "socket+process 1330/1265 ns.");
+            "pipe+thread 598/550 ns, pipe+process 370/397 ns, socket+thread 1134/1180 ns,\n"
+            "socket+process 1172/1245 ns.");
   o.value("group,groups,g", "groups of senders and receivers (default 10; 1..100000); also --groups")
       .value("nr_loops,loops,l", "messages each sender writes to each receiver (default 100); also --loops")
       .flag("pipe,pipes,p", "use pipe() instead of socketpair() (sets the default capacity)")
@@ -71,8 +71,8 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   const int64_t def_capacity = pipe ? 16 * std::max<int64_t>(1, 4096 / datasize) : std::max<int64_t>(1, 212992 / (datasize + 668));
   const int64_t capacity = o.integer("capacity", def_capacity, 1, 1 << 30);
   // Calibrated with scripts/calibrate-messaging.sh (hackbench -g 10 -l 100, 2-vCPU VM, 6.18).
-  const int64_t def_write = pipe ? (thread ? 335 : 410) : (thread ? 1010 : 1330);
-  const int64_t def_read = pipe ? (thread ? 335 : 410) : (thread ? 1085 : 1265);
+  const int64_t def_write = pipe ? (thread ? 598 : 370) : (thread ? 1134 : 1172);
+  const int64_t def_read = pipe ? (thread ? 550 : 397) : (thread ? 1180 : 1245);
   const Duration c_write = o.duration("cost-write", Duration::ns(def_write), Duration::zero(), Duration::s(1));
   const Duration c_read = o.duration("cost-read", Duration::ns(def_read), Duration::zero(), Duration::s(1));
   const Duration c_wake = o.duration("cost-wake", Duration::us(1), Duration::zero(), Duration::s(1));
