@@ -4,19 +4,13 @@
 
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "zero_costs.hpp"
 
 using namespace schedsim;
 
 namespace {
 
-CostModel zero_costs() {
-  CostModel c;
-  c.context_switch = c.ipi_same_package = c.ipi_cross_package = c.idle_exit = Duration::zero();
-  c.probe_cpu = c.probe_core_cpu = Duration::zero();
-  c.refill_smt = c.refill_cluster = c.refill_llc = c.refill_package = c.refill_numa = Duration::zero();
-  c.smt_corun_permille = 1000;
-  return c;
-}
+using schedsim::testing::zero_costs;
 
 Topology cpus(uint32_t n) {
   RegularMachine m;
