@@ -529,6 +529,29 @@ uint32_t KernelPlacement::select_idle_core_512(const SchedState& s, uint32_t cor
   return kNone;
 }
 
+uint32_t KernelPlacement::scan_llc_512(const SchedState& s, CpuMask& cpus, uint32_t target, bool has_idle_core,
+                                       int64_t& nr, uint32_t& idle_cpu, bool& exhausted,
+                                       PlacementResult& r) const {
+  uint32_t core = kNone;
+  for_each_cpu_wrap(cpus, target + 1, [&](uint32_t c) {
+    if (has_idle_core) {
+      core = select_idle_core_512(s, c, cpus, idle_cpu, r);
+      return core == kNone;
+    }
+    if (--nr <= 0) {
+      exhausted = true;
+      return false;
+    }
+    ++r.probes_cpu;
+    if (is_idle(s, c)) {
+      idle_cpu = c;
+      return false;
+    }
+    return true;
+  });
+  return core;
+}
+
 uint32_t KernelPlacement::select_idle_cpu_512(SchedState& s, const WakeContext& ctx, bool has_idle_core,
                                               uint32_t target, PlacementResult& r) {
   const Topology& topo = *s.topo;
@@ -559,31 +582,10 @@ uint32_t KernelPlacement::select_idle_cpu_512(SchedState& s, const WakeContext& 
   const uint32_t cpu0 = r.probes_cpu, core0 = r.probes_core;
   uint32_t idle_cpu = kNone;
   bool exhausted = false;
-  bool core_found = false;
-  for_each_cpu_wrap(cpus, target + 1, [&](uint32_t c) {
-    if (has_idle_core) {
-      uint32_t i = select_idle_core_512(s, c, cpus, idle_cpu, r);
-      if (i != kNone) {
-        idle_cpu = i;
-        core_found = true;
-        return false;
-      }
-      return true;
-    }
-    if (--nr <= 0) {
-      exhausted = true;
-      return false;
-    }
-    ++r.probes_cpu;
-    if (is_idle(s, c)) {
-      idle_cpu = c;
-      return false;
-    }
-    return true;
-  });
-  if (core_found) {
+  uint32_t core = scan_llc_512(s, cpus, target, has_idle_core, nr, idle_cpu, exhausted, r);
+  if (core != kNone) {
     r.outcome = PlaceOutcome::kIdleCore;
-    return idle_cpu;
+    return core;
   }
   if (exhausted) return kNone;
   if (has_idle_core) clear_idle_cores(s, target);
@@ -616,57 +618,17 @@ uint32_t KernelPlacement::select_idle_cpu_612(SchedState& s, const WakeContext& 
   const CpuMask& cls = topo.cluster_mask(target);
   if (era_.cluster && topo.has_clusters() && cls.count() < topo.llc_mask(target).count()) {
     CpuMask group = cls & cpus;
-    uint32_t found = kNone;
     bool exhausted = false;
-    PlaceOutcome o = PlaceOutcome::kIdleCpu;
-    for_each_cpu_wrap(group, target + 1, [&](uint32_t c) {
-      if (has_idle_core) {
-        uint32_t i = select_idle_core_512(s, c, group, idle_cpu, r);
-        if (i != kNone) {
-          found = i;
-          o = PlaceOutcome::kIdleCore;
-          return false;
-        }
-        return true;
-      }
-      if (--nr <= 0) {
-        exhausted = true;
-        return false;
-      }
-      ++r.probes_cpu;
-      if (is_idle(s, c)) {
-        found = c;
-        return false;
-      }
-      return true;
-    });
-    if (found != kNone) return done(found, o);
+    uint32_t core = scan_llc_512(s, group, target, has_idle_core, nr, idle_cpu, exhausted, r);
+    if (core != kNone) return done(core, PlaceOutcome::kIdleCore);
+    // A plain idle CPU of the cluster is taken at once; a core scan's sibling fallback waits.
+    if (!has_idle_core && idle_cpu != kNone) return done(idle_cpu, PlaceOutcome::kIdleCpu);
     if (exhausted) return kNone;
     cpus -= cls;
   }
-  uint32_t found = kNone;
   bool exhausted = false;
-  for_each_cpu_wrap(cpus, target + 1, [&](uint32_t c) {
-    if (has_idle_core) {
-      uint32_t i = select_idle_core_512(s, c, cpus, idle_cpu, r);
-      if (i != kNone) {
-        found = i;
-        return false;
-      }
-      return true;
-    }
-    if (--nr <= 0) {
-      exhausted = true;
-      return false;
-    }
-    ++r.probes_cpu;
-    if (is_idle(s, c)) {
-      idle_cpu = c;
-      return false;
-    }
-    return true;
-  });
-  if (found != kNone) return done(found, PlaceOutcome::kIdleCore);
+  uint32_t core = scan_llc_512(s, cpus, target, has_idle_core, nr, idle_cpu, exhausted, r);
+  if (core != kNone) return done(core, PlaceOutcome::kIdleCore);
   if (exhausted) return kNone;
   if (has_idle_core) clear_idle_cores(s, target);
   if (idle_cpu != kNone)

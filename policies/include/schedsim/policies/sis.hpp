@@ -113,6 +113,14 @@ class KernelPlacement final : public PlacementPolicy {
   // Variant B/C (5.12+).
   uint32_t select_idle_core_512(const SchedState& s, uint32_t core, CpuMask& cpus, uint32_t& idle_cpu,
                                 PlacementResult& r) const;
+  /// One pass of the 5.12+ select_idle_cpu() loop over `cpus`, wrapping from target + 1: with
+  /// has_idle_core each core is probed whole (select_idle_core, not budgeted) and the first wholly
+  /// idle core ends the pass and is returned; otherwise each CPU costs one unit of `nr` and the
+  /// first idle CPU ends the pass. `idle_cpu` receives that idle CPU, or the core scan's idle
+  /// sibling fallback. `exhausted` is set when nr ran out (the kernel then returns "none" without
+  /// touching the hint or the cost).
+  uint32_t scan_llc_512(const SchedState& s, CpuMask& cpus, uint32_t target, bool has_idle_core,
+                        int64_t& nr, uint32_t& idle_cpu, bool& exhausted, PlacementResult& r) const;
   uint32_t select_idle_cpu_512(SchedState& s, const WakeContext& ctx, bool has_idle_core,
                                uint32_t target, PlacementResult& r);
   uint32_t select_idle_cpu_612(SchedState& s, const WakeContext& ctx, bool has_idle_core,
