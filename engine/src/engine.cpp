@@ -797,6 +797,7 @@ struct Simulation::Impl : BalanceOps {
     sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
     sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
     for (uint32_t t = 0; t < w.tasks.size(); ++t) {
+      sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
       TaskState st = s.tasks[t].state;
       if (st == TaskState::kBlocked) ++sum.tasks_stuck;
       if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;

@@ -353,6 +353,7 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.events = summary->events;
     r.complete = summary->complete;
     r.tokens_banked = summary->tokens_banked;
+    r.tokens_left = summary->tokens_left;
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
   }
 

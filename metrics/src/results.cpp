@@ -166,7 +166,8 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
     t.add({"context switches", std::to_string(r.context_switches)});
     t.add({"wakeups", std::to_string(r.placement.wakeups)});
     t.add({"forks", std::to_string(r.placement.forks)});
-    t.add({"tokens banked", std::to_string(r.tokens_banked)});
+    t.add({"tokens banked", std::to_string(r.tokens_banked) + " (" + std::to_string(r.tokens_left) +
+                                " never consumed)"});
     t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
                                (r.complete ? "" : " (incomplete run)")});
     if (r.events) t.add({"events", std::to_string(r.events)});
@@ -300,6 +301,7 @@ std::string render_csv(const RunResults& r) {
   row("summary", "", "events", std::to_string(r.events));
   row("summary", "", "context_switches", std::to_string(r.context_switches));
   row("summary", "", "tokens_banked", std::to_string(r.tokens_banked));
+  row("summary", "", "tokens_left", std::to_string(r.tokens_left));
   row("summary", "", "tasks", std::to_string(r.tasks));
   row("summary", "", "tasks_exited", std::to_string(r.tasks_exited));
   row("summary", "", "complete", r.complete ? "1" : "0");

@@ -218,6 +218,7 @@ std::string render_json(const RunResults& r) {
   s["events"] = r.events;
   s["context_switches"] = r.context_switches;
   s["tokens_banked"] = r.tokens_banked;
+  s["tokens_left"] = r.tokens_left;
   s["tasks"] = r.tasks;
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;
@@ -381,6 +382,8 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.events = rd.u64(s, "/summary", "events");
   r.context_switches = rd.u64(s, "/summary", "context_switches");
   r.tokens_banked = rd.u64(s, "/summary", "tokens_banked");
+  // Added within schema version 1: files written before it have no such key.
+  if (s.contains("tokens_left")) r.tokens_left = rd.u64(s, "/summary", "tokens_left");
   r.tasks = rd.u64(s, "/summary", "tasks");
   r.tasks_exited = rd.u64(s, "/summary", "tasks_exited");
   r.complete = rd.boolean(s, "/summary", "complete");

@@ -164,6 +164,19 @@ TEST_CASE("a wake to a blocked task vs a not-yet-blocked one", "[engine]") {
     CHECK(s.wakeups == 0);
     CHECK(s.tokens_banked == 1);
     CHECK(rec.tokens_banked == 1);
+    CHECK(s.tokens_left == 0);  // its block() consumed it
+  }
+  SECTION("a token nobody consumes is reported at the end") {
+    // B never blocks again after the wake: the token is left over (a spare token in a replay).
+    Workload w;
+    w.add_task(task("A", {Action::wake(TaskId(1))}));
+    w.add_task(task("B", {Action::run(Duration::us(300))}));
+    w.tasks[0].initial_cpu = 0;
+    w.tasks[1].initial_cpu = 1;
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK(s.tokens_banked == 1);
+    CHECK(s.tokens_left == 1);
   }
 }
 

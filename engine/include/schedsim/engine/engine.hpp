@@ -31,6 +31,10 @@ struct SimSummary {
   uint64_t events = 0;
   uint64_t wakeups = 0;         ///< wake actions that made a blocked/sleeping task runnable
   uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept)
+  /// Banked tokens no block() consumed by the end. Non-zero means some wake had nothing left to
+  /// wake: harmless for synthetic fan-in, but in a trace replay it is the "spare token" that
+  /// lets a task run ahead of reality (DESIGN.md pitfalls).
+  uint64_t tokens_left = 0;
   uint64_t forks = 0;
   uint64_t migrations = 0;
   uint64_t context_switches = 0;

@@ -141,6 +141,7 @@ struct RunResults {
   uint64_t events = 0;           ///< engine events (0 when unknown)
   uint64_t context_switches = 0; ///< switch-ins of a task (switches to idle not counted)
   uint64_t tokens_banked = 0;    ///< wakes to a not-yet-blocked task (no wakeup happened)
+  uint64_t tokens_left = 0;      ///< banked tokens no block() consumed by the end of the run
   uint64_t tasks = 0;
   uint64_t tasks_exited = 0;
   bool complete = true;          ///< every task exited or blocked with nothing pending
