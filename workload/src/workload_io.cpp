@@ -83,37 +83,18 @@ std::string json_string(const std::string& s) {
 
 // --- JSON text --------------------------------------------------------------------------------
 
-void json_histogram(std::string& o, const Histogram& h, const char* indent) {
-  Histogram::State s = h.state();
-  if (h.exact()) {
-    o += "{\"samples\": [";
-    size_t col = 0;
-    for (size_t i = 0; i < s.samples.size(); ++i) {
-      std::string v = fmt::format("{}", s.samples[i]);
-      if (i) {
-        o += ",";
-        if (col + v.size() > 80) {
-          o += fmt::format("\n{}  ", indent);
-          col = 0;
-        } else {
-          o += " ";
-        }
-      }
-      o += v;
-      col += v.size() + 2;
-    }
-    o += "]}";
-    return;
-  }
-  o += fmt::format("{{\"count\": {}, \"min\": {}, \"max\": {}, \"sum\": \"{}\", \"sum_sq\": \"{}\",\n{}  \"buckets\": [",
-                   s.count, s.min, s.max, s.sum, s.sum_sq, indent);
+
+/// Appends `n` comma-separated items, starting a new line (with `continuation` indent) before an
+/// item that would pass column 80.
+template <typename F>
+void append_wrapped(std::string& o, size_t n, const std::string& continuation, F&& item) {
   size_t col = 0;
-  for (size_t i = 0; i < s.buckets.size(); ++i) {
-    std::string v = fmt::format("[{}, {}]", s.buckets[i].first, s.buckets[i].second);
+  for (size_t i = 0; i < n; ++i) {
+    std::string v = item(i);
     if (i) {
       o += ",";
       if (col + v.size() > 80) {
-        o += fmt::format("\n{}    ", indent);
+        o += "\n" + continuation;
         col = 0;
       } else {
         o += " ";
@@ -122,6 +103,20 @@ void json_histogram(std::string& o, const Histogram& h, const char* indent) {
     o += v;
     col += v.size() + 2;
   }
+}
+
+void json_histogram(std::string& o, const Histogram& h, const char* indent) {
+  Histogram::State s = h.state();
+  if (h.exact()) {
+    o += "{\"samples\": [";
+    append_wrapped(o, s.samples.size(), std::string(indent) + "  ", [&](size_t i) { return fmt::format("{}", s.samples[i]); });
+    o += "]}";
+    return;
+  }
+  o += fmt::format("{{\"count\": {}, \"min\": {}, \"max\": {}, \"sum\": \"{}\", \"sum_sq\": \"{}\",\n{}  \"buckets\": [",
+                   s.count, s.min, s.max, s.sum, s.sum_sq, indent);
+  append_wrapped(o, s.buckets.size(), std::string(indent) + "    ",
+                 [&](size_t i) { return fmt::format("[{}, {}]", s.buckets[i].first, s.buckets[i].second); });
   o += "]}";
 }
 
