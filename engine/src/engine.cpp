@@ -419,9 +419,11 @@ struct Simulation::Impl : BalanceOps {
     place_and_send(ctx);
   }
 
-  void place_and_send(const WakeContext& ctx) {
-    uint32_t t = ctx.p.v;
-    TaskSched& ts = s.tasks[t];
+  // select_task_rq() for ctx (bypassed for a single allowed CPU), checked against the affinity,
+  // with the search time charged to the task running the search on the waker's CPU. The caller
+  // sets the delay and tells the observers.
+  WakeFact decide(const WakeContext& ctx) {
+    TaskSched& ts = s.tasks[ctx.p.v];
     PlacementResult res;
     if (ts.affinity->count() == 1) {
       res.cpu = ts.affinity->first();
@@ -430,7 +432,7 @@ struct Simulation::Impl : BalanceOps {
       res = pol.placement->select_task_rq(s, ctx);
     }
     SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu),
-                    "placement chose cpu{} outside task{}'s affinity {}", res.cpu, t, *ts.affinity);
+                    "placement chose cpu{} outside task{}'s affinity {}", res.cpu, ctx.p.v, *ts.affinity);
     WakeFact f;
     f.at = s.now;
     f.wakee = ctx.p;
@@ -441,10 +443,17 @@ struct Simulation::Impl : BalanceOps {
     f.sync = ctx.sync;
     f.placement = res;
     f.target_was_idle = s.cpus[res.cpu].idle();
-    f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
-    // The search ran on the waker's CPU: its current task pays for it.
     if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.cpus[ctx.waker_cpu].curr == ctx.waker)
       prog[ctx.waker.v].overhead_left += static_cast<i128>(res.scan_cost.count()) * kScale;
+    return f;
+  }
+
+  void place_and_send(const WakeContext& ctx) {
+    uint32_t t = ctx.p.v;
+    TaskSched& ts = s.tasks[t];
+    WakeFact f = decide(ctx);
+    const PlacementResult& res = f.placement;
+    f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
     for (auto* o : obs) o->on_wake(f);
     prog[t].in_flight = true;
     ts.state = TaskState::kRunnable;
@@ -488,16 +497,8 @@ struct Simulation::Impl : BalanceOps {
     ctx.waker_cpu = cpu;
     ctx.waker = TaskId(t);
     ctx.prev_cpu = cpu;
-    PlacementResult res = pol.placement->select_task_rq(s, ctx);
-    SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu), "exec placement outside affinity");
-    WakeFact f;
-    f.at = s.now;
-    f.wakee = f.waker = ctx.p;
-    f.waker_cpu = f.prev_cpu = cpu;
-    f.kind = WakeKind::kExec;
-    f.placement = res;
-    f.target_was_idle = s.cpus[res.cpu].idle();
-    if (res.scan_cost.count() > 0) prog[t].overhead_left += static_cast<i128>(res.scan_cost.count()) * kScale;
+    WakeFact f = decide(ctx);
+    const PlacementResult& res = f.placement;
     for (auto* o : obs) o->on_wake(f);
     if (res.cpu == cpu) return false;
     // The stopper moves it: off this CPU as a preemption, queued on the new one.

@@ -204,18 +204,9 @@ class CfsQueue final : public QueuePolicy {
     if (rq.last == p) rq.last = TaskId();
   }
   void update_min_vruntime(Rq& rq) {
-    int64_t v = rq.min_vruntime;
-    bool have = false;
-    if (rq.curr.valid()) {
-      v = se_[rq.curr.v].vruntime;
-      have = true;
-    }
-    if (!rq.tree.empty()) {
-      int64_t left = rq.tree.begin()->first;
-      v = have ? std::min(v, left) : left;
-      have = true;
-    }
-    if (have) rq.min_vruntime = std::max(rq.min_vruntime, v);
+    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.v].vruntime : nullptr,
+                                           rq.tree.empty() ? nullptr : &rq.tree.begin()->first);
+    if (v) rq.min_vruntime = std::max(rq.min_vruntime, *v);
   }
 
   bool gentle_, start_debit_, last_buddy_, next_buddy_, wakeup_preemption_;

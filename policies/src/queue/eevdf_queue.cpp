@@ -227,21 +227,11 @@ class EevdfQueue final : public QueuePolicy {
   }
   // min_vruntime is monotonic; moving it re-bases the weighted key sum (avg_vruntime_update()).
   void update_min_vruntime(Rq& rq) {
-    int64_t v = rq.min_vruntime;
-    bool have = false;
-    if (rq.curr.valid()) {
-      v = se_[rq.curr.v].vruntime;
-      have = true;
-    }
-    if (!rq.by_vruntime.empty()) {
-      int64_t left = rq.by_vruntime.begin()->first;
-      v = have ? std::min(v, left) : left;
-      have = true;
-    }
-    if (!have) return;
-    if (v > rq.min_vruntime) {
-      rq.sum_wkey -= static_cast<i128>(rq.sum_w) * (v - rq.min_vruntime);
-      rq.min_vruntime = v;
+    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.v].vruntime : nullptr,
+                                           rq.by_vruntime.empty() ? nullptr : &rq.by_vruntime.begin()->first);
+    if (v && *v > rq.min_vruntime) {
+      rq.sum_wkey -= static_cast<i128>(rq.sum_w) * (*v - rq.min_vruntime);
+      rq.min_vruntime = *v;
     }
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 
 #include "schedsim/base/time.hpp"
 
@@ -19,6 +20,15 @@ inline int64_t calc_delta_fair(int64_t d, uint32_t weight) {
   if (weight == 1024) return d;
   __extension__ __int128 v = static_cast<__int128>(d) * 1024 / weight;
   return static_cast<int64_t>(v);
+}
+
+/// update_min_vruntime()'s candidate: the smaller of curr's vruntime and the leftmost queued one,
+/// whichever exist; nullopt when the queue is empty (min_vruntime then stays where it is).
+inline std::optional<int64_t> min_vruntime_candidate(const int64_t* curr, const int64_t* leftmost) {
+  if (curr && leftmost) return std::min(*curr, *leftmost);
+  if (curr) return *curr;
+  if (leftmost) return *leftmost;
+  return std::nullopt;
 }
 
 }  // namespace schedsim::queue
