@@ -163,24 +163,25 @@ def main():
               f"{fe.fmt_us(p(enq, 90))} | {fe.fmt_us(p(lo, 50))} | {fe.fmt_us(p(lo, 90))} | "
               f"{fe.fmt_us(p(lo, 99))} | {fe.fmt_us(p(hi, 50))} | {fe.fmt_us(p(hi, 90))} | "
               f"{inf / len(rs) * 100:.0f}% |")
-    # wakes enqueued by the waker itself on a busy other CPU without a migration: the wakee was
-    # woken where it was (e.g. still queued after DELAY_DEQUEUE, ttwu_runnable())
+    # wakes to a busy other CPU that stayed on the wakee's previous CPU (no sched_migrate_task):
+    # a still-queued wakee (DELAY_DEQUEUE, ttwu_runnable()) is always woken there; a blocked one
+    # only when select_task_rq() returned its previous CPU
     busy = groups.get("busy other cpu", [])
-    in_place = [r for r in busy if not r["on_target"] and not r.get("migrated")]
+    in_place = [r for r in busy if not r.get("migrated")]
     if busy:
+        by_waker = sum(1 for r in in_place if not r["on_target"])
         print()
-        print(f"Busy other cpu: {len(in_place)} of {len(busy)} enqueued by the waker on the "
-              f"wakee's previous CPU without a migration (woken in place); "
-              f"{sum(1 for r in busy if r.get('migrated'))} migrated")
+        print(f"Busy other cpu: {len(in_place)} of {len(busy)} stayed on the wakee's previous CPU "
+              f"(no migration), {by_waker} of them enqueued by the waker itself (sched_wakeup "
+              f"emitted on the waker's CPU); {len(busy) - len(in_place)} migrated")
         if in_place:
             nidle = sorted(len(r["idle"]) for r in in_place)
             with_idle = sum(1 for n in nidle if n > 0)
-            print(f"Of those woken in place, {with_idle} ({with_idle / len(in_place) * 100:.0f}%) "
-                  f"had at least one idle CPU at the waking (median idle CPUs "
-                  f"{nidle[len(nidle) // 2]}): a still-queued wakee (DELAY_DEQUEUE, "
-                  f"ttwu_runnable()) is woken in place; a blocked one goes through "
-                  f"select_idle_sibling(), which finds such idle CPUs unless SIS_UTIL cut "
-                  f"the scan short")
+            print()
+            print(f"Of those, {with_idle} ({with_idle / len(in_place) * 100:.0f}%) were woken while "
+                  f"at least one CPU was idle (median idle CPUs {nidle[len(nidle) // 2]}): "
+                  f"the wakee was still queued (DELAY_DEQUEUE), or select_task_rq() did not "
+                  f"pick an idle CPU (SIS_UTIL scan limit, wake_affine)")
     fine_table(recs, False)
     fine_table(recs, True)
 
