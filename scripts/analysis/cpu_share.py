@@ -8,7 +8,8 @@ sched_switch, its next_pid; otherwise the task the event line names. Where the s
 the idle task is missing (6.18 KVM guests, every CPU but 0), the task is taken to run from the
 CPU's previous event or its own wakeup, whichever is later (as schedsim's importer does). Prints, over the trace's span and all
 CPUs: the idle share, the share of the selected tasks (REGEX) and of the others (noise from
-other programs the replay does not contain), then the top comms and tasks.
+other programs the replay does not contain), then the top comms and, with --per-task N, the N
+selected tasks with the most on-CPU time.
 """
 import argparse
 import os
@@ -24,7 +25,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("trace")
     ap.add_argument("--comm", default=".", help="selected tasks: comm regex")
-    ap.add_argument("--top", type=int, default=8)
+    ap.add_argument("--top", type=int, default=8, help="rows in the per-comm table")
+    ap.add_argument("--per-task", type=int, default=0, metavar="N",
+                    help="also list the N selected tasks with the most on-CPU time (0: none)")
     a = ap.parse_args()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sel = fe.select_pids(a.trace, re.compile(a.comm))
@@ -89,6 +92,14 @@ def main():
         print(f"selected tasks' on-CPU ms: max {vals[0] / 1e6:.2f}, median "
               f"{vals[len(vals) // 2] / 1e6:.2f}, min {vals[-1] / 1e6:.2f}; "
               f"top task {vals[0] / max(sel_ns, 1) * 100:.1f}% of the selection")
+    if a.per_task:
+        print()
+        print("| pid | comm | on-CPU ms | % of the selection | % of the span on one CPU |")
+        print("|---|---|---|---|---|")
+        rows = sorted(((v, p) for p, v in busy.items() if p in sel), reverse=True)
+        for v, p in rows[:a.per_task]:
+            print(f"| {p} | {comm.get(p, '?')} | {v / 1e6:.3f} | {v / max(sel_ns, 1) * 100:.1f}% | "
+                  f"{v / max(span, 1) * 100:.1f}% |")
 
 
 if __name__ == "__main__":
