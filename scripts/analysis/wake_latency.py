@@ -21,8 +21,8 @@ wakee's first event there (lower bound, what schedsim's importer uses) and that 
   idle <X      another CPU that had been idle for less than X at the waking
   busy         another CPU that was running a task at the waking
 Also counted: wakings of a task that was still on a CPU (the waker saw it in a sleeping state
-before it reached __schedule(): "waking before sleep") and wakings with no sched_wakeup (the
-wakee was still queued: ttwu_runnable()).
+before it reached __schedule(): "waking before sleep"), including those whose switch-in the
+trace does not show, and wakings followed by another waking with no sched_wakeup between.
 """
 import argparse
 import re
@@ -60,6 +60,7 @@ def main():
     selected = fe.select_pids(a.trace, sel)
     recs = []
     nr_wake_running = 0
+    nr_wake_running_inferred = 0
     nr_no_wakeup = 0
     nr_wakelist = 0
 
@@ -103,7 +104,11 @@ def main():
             elif pid in running_on:
                 nr_wake_running += 1
             else:
-                if pid in pending:
+                if pid in pending and "t_wakeup" in pending[pid]:
+                    # woken, switch-in not recorded (missing idle switch), woken again before
+                    # its first own event: it was still on that CPU
+                    nr_wake_running_inferred += 1
+                elif pid in pending:
                     nr_no_wakeup += 1
                 pending[pid] = {"t": e.ts, "waker_cpu": cpu, "waker_idle": hdr == 0,
                                 "idle": dict((c, e.ts - s) for c, s in idle_since.items())}
@@ -139,9 +144,10 @@ def main():
     total = len(recs)
     print(f"**{os.path.basename(a.trace)}** (tasks matching /{a.comm}/)")
     print()
-    print(f"wakeups measured {total}; wakings of a task still on a CPU {nr_wake_running}; "
-          f"wakings superseded before a sched_wakeup {nr_no_wakeup}; "
-          f"sched_wakeup emitted on the target (wake list / IPI) {nr_wakelist}")
+    print(f"wakeups measured {total}; wakings of a task still on a CPU {nr_wake_running} "
+          f"(+{nr_wake_running_inferred} whose switch-in was not recorded); wakings "
+          f"superseded before any sched_wakeup {nr_no_wakeup}; sched_wakeup emitted on the "
+          f"target (wake list / IPI) {nr_wakelist}")
     hdr = ("| target | n | share | enqueue p50 | enqueue p90 | run p50 | run p90 | run p99 | "
            "run p50 (upper) | run p90 (upper) | inferred switch-in |")
     print()
