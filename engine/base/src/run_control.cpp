@@ -1,5 +1,6 @@
 #include "schedsim/base/run_control.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,14 +19,32 @@ constexpr size_t kPathMax = 4096;
 
 // Read by the handler: fixed storage only; a slot is published by setting used after the path.
 char g_paths[kSlots][kPathMax];
+int g_kind[kSlots];
+int g_arg[kSlots];
 volatile sig_atomic_t g_used[kSlots];
 volatile sig_atomic_t g_signal = 0;
 volatile sig_atomic_t g_cooperative = 0;
 bool g_installed = false;
 
 void exit_now(int sig) {
-  for (int i = kSlots - 1; i >= 0; --i)
-    if (g_used[i]) ::unlink(g_paths[i]);
+  for (int kind = 0; kind <= static_cast<int>(ExitAction::kUnlink); ++kind)
+    for (int i = kSlots - 1; i >= 0; --i) {
+      if (!g_used[i] || g_kind[i] != kind) continue;
+      switch (static_cast<ExitAction>(kind)) {
+        case ExitAction::kKill: ::kill(g_arg[i], SIGKILL); break;
+        case ExitAction::kClose: ::close(g_arg[i]); break;
+        case ExitAction::kWriteZero: {
+          int fd = ::open(g_paths[i], O_WRONLY | O_CLOEXEC);
+          if (fd >= 0) {
+            [[maybe_unused]] ssize_t r = ::write(fd, "0", 1);
+            ::close(fd);
+          }
+          break;
+        }
+        case ExitAction::kRmdir: ::rmdir(g_paths[i]); break;
+        case ExitAction::kUnlink: ::unlink(g_paths[i]); break;
+      }
+    }
   ::_exit(128 + sig);
 }
 
@@ -83,18 +102,21 @@ SignalsBlocked::SignalsBlocked() {
 
 SignalsBlocked::~SignalsBlocked() { ::sigprocmask(SIG_SETMASK, reinterpret_cast<sigset_t*>(old_), nullptr); }
 
-int register_temp_path(const std::string& path) {
+int register_exit_action(ExitAction action, const std::string& path, int arg) {
   if (path.size() >= kPathMax) return -1;
   for (int i = 0; i < kSlots; ++i)
     if (!g_used[i]) {
       std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+      g_kind[i] = static_cast<int>(action);
+      g_arg[i] = arg;
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the slot is complete before it is visible
       g_used[i] = 1;
       return i;
     }
   return -1;
 }
 
-void unregister_temp_path(int slot) {
+void unregister_exit_action(int slot) {
   if (slot >= 0 && slot < kSlots) g_used[slot] = 0;
 }
 

@@ -10,7 +10,7 @@
 /// the loop polls it (interrupt_signal() / throw_if_interrupted()) and unwinds with Interrupted,
 /// so destructors remove temporaries and restore tracefs; main maps Interrupted to 128 + signal.
 /// A second signal while the flag is pending acts at once, as outside a scope. The handler calls
-/// only async-signal-safe functions (unlink, _exit) and reads only fixed-size static storage.
+/// only async-signal-safe functions (kill, close, open, write, rmdir, unlink, _exit) and reads only fixed-size static storage.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -62,11 +62,16 @@ class SignalsBlocked {
   unsigned char old_[128];  // a sigset_t, kept opaque here
 };
 
-/// Registers a path the signal handler unlinks when it exits at once; returns a slot for
-/// unregister_temp_path() (-1 when all 64 slots are taken: the file is then only removed by the
-/// stale-temporary cleanup of a later run).
-int register_temp_path(const std::string& path);
-void unregister_temp_path(int slot);
+/// What the signal handler undoes when it exits at once, in this order of kinds: kill a child
+/// (SIGKILL to `arg`), close a descriptor (`arg`), write "0" to a file (tracefs tracing_on),
+/// rmdir a directory (a tracefs instance), unlink a file (a temporary).
+enum class ExitAction : int { kKill = 0, kClose, kWriteZero, kRmdir, kUnlink };
+/// Registers an action; returns a slot for unregister_exit_action() (-1 when all 64 slots are
+/// taken: a temporary is then only removed by the stale-temporary cleanup of a later run).
+int register_exit_action(ExitAction action, const std::string& path, int arg = 0);
+void unregister_exit_action(int slot);
+inline int register_temp_path(const std::string& path) { return register_exit_action(ExitAction::kUnlink, path); }
+inline void unregister_temp_path(int slot) { unregister_exit_action(slot); }
 
 /// Resident set size of this process in bytes (/proc/self/statm), 0 if unknown.
 uint64_t resident_bytes();
