@@ -1,6 +1,7 @@
 #include "run_request.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -107,11 +108,8 @@ uint64_t parse_max_memory(const std::string& text) {
   while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.')) ++end;
   if (end == 0) throw bad();
   double v = 0;
-  try {
-    v = std::stod(t.substr(0, end));
-  } catch (const std::exception&) {
-    throw bad();
-  }
+  auto parsed = std::from_chars(t.data(), t.data() + end, v);
+  if (parsed.ec != std::errc() || parsed.ptr != t.data() + end) throw bad();
   std::string unit = t.substr(end);
   double mult = 0;
   if (unit == "%") {
