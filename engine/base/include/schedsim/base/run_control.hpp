@@ -33,7 +33,7 @@ class ResourceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Installs the SIGINT/SIGTERM handler (idempotent).
+/// Installs the SIGINT/SIGTERM handler (idempotent). A signal ignored at entry stays ignored.
 void install_signal_handlers();
 /// The first SIGINT/SIGTERM received inside a CooperativeInterrupts scope, or 0.
 int interrupt_signal();
