@@ -62,13 +62,13 @@ std::string format_bytes(uint64_t b) {
 // (resident set size from /proc/self/statm every kMemoryEvery callbacks, about 10 us each).
 class RunGuard : public Observer {
  public:
-  static constexpr uint64_t kSignalEvery = 256;
-  static constexpr uint64_t kMemoryEvery = 65536;
+  static constexpr uint64_t kSignalEvery = 128;
+  static constexpr uint64_t kMemoryEvery = 32768;
   explicit RunGuard(uint64_t budget) : budget_(budget) {}
+  // Wakes and switches only: every simulated activity produces them, at a small fraction of the
+  // cost of hooking every callback (on_run alone was 0.55% of a run's instructions).
   void on_wake(const WakeFact& f) override { tick(f.at); }
-  void on_enqueue(Instant at, TaskId, uint32_t) override { tick(at); }
   void on_switch(Instant at, uint32_t, TaskId, SwitchReason, TaskId) override { tick(at); }
-  void on_run(Instant at, TaskId, uint32_t, Duration, Duration) override { tick(at); }
   /// Throws ResourceError when the resident set exceeds the budget; `where` says when.
   void check_memory(const std::string& where) const {
     if (budget_ == 0) return;
@@ -245,7 +245,13 @@ RunOutcome execute_run(const RunRequest& req) {
     writer = std::make_unique<FtraceWriter>(w, fopts);
     simulation.add_observer(writer.get());
     if (req.trace_out != "-") {
-      body = std::make_unique<AtomicFile>(req.trace_out + ".body", "--trace-out");
+      // The scratch sits next to the target (same file system, cleaned like every temporary);
+      // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
+      std::error_code ec;
+      bool special = std::filesystem::exists(req.trace_out, ec) && !std::filesystem::is_regular_file(req.trace_out, ec);
+      std::string scratch = special ? (std::filesystem::temp_directory_path() / "trace-out.body").string()
+                                    : req.trace_out + ".body";
+      body = std::make_unique<AtomicFile>(scratch, "--trace-out");
       writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
     }
   }

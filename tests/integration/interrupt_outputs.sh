@@ -34,6 +34,19 @@ delay_of() {
   echo $((h * len_ms * 12 / 10000))
 }
 sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+# Starts "$@" in the background (stdout, stderr to $out_prefix.stdout/.stderr), sends SIG$sig
+# after $delay ms, and sets rc to its exit code.
+interrupt_after() {
+  local delay=$1 sig=$2 out_prefix=$3
+  shift 3
+  "$@" >"$out_prefix.stdout" 2>"$out_prefix.stderr" &
+  local pid=$!
+  last_pid=$pid
+  sleep_ms "$delay"
+  kill -"$sig" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rc=$?
+}
 leftovers() { find "$1" -maxdepth 1 -name '.*.schedsim-tmp.*' | wc -l; }
 expected_rc() {
   case $1 in KILL) echo 137 ;; TERM) echo 143 ;; INT) echo 130 ;; esac
@@ -56,12 +69,7 @@ for seed in "${seeds[@]}"; do
     echo "old results" >"$d/r.txt"
     echo "old trace" >"$d/t.txt"
     delay=$(delay_of "$seed" "$salt" "$len")
-    "$schedsim" "${run_args[@]}" -o "$d/r.txt" --trace-out "$d/t.txt" 2>"$d/stderr" &
-    pid=$!
-    sleep_ms "$delay"
-    kill -"$sig" "$pid" 2>/dev/null
-    wait "$pid"
-    rc=$?
+    interrupt_after "$delay" "$sig" "$d/out" "$schedsim" "${run_args[@]}" -o "$d/r.txt" --trace-out "$d/t.txt"
     r_new=0 t_new=0
     if cmp -s "$d/r.txt" ref/r.txt; then r_new=1
     elif [ "$(cat "$d/r.txt")" != "old results" ]; then fail "$d: results neither old nor the complete new file"; fi
@@ -103,12 +111,8 @@ else
       echo "old trace" >"$d/rec.gz"
       cp "$d/rec.gz" "$d/old"
       delay=$(delay_of "$seed" "$salt" "$rec_len")
-      "$schedsim" record -o "$d/rec.gz" -- sleep 1 >"$d/stdout" 2>"$d/stderr" &
-      pid=$!
-      sleep_ms "$delay"
-      kill -"$sig" "$pid" 2>/dev/null
-      wait "$pid"
-      rc=$?
+      interrupt_after "$delay" "$sig" "$d/out" "$schedsim" record -o "$d/rec.gz" -- sleep 1
+      pid=$last_pid
       new=0
       if cmp -s "$d/rec.gz" "$d/old"; then :
       elif gzip -t "$d/rec.gz" 2>/dev/null && [ "$( (gzip -dc "$d/rec.gz" || true) | head -1)" = "# tracer: nop" ]; then new=1

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,9 +67,22 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& what) : path_
     stdout_ = true;
     return;
   }
-  fs::path target(path);
-  fs::path dir = dir_of(path);
   std::error_code ec;
+  // Through a symlink: replace the file it points to, not the link.
+  if (fs::is_symlink(path, ec)) {
+    fs::path resolved = fs::weakly_canonical(path, ec);
+    if (!ec) path_ = resolved.string();
+  }
+  // Not a regular file (/dev/null, a FIFO, a terminal): written in place, never renamed over.
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    f_ = std::fopen(path_.c_str(), "wb");
+    if (!f_) throw InputError(SourceLoc{path}, "cannot write " + what + ": " + std::strerror(errno));
+    direct_ = true;
+    return;
+  }
+  fs::path target(path_);
+  fs::path dir = dir_of(path_);
   if (!fs::is_directory(dir, ec))
     throw InputError(SourceLoc{path}, "cannot write " + what + ": directory '" + dir.string() + "' does not exist");
   if (fs::is_directory(target, ec)) throw InputError(SourceLoc{path}, "cannot write " + what + ": it is a directory");
@@ -148,7 +162,7 @@ void AtomicFile::close() {
   }
   if (!f_) fail("closed twice (a bug)");
   bool ok = std::fflush(f_) == 0;
-  ok = ::fsync(::fileno(f_)) == 0 && ok;
+  if (!direct_) ok = ::fsync(::fileno(f_)) == 0 && ok;  // devices and FIFOs may refuse fsync
   ok = std::fclose(f_) == 0 && ok;
   f_ = nullptr;
   if (!ok) fail("write failed (disk full?)");
@@ -164,7 +178,7 @@ void commit_together(const std::vector<AtomicFile*>& files) {
   {
     SignalsBlocked blocked;
     for (AtomicFile* f : files) {
-      if (f->is_stdout()) continue;
+      if (f->is_stdout() || f->direct_) continue;
       if (std::rename(f->tmp_.c_str(), f->path_.c_str()) != 0) f->fail(std::string("rename failed: ") + std::strerror(errno));
       f->tmp_.clear();  // renamed: nothing left to remove
       unregister_temp_path(f->slot_);

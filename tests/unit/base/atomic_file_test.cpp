@@ -1,8 +1,11 @@
 // AtomicFile: temporaries named .NAME.schedsim-tmp.PID, removed when not committed; stale ones of
 // dead processes removed by the next AtomicFile in the directory; commit_together renames only
 // complete files.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -117,5 +120,33 @@ TEST_CASE("append_file copies a file into the output", "[base][atomic]") {
   f.append_file((d / "src").string());
   f.commit();
   CHECK(slurp(d / "dst") == "head\n" + big);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a target that is not a regular file is written in place, never renamed over", "[base][atomic]") {
+  // `-o /dev/null` once replaced /dev/null with a regular file; a FIFO shows the same case
+  // without touching the machine.
+  fs::path d = fresh_dir("fifo");
+  fs::path fifo = d / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  write_file_atomic(fifo.string(), "through the pipe", "output");
+  reader.join();
+  CHECK(got == "through the pipe");
+  CHECK(fs::is_fifo(fifo));
+  CHECK(hidden(d).empty());
+  fs::remove_all(d);
+}
+
+TEST_CASE("through a symlink the linked file is replaced and the link kept", "[base][atomic]") {
+  fs::path d = fresh_dir("symlink");
+  fs::create_directories(d / "real");
+  std::ofstream(d / "real" / "r.txt") << "old";
+  fs::create_symlink(d / "real" / "r.txt", d / "link.txt");
+  write_file_atomic((d / "link.txt").string(), "new", "output");
+  CHECK(fs::is_symlink(d / "link.txt"));
+  CHECK(slurp(d / "real" / "r.txt") == "new");
+  CHECK(hidden(d / "real").empty());
   fs::remove_all(d);
 }

@@ -51,6 +51,7 @@ class AtomicFile {
   std::string path_, tmp_, what_;
   std::FILE* f_ = nullptr;
   bool stdout_ = false, closed_ = false;
+  bool direct_ = false;  // the target is not a regular file (/dev/null, a FIFO): written in place
   int slot_ = -1;
 };
 
