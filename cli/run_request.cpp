@@ -57,18 +57,18 @@ std::string format_bytes(uint64_t b) {
   return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
-// Polls, from the simulation's own callbacks, the two things that end a run early: a pending
-// SIGINT/SIGTERM (every kSignalEvery callbacks, a load of one flag) and the memory budget
-// (resident set size from /proc/self/statm every kMemoryEvery callbacks, about 10 us each).
-class RunGuard : public Observer {
+// The two things that end a run early, polled from the progress reporter's callback (every
+// ProgressReporter::kCheckEvery wakes, enqueues, switches, migrations and exits): a pending
+// SIGINT/SIGTERM (a load of one flag) and the memory budget (resident set size from
+// /proc/self/statm, about 10 us, every kMemoryEvery polls).
+class RunGuard {
  public:
-  static constexpr uint64_t kSignalEvery = 128;
-  static constexpr uint64_t kMemoryEvery = 32768;
+  static constexpr uint64_t kMemoryEvery = 4;
   explicit RunGuard(uint64_t budget) : budget_(budget) {}
-  // Wakes and switches only: every simulated activity produces them, at a small fraction of the
-  // cost of hooking every callback (on_run alone was 0.55% of a run's instructions).
-  void on_wake(const WakeFact& f) override { tick(f.at); }
-  void on_switch(Instant at, uint32_t, TaskId, SwitchReason, TaskId) override { tick(at); }
+  void poll(Instant at) {
+    throw_if_interrupted();
+    if (++polls_ % kMemoryEvery == 0) check_memory(fmt::format("at simulated time {:.6f} s", static_cast<double>(at.ns()) / 1e9));
+  }
   /// Throws ResourceError when the resident set exceeds the budget; `where` says when.
   void check_memory(const std::string& where) const {
     if (budget_ == 0) return;
@@ -82,13 +82,8 @@ class RunGuard : public Observer {
   }
 
  private:
-  void tick(Instant at) {
-    if (++n_ % kSignalEvery != 0) return;
-    throw_if_interrupted();
-    if (n_ % kMemoryEvery == 0) check_memory(fmt::format("at simulated time {:.6f} s", static_cast<double>(at.ns()) / 1e9));
-  }
   uint64_t budget_;
-  uint64_t n_ = 0;
+  uint64_t polls_ = 0;
 };
 
 }  // namespace
@@ -234,7 +229,7 @@ RunOutcome execute_run(const RunRequest& req) {
                             : req.progress == "never" ? ProgressReporter::Mode::kNever
                                                       : ProgressReporter::Mode::kAuto);
   simulation.add_observer(&progress);
-  simulation.add_observer(&guard);
+  progress.set_poll([&guard](Instant at) { guard.poll(at); });
   RunOutcome out;
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they
   // happen; at the end the header (whose entry count is known only then) and the lines are
