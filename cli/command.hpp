@@ -11,8 +11,9 @@ namespace schedsim::cli {
 
 namespace po = boost::program_options;
 
-/// Exit codes (ninja exit_status.h style).
-enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3 };
+/// Exit codes (ninja exit_status.h style); README.md lists them. A signal ends the process with
+/// 128 + signal (130 SIGINT, 143 SIGTERM), after removing its temporaries.
+enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitResource = 5 };
 
 struct Command {
   const char* name;

@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/base/run_control.hpp"
 
 #ifndef SCHEDSIM_VERSION
 #define SCHEDSIM_VERSION "0.0.0"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   int verbosity = 0;
   std::string log_spec;
   size_t i = 0;
+  install_signal_handlers();  // SIGINT/SIGTERM: temporaries removed, exit 130/143
   try {
     // Global options come before the command name.
     for (; i < args.size(); ++i) {
@@ -80,6 +82,12 @@ int main(int argc, char** argv) {
     std::cerr << "schedsim: error: " << e.what() << "\n";
     if (!cmd.empty() && find_command(cmd)) std::cerr << "see 'schedsim help " << cmd << "'\n";
     return kExitUsage;
+  } catch (const Interrupted& e) {
+    std::cerr << "schedsim: " << e.what() << "; no output written\n";
+    return 128 + e.signal();
+  } catch (const ResourceError& e) {
+    std::cerr << "schedsim: error: " << e.what() << "\n";
+    return kExitResource;
   } catch (const std::bad_alloc&) {
     std::cerr << "schedsim: error: out of memory\n";
     return kExitInternal;

@@ -1,10 +1,16 @@
 #include "run_request.hpp"
 
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
@@ -40,7 +46,87 @@ int64_t parse_jitter(const std::string& text) {
   return static_cast<int64_t>(frac * 1000.0 + 0.5);
 }
 
+std::string format_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+// The two things that end a run early, polled from the progress reporter's callback (every
+// ProgressReporter::kCheckEvery wakes, enqueues, switches, migrations and exits): a pending
+// SIGINT/SIGTERM (a load of one flag) and the memory budget (resident set size from
+// /proc/self/statm, about 10 us, every kMemoryEvery polls).
+class RunGuard {
+ public:
+  static constexpr uint64_t kMemoryEvery = 4;
+  explicit RunGuard(uint64_t budget) : budget_(budget) {}
+  void poll(Instant at) {
+    throw_if_interrupted();
+    if (++polls_ % kMemoryEvery == 0) check_memory(fmt::format("at simulated time {:.6f} s", static_cast<double>(at.ns()) / 1e9));
+  }
+  /// Throws ResourceError when the resident set exceeds the budget; `where` says when.
+  void check_memory(const std::string& where) const {
+    if (budget_ == 0) return;
+    uint64_t rss = resident_bytes();
+    if (rss > budget_)
+      throw ResourceError(fmt::format(
+          "memory budget exceeded {}: resident memory {} is above --max-memory {}; raise it "
+          "(--max-memory none = unlimited), or shorten the run (--stop-at, a smaller workload or "
+          "trace selection)",
+          where, format_bytes(rss), format_bytes(budget_)));
+  }
+
+ private:
+  uint64_t budget_;
+  uint64_t polls_ = 0;
+};
+
 }  // namespace
+
+uint64_t parse_max_memory(const std::string& text) {
+  if (text.empty()) {
+    uint64_t avail = mem_available_bytes();
+    return avail / 100 * kDefaultMemoryPercent;
+  }
+  if (text == "0" || text == "none") return 0;
+  auto bad = [&]() {
+    return InputError(SourceLoc{"--max-memory"},
+                      "expected a size like 512M, 4G or 50% (of MemAvailable), or 'none', got '" + text + "'");
+  };
+  std::string t = text;
+  size_t end = 0;
+  while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.')) ++end;
+  if (end == 0) throw bad();
+  double v = 0;
+  auto parsed = std::from_chars(t.data(), t.data() + end, v);
+  if (parsed.ec != std::errc() || parsed.ptr != t.data() + end) throw bad();
+  std::string unit = t.substr(end);
+  double mult = 0;
+  if (unit == "%") {
+    if (v <= 0 || v > 100) throw bad();
+    uint64_t avail = mem_available_bytes();
+    if (avail == 0)
+      throw InputError(SourceLoc{"--max-memory"}, "a percentage needs MemAvailable from /proc/meminfo, which is unreadable");
+    return static_cast<uint64_t>(static_cast<double>(avail) * v / 100.0);
+  }
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() == 3 && unit[1] == 'I' && unit[2] == 'B') unit.resize(1);
+  else if (unit.size() == 2 && unit[1] == 'B') unit.resize(1);
+  if (unit.empty() || unit == "B") mult = 1;
+  else if (unit == "K") mult = 1024.0;
+  else if (unit == "M") mult = 1024.0 * 1024;
+  else if (unit == "G") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "T") mult = 1024.0 * 1024 * 1024 * 1024;
+  else throw bad();
+  double bytes = v * mult;
+  if (!std::isfinite(bytes) || bytes < 1 || bytes > 9.0e18) throw bad();
+  return static_cast<uint64_t>(bytes);
+}
 
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract) {
@@ -124,6 +210,7 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   FtraceOptions fopts;
   if (!req.trace_window.empty()) parse_trace_window(req.trace_window, fopts);
+  RunGuard guard(parse_max_memory(req.max_memory));
 
   Topology topo = load_topology(req.topology);
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
@@ -133,6 +220,8 @@ RunOutcome execute_run(const RunRequest& req) {
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
 
+  guard.check_memory("after loading the workload");
+
   Simulation simulation(w, topo, std::move(policies), cost, sim);
   MetricsCollector metrics(w);
   simulation.add_observer(&metrics);
@@ -140,18 +229,43 @@ RunOutcome execute_run(const RunRequest& req) {
                             : req.progress == "never" ? ProgressReporter::Mode::kNever
                                                       : ProgressReporter::Mode::kAuto);
   simulation.add_observer(&progress);
+  progress.set_poll([&guard](Instant at) { guard.poll(at); });
+  RunOutcome out;
+  // --trace-out to a file streams: event lines go to a scratch file next to the target as they
+  // happen; at the end the header (whose entry count is known only then) and the lines are
+  // copied into the target's own temporary, which the caller commits with the results.
   std::unique_ptr<FtraceWriter> writer;
+  std::unique_ptr<AtomicFile> body;
   if (!req.trace_out.empty()) {
     writer = std::make_unique<FtraceWriter>(w, fopts);
     simulation.add_observer(writer.get());
+    if (req.trace_out != "-") {
+      // The scratch sits next to the target (same file system, cleaned like every temporary);
+      // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
+      std::error_code ec;
+      bool special = std::filesystem::exists(req.trace_out, ec) && !std::filesystem::is_regular_file(req.trace_out, ec);
+      std::string scratch = special ? (std::filesystem::temp_directory_path() / "trace-out.body").string()
+                                    : req.trace_out + ".body";
+      body = std::make_unique<AtomicFile>(scratch, "--trace-out");
+      writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
+    }
   }
-  RunOutcome out;
   out.summary = simulation.run();
   out.results = metrics.results(config, &out.summary);
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
   else out.rendered = render_table(out.results, req.table_tasks);
-  if (writer) out.trace_text = writer->text();
+  if (writer && body) {
+    writer->flush_body();
+    body->flush();
+    guard.check_memory("at the end of the simulation");
+    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out");
+    out.trace_file->write(writer->header());
+    out.trace_file->append_file(body->temp_path());
+    out.trace_file->close();
+  } else if (writer) {
+    out.trace_text = writer->text();
+  }
   return out;
 }
 

@@ -3,9 +3,11 @@
 /// without argv: load the workload (native file, kernel trace or generator), the topology and the
 /// policy stack, simulate with the metrics collector attached, render.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/traces/import.hpp"
@@ -30,6 +32,7 @@ struct RunRequest {
   std::string stop_at;
   bool check_invariants = false;
   std::string progress = "auto";
+  std::string max_memory;     ///< "" = default (see parse_max_memory), "0"/"none" = unlimited
   size_t table_tasks = 20;
   traces::ExtractOptions extract;
 };
@@ -38,8 +41,18 @@ struct RunOutcome {
   RunResults results;
   SimSummary summary;
   std::string rendered;    ///< in the requested format
-  std::string trace_text;  ///< when trace_out is set
+  std::string trace_text;  ///< when trace_out is "-" (stdout): the trace, printed after the results
+  /// When trace_out names a file: the complete trace, written and closed under its temporary
+  /// name, not yet renamed; the caller commits it together with the results (commit_together).
+  std::unique_ptr<AtomicFile> trace_file;
 };
+
+/// The memory budget in bytes for `--max-memory TEXT`: "0" or "none" = 0 (unlimited); a size
+/// with an optional binary suffix (K, M, G, T; "KiB"/"KB" alike, e.g. 512M, 2G, 1.5GiB); or a
+/// percentage of MemAvailable ("50%"). "" = the default, kDefaultMemoryPercent of MemAvailable
+/// at start (unlimited when /proc/meminfo is unreadable). Throws InputError naming --max-memory.
+inline constexpr int kDefaultMemoryPercent = 80;
+uint64_t parse_max_memory(const std::string& text);
 
 /// Loads what `input` / `workload_gen` name. Throws InputError.
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,

@@ -6,7 +6,10 @@
 #   CASE_DIR/expected.rc      expected exit code (optional; default 0)
 #   CASE_DIR/output           optional: a file name inside @TMP@ to compare with expected.output
 #   CASE_DIR/setup            optional: a shell line run in @TMP@ before the command
-# Normalisations (the whole list): the source dir becomes @SRC@, the scratch dir @TMP@.
+#   CASE_DIR/filter           optional: one regex per line; its matches in stdout and stderr become
+#                             @FILTERED@ (for figures that differ per machine, e.g. resident memory)
+# Normalisations (the whole list): the source dir becomes @SRC@, the scratch dir @TMP@, the
+# filter matches @FILTERED@.
 # SCHEDSIM_UPDATE_GOLDEN=1 in the environment rewrites the expected files instead of comparing.
 file(READ ${CASE_DIR}/cmd cmdline)
 string(STRIP "${cmdline}" cmdline)
@@ -30,6 +33,14 @@ foreach(var out err)
   string(REPLACE "${WORK_DIR}" "@TMP@" ${var} "${${var}}")
   string(REPLACE "${SOURCE_DIR}" "@SRC@" ${var} "${${var}}")
 endforeach()
+if(EXISTS ${CASE_DIR}/filter)
+  file(STRINGS ${CASE_DIR}/filter filters)
+  foreach(re IN LISTS filters)
+    foreach(var out err)
+      string(REGEX REPLACE "${re}" "@FILTERED@" ${var} "${${var}}")
+    endforeach()
+  endforeach()
+endif()
 set(expected_rc 0)
 if(EXISTS ${CASE_DIR}/expected.rc)
   file(READ ${CASE_DIR}/expected.rc expected_rc)

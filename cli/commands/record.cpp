@@ -1,5 +1,6 @@
 // schedsim record -o FILE [--events ...] [--workload] -- COMMAND ARGS
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <unistd.h>
@@ -7,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "../command.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/record.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -35,7 +38,10 @@ std::string help_record() {
       "Events are streamed from trace_pipe while the command runs; ring-buffer overruns are\n"
       "reported. The trace covers the whole machine; importing it keeps the command and its\n"
       "descendants by default (the trace's header names the command; --all-tasks keeps all).\n"
-      "--workload writes the extracted workload instead of the trace.",
+      "--workload writes the extracted workload instead of the trace.\n"
+      "The output appears only complete, once the command has ended. SIGINT or SIGTERM (Ctrl-C)\n"
+      "abandons the recording: the command is killed, tracing turned off, the instance removed,\n"
+      "no output written, exit 130 / 143.",
       record_options());
 }
 
@@ -66,16 +72,29 @@ int run_record(const std::vector<std::string>& args) {
   ro.command = cmd;
   ro.buffer_kb = vm["buffer-kb"].as<uint32_t>();
   if (vm.count("events")) ro.events = vm["events"].as<std::vector<std::string>>();
+  // --workload: the trace goes to a scratch file next to the output, named like every temporary
+  // (.NAME.trace.schedsim-tmp.PID), so a killed run's leftover is removed by the next one.
   std::string trace_path = out;
-  if (as_workload) trace_path = fmt::format("{}.trace.{}.tmp.gz", out, ::getpid());
-  traces::RecordResult r;
-  try {
-    ro.output = trace_path;
-    r = traces::record_trace(ro);
-  } catch (...) {
-    if (as_workload) std::remove(trace_path.c_str());
-    throw;
+  int scratch_slot = -1;
+  if (as_workload) {
+    std::filesystem::path p(out);
+    trace_path = (p.parent_path() / ("." + p.filename().string() + ".trace" + std::string(AtomicFile::kTempTag) +
+                                     std::to_string(::getpid())))
+                     .string();
+    ro.gzip = true;
+    scratch_slot = register_temp_path(trace_path);
   }
+  struct ScratchGuard {
+    const std::string* path;
+    int slot;
+    ~ScratchGuard() {
+      if (slot < 0) return;
+      std::remove(path->c_str());
+      unregister_temp_path(slot);
+    }
+  } scratch{&trace_path, scratch_slot};
+  ro.output = trace_path;
+  traces::RecordResult r = traces::record_trace(ro);
   for (const auto& e : r.skipped_events)
     std::cerr << "schedsim record: warning: event sched/" << e << " does not exist on this kernel; skipped\n";
   std::cerr << fmt::format("schedsim record: pid {} exited with {}; {} bytes of trace, {} events overrun, {} lost markers\n",
@@ -86,14 +105,7 @@ int run_record(const std::vector<std::string>& args) {
     traces::ExtractOptions eo;
     eo.descendants_of = r.root_pid;
     traces::ImportReport rep;
-    Workload w;
-    try {
-      w = traces::import_trace(trace_path, eo, &rep);
-    } catch (...) {
-      std::remove(trace_path.c_str());
-      throw;
-    }
-    std::remove(trace_path.c_str());
+    Workload w = traces::import_trace(trace_path, eo, &rep);
     bool cbor = out.size() > 5 && out.compare(out.size() - 5, 5, ".cbor") == 0;
     write_workload(w, out, cbor ? WorkloadFormat::kCbor : WorkloadFormat::kJson);
     std::cout << traces::describe_workload(w);

@@ -1,9 +1,13 @@
 // `schedsim run`: options -> a RunRequest -> run_simulation() -> a reporter.
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include "../command.hpp"
 #include "../run_request.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/policies/registry.hpp"
 
@@ -34,6 +38,7 @@ po::options_description run_options() {
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s)")
       ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
+      ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
       // Trace selection, when WORKLOAD is a kernel trace.
       ("comm", po::value<std::string>(), "trace input: keep tasks whose comm matches this regex")
@@ -119,6 +124,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
   req.check_invariants = vm["check-invariants"].as<bool>();
   req.progress = vm["progress"].as<std::string>();
+  if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
   req.table_tasks = vm["tasks"].as<size_t>();
   if (vm.count("comm")) req.extract.comm_regex = vm["comm"].as<std::string>();
   if (vm.count("pid")) req.extract.pids = vm["pid"].as<std::vector<int64_t>>();
@@ -126,9 +132,21 @@ int run_run(const std::vector<std::string>& args) {
   req.extract.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   req.extract.strict = vm["strict"].as<bool>();
 
+  // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
+  // outputs of the run are committed together, after all of them are complete.
+  CooperativeInterrupts interrupts;
   RunOutcome out = execute_run(req);
-  write_output(req.output, out.rendered);
-  if (!req.trace_out.empty()) write_output(req.trace_out, out.trace_text);
+  std::vector<AtomicFile*> files;
+  std::unique_ptr<AtomicFile> results;
+  if (req.output != "-" && !req.output.empty()) {
+    results = std::make_unique<AtomicFile>(req.output, "output");
+    results->write(out.rendered);
+    files.push_back(results.get());
+  }
+  if (out.trace_file) files.push_back(out.trace_file.get());
+  commit_together(files);
+  if (!results) write_output("-", out.rendered);
+  if (req.trace_out == "-") write_output("-", out.trace_text);
   return kExitOk;
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/engine/state.hpp"
 
@@ -125,6 +126,7 @@ int FtraceWriter::prio_of(TaskId t) const { return 120 + workload_.tasks[t.v].ni
 const std::string& FtraceWriter::task_fields(TaskId t) const { return fields_[t.v]; }
 
 void FtraceWriter::prefix(Instant at, uint32_t cpu, TaskId current, const char* flags) {
+  if (sink_ && body_.size() >= kChunkBytes) flush_body();  // a line starts here: body_ holds whole lines
   body_ += current.valid() ? heads_[current.v] : idle_head_;
   int64_t ns = at.ns();
   if (opts_.usec_timestamps)
@@ -235,12 +237,22 @@ void FtraceWriter::on_exit(Instant at, TaskId t, uint32_t cpu) {
   fmt::format_to(std::back_inserter(body_), "sched_process_exit: {}\n", task_fields(t));
 }
 
-std::string FtraceWriter::text() const {
+void FtraceWriter::flush_body() {
+  if (!sink_ || body_.empty()) return;
+  sink_(body_);
+  body_.clear();
+}
+
+std::string FtraceWriter::header() const {
   std::string out = "# tracer: nop\n#\n";
   out += fmt::format("# entries-in-buffer/entries-written: {}/{}   #P:{}\n#\n", lines_, lines_, nr_cpus_);
   out += opts_.tgid_column ? kHeaderTgid : kHeader;
-  out += body_;
   return out;
+}
+
+std::string FtraceWriter::text() const {
+  SCHEDSIM_ASSERT(!sink_, "FtraceWriter::text() while streaming");
+  return header() + body_;
 }
 
 }  // namespace schedsim

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -20,8 +21,10 @@
 
 #include <fmt/format.h>
 
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/base/run_control.hpp"
 
 namespace schedsim::traces {
 
@@ -57,52 +60,67 @@ std::string find_tracefs() {
       std::strerror(errno)));
 }
 
-// Output sink: plain file or gzip stream.
+// Output sink: plain or gzip-compressed text written through an AtomicFile, so the target is
+// replaced only by a complete trace (commit()); every write and the compressor's end are checked.
 class Sink {
  public:
-  explicit Sink(const std::string& path) : path_(path) {
-    gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  Sink(const std::string& path, bool gzip) : file_(path, "the trace"), path_(path), gz_(gzip) {
     if (gz_) {
-      gzf_ = gzopen(path.c_str(), "wb6");
-      if (!gzf_) throw InputError(SourceLoc{path}, "cannot create output");
-    } else {
-      out_.open(path, std::ios::binary | std::ios::trunc);
-      if (!out_) throw InputError(SourceLoc{path}, "cannot create output");
+      // windowBits 15 + 16: a gzip wrapper (RFC 1952) around the deflate stream, level 6 as gzip's.
+      if (deflateInit2(&zs_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw InputError(SourceLoc{path}, "cannot start the gzip compressor");
+      zinit_ = true;
     }
   }
-  ~Sink() { close(); }
+  ~Sink() {
+    if (zinit_) deflateEnd(&zs_);
+  }
   void write(const char* p, size_t n) {
     bytes_ += n;
-    if (gz_) {
-      if (gzwrite(gzf_, p, static_cast<unsigned>(n)) != static_cast<int>(n))
-        throw InputError(SourceLoc{path_}, "write failed (disk full?)");
-    } else {
-      out_.write(p, static_cast<std::streamsize>(n));
-      if (!out_) throw InputError(SourceLoc{path_}, "write failed (disk full?)");
-    }
+    if (!gz_) file_.write(std::string_view(p, n));
+    else deflate_chunk(p, n, Z_NO_FLUSH);
   }
-  void close() {
-    if (gzf_) {
-      gzclose(gzf_);
-      gzf_ = nullptr;
-    }
-    if (out_.is_open()) out_.close();
+  /// Ends the gzip stream, closes the temporary and renames it into place.
+  void commit() {
+    if (gz_) deflate_chunk(nullptr, 0, Z_FINISH);
+    file_.commit();
   }
   uint64_t bytes() const { return bytes_; }
 
  private:
+  void deflate_chunk(const char* p, size_t n, int flush) {
+    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p));
+    zs_.avail_in = static_cast<uInt>(n);
+    int r = Z_OK;
+    do {
+      zs_.next_out = out_;
+      zs_.avail_out = sizeof(out_);
+      r = deflate(&zs_, flush);
+      if (r == Z_STREAM_ERROR) throw InputError(SourceLoc{path_}, "gzip compression failed");
+      file_.write(std::string_view(reinterpret_cast<const char*>(out_), sizeof(out_) - zs_.avail_out));
+    } while (zs_.avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+  }
+  AtomicFile file_;
   std::string path_;
-  bool gz_ = false;
-  gzFile gzf_ = nullptr;
-  std::ofstream out_;
+  bool gz_ = false, zinit_ = false;
+  z_stream zs_{};
+  Bytef out_[1 << 16];
   uint64_t bytes_ = 0;
 };
 
 // Removes the instance (rmdir works only once its files are idle; tracing is turned off first).
+// The same two steps are registered with the signal handler for an exit at once.
 struct InstanceGuard {
   std::string dir;
+  int slots[2] = {-1, -1};
+  void set(const std::string& d) {
+    dir = d;
+    slots[0] = register_exit_action(ExitAction::kRmdir, dir);
+    slots[1] = register_exit_action(ExitAction::kWriteZero, dir + "/tracing_on");
+  }
   ~InstanceGuard() {
     if (dir.empty()) return;
+    for (int s : slots) unregister_exit_action(s);
     int fd = ::open((dir + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
     if (fd >= 0) {
       [[maybe_unused]] ssize_t r = ::write(fd, "0", 1);
@@ -110,6 +128,70 @@ struct InstanceGuard {
     }
     if (::rmdir(dir.c_str()) != 0)
       log::get("traces")->warn("could not remove tracefs instance {}: {}", dir, std::strerror(errno));
+  }
+};
+
+// Instances left by a recorder killed with SIGKILL (instances/schedsim-PID of a dead PID): tracing
+// off, removed. Returns how many.
+size_t remove_stale_instances(const std::string& root) {
+  size_t removed = 0;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(root + "/instances", ec)) {
+    std::string name = d.path().filename().string();
+    if (name.rfind("schedsim-", 0) != 0) continue;
+    long pid = 0;
+    const char* b = name.data() + 9;
+    const char* e = name.data() + name.size();
+    auto r = std::from_chars(b, e, pid);
+    if (r.ec != std::errc() || r.ptr != e || pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    int fd = ::open((d.path().string() + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      [[maybe_unused]] ssize_t w = ::write(fd, "0", 1);
+      ::close(fd);
+    }
+    if (::rmdir(d.path().c_str()) == 0) {
+      log::get("traces")->info("removed the tracefs instance {} of a recorder that no longer runs", name);
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+// The recorded command: killed and reaped if recording ends early (an error, an interrupt).
+struct ChildGuard {
+  pid_t pid = -1;
+  bool reaped = false;
+  int slot = -1;
+  void set(pid_t p) {
+    pid = p;
+    slot = register_exit_action(ExitAction::kKill, "", static_cast<int>(p));
+  }
+  void mark_reaped() {
+    reaped = true;
+    unregister_exit_action(slot);
+  }
+  ~ChildGuard() {
+    if (pid <= 0 || reaped) return;
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    unregister_exit_action(slot);
+  }
+};
+
+// A descriptor closed on every exit path (trace_pipe must be closed before the instance's rmdir).
+struct FdGuard {
+  int fd = -1;
+  int slot = -1;
+  void set(int f) {
+    fd = f;
+    slot = register_exit_action(ExitAction::kClose, "", f);
+  }
+  ~FdGuard() {
+    if (fd < 0) return;
+    unregister_exit_action(slot);
+    ::close(fd);
   }
 };
 
@@ -126,12 +208,16 @@ RecordResult record_trace(const RecordOptions& opt) {
     throw InputError("record needs root: tracefs (/sys/kernel/tracing) is writable only by root; "
                      "run it with sudo");
   const std::string root = find_tracefs();
+  remove_stale_instances(root);
   RecordResult res;
+  // A signal ends the recording at the loop's next poll: the command is stopped, tracing turned
+  // off, the instance and the temporary output removed (destructors, in reverse order).
+  CooperativeInterrupts interrupts;
   InstanceGuard guard;
   const std::string inst = fmt::format("{}/instances/schedsim-{}", root, ::getpid());
   if (::mkdir(inst.c_str(), 0755) != 0)
     throw InputError(SourceLoc{inst}, fmt::format("cannot create a tracefs instance: {}", std::strerror(errno)));
-  guard.dir = inst;
+  guard.set(inst);
   write_file(inst + "/tracing_on", "0");
   write_file(inst + "/buffer_size_kb", std::to_string(opt.buffer_kb));
   std::vector<std::string> events = opt.events.empty() ? default_record_events() : opt.events;
@@ -153,7 +239,7 @@ RecordResult record_trace(const RecordOptions& opt) {
     }
     write_file(en, "1");
   }
-  Sink sink(opt.output);
+  Sink sink(opt.output, opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
 
   // The child waits on `go` so tracing is on before its first instruction.
   int go[2];
@@ -173,23 +259,18 @@ RecordResult record_trace(const RecordOptions& opt) {
     ::_exit(127);
   }
   ::close(go[0]);
+  ChildGuard child_guard;
+  child_guard.set(child);
   res.root_pid = child;
-  // Ctrl-C goes to the command; we keep reading until it ends.
-  struct sigaction ign {}, old_int {}, old_term {};
-  ign.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ign, &old_int);
-  ::sigaction(SIGTERM, &ign, &old_term);
 
   std::string header = fmt::format(
       "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n#\n", child,
       fmt::join(opt.command, " "));
   sink.write(header.data(), header.size());
+  FdGuard pipe_guard;
   int pipe_fd = ::open((inst + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (pipe_fd < 0) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);
-    throw InputError(SourceLoc{inst + "/trace_pipe"}, fmt::format("cannot open: {}", std::strerror(errno)));
-  }
+  if (pipe_fd < 0) throw InputError(SourceLoc{inst + "/trace_pipe"}, fmt::format("cannot open: {}", std::strerror(errno)));
+  pipe_guard.set(pipe_fd);
   write_file(inst + "/tracing_on", "1");
   ::close(go[1]);  // release the child
 
@@ -209,11 +290,16 @@ RecordResult record_trace(const RecordOptions& opt) {
     // Sleep instead of poll(): a poll waiter on trace_pipe is woken through irq_work for
     // every new page, which would fill the trace with wakeups of the recorder itself.
     ::usleep(20000);
+    if (interrupt_signal()) break;  // the guards stop the command and clean up
     while (pump()) {
     }
     pid_t r = ::waitpid(child, &status, WNOHANG);
-    if (r == child) done = true;
+    if (r == child) {
+      done = true;
+      child_guard.mark_reaped();
+    }
   }
+  throw_if_interrupted();
   write_file(inst + "/tracing_on", "0");
   // Drain what is left (non-blocking read returns EAGAIN once empty).
   for (int idle = 0; idle < 3;) {
@@ -223,9 +309,7 @@ RecordResult record_trace(const RecordOptions& opt) {
       ::usleep(20000);
     }
   }
-  ::close(pipe_fd);
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
+  throw_if_interrupted();
   res.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   // Overruns per CPU (ring_buffer_overrun_cpu) and dropped events (overwrite=0 mode).
   for (int cpu = 0;; ++cpu) {
@@ -240,7 +324,7 @@ RecordResult record_trace(const RecordOptions& opt) {
     }
   }
   res.bytes = sink.bytes();
-  sink.close();
+  sink.commit();
   return res;
 }
 

@@ -1,71 +1,192 @@
 #include "schedsim/base/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 
 namespace schedsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path dir_of(const std::string& path) {
+  fs::path p = fs::path(path).parent_path();
+  return p.empty() ? fs::path(".") : p;
+}
+
+// The PID at the end of a temporary's name, or 0 when the name is not one of ours.
+long temp_owner(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.') return 0;
+  size_t tag = name.rfind(AtomicFile::kTempTag);
+  if (tag == std::string::npos) return 0;
+  const char* b = name.data() + tag + AtomicFile::kTempTag.size();
+  const char* e = name.data() + name.size();
+  long pid = 0;
+  auto r = std::from_chars(b, e, pid);
+  if (r.ec != std::errc() || r.ptr != e || pid <= 0) return 0;
+  return pid;
+}
+
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);  // best effort: some file systems refuse fsync on directories
+  ::close(fd);
+}
+
+}  // namespace
+
+size_t remove_stale_temporaries(const std::string& dir) {
+  size_t removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    long pid = temp_owner(entry.path().filename().string());
+    if (pid == 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+    std::error_code rec;
+    if (fs::remove(entry.path(), rec)) ++removed;
+  }
+  return removed;
+}
 
 AtomicFile::AtomicFile(const std::string& path, const std::string& what) : path_(path), what_(what) {
   if (path.empty() || path == "-") {
     f_ = stdout;
+    stdout_ = true;
     return;
   }
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::error_code ec;
+  // Through a symlink: replace the file it points to, not the link.
+  if (fs::is_symlink(path, ec)) {
+    fs::path resolved = fs::weakly_canonical(path, ec);
+    if (!ec) path_ = resolved.string();
+  }
+  // Not a regular file (/dev/null, a FIFO, a terminal): written in place, never renamed over.
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    f_ = std::fopen(path_.c_str(), "wb");
+    if (!f_) throw InputError(SourceLoc{path}, "cannot write " + what + ": " + std::strerror(errno));
+    direct_ = true;
+    return;
+  }
+  fs::path target(path_);
+  fs::path dir = dir_of(path_);
   if (!fs::is_directory(dir, ec))
     throw InputError(SourceLoc{path}, "cannot write " + what + ": directory '" + dir.string() + "' does not exist");
   if (fs::is_directory(target, ec)) throw InputError(SourceLoc{path}, "cannot write " + what + ": it is a directory");
-  tmp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
-  f_ = std::fopen(tmp_.c_str(), "wb");
-  if (!f_)
-    throw InputError(SourceLoc{path}, "cannot write " + what + ": cannot create a file in '" + dir.string() +
-                                          "': " + std::strerror(errno));
-}
-
-AtomicFile::~AtomicFile() {
-  if (f_ && f_ != stdout) {
-    std::fclose(f_);
+  {
+    static std::mutex mu;
+    static std::set<std::string> cleaned;
+    std::lock_guard<std::mutex> lock(mu);
+    std::string key = fs::absolute(dir, ec).lexically_normal().string();
+    if (cleaned.insert(key).second) remove_stale_temporaries(dir.string());
+  }
+  tmp_ = (dir / ("." + target.filename().string() + std::string(kTempTag) + std::to_string(::getpid()))).string();
+  slot_ = register_temp_path(tmp_);
+  f_ = std::fopen(tmp_.c_str(), "wbx");
+  if (!f_ && errno == EEXIST) {  // ours from an earlier output of this process with the same name
     std::remove(tmp_.c_str());
+    f_ = std::fopen(tmp_.c_str(), "wbx");
+  }
+  if (!f_) {
+    int e = errno;
+    unregister_temp_path(slot_);
+    throw InputError(SourceLoc{path}, "cannot write " + what + ": cannot create a file in '" + dir.string() +
+                                          "': " + std::strerror(e));
   }
 }
 
+AtomicFile::~AtomicFile() {
+  if (!stdout_) discard();
+}
+
+void AtomicFile::discard() {
+  if (f_) std::fclose(f_);
+  f_ = nullptr;
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+  tmp_.clear();
+  unregister_temp_path(slot_);
+  slot_ = -1;
+}
+
 void AtomicFile::fail(const std::string& why) {
-  if (f_ && f_ != stdout) std::fclose(f_);
-  if (f_ != stdout) std::remove(tmp_.c_str());
+  if (!stdout_) discard();
   f_ = nullptr;
   throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": " + why);
 }
 
 void AtomicFile::write(std::string_view bytes) {
   if (bytes.empty()) return;
+  if (!f_ || closed_) fail("written after close (a bug)");
   if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) fail("write failed (disk full?)");
 }
 
-void AtomicFile::commit() {
-  if (f_ == stdout) {
-    std::fflush(stdout);
-    f_ = nullptr;
+void AtomicFile::append_file(const std::string& path) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) fail("cannot reopen '" + path + "': " + std::strerror(errno));
+  std::string buf(1 << 20, '\0');
+  bool ok = true;
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), in)) {
+    if (std::fwrite(buf.data(), 1, n, f_) != n) {
+      ok = false;
+      break;
+    }
+  }
+  ok = ok && !std::ferror(in);
+  std::fclose(in);
+  if (!ok) fail("copying '" + path + "' failed (disk full?)");
+}
+
+void AtomicFile::flush() {
+  if (f_ && std::fflush(f_) != 0) fail("write failed (disk full?)");
+}
+
+void AtomicFile::close() {
+  if (closed_) return;
+  if (stdout_) {
+    if (std::fflush(stdout) != 0) fail("write to stdout failed");
+    closed_ = true;
     return;
   }
+  if (!f_) fail("closed twice (a bug)");
   bool ok = std::fflush(f_) == 0;
+  if (!direct_) ok = ::fsync(::fileno(f_)) == 0 && ok;  // devices and FIFOs may refuse fsync
   ok = std::fclose(f_) == 0 && ok;
   f_ = nullptr;
-  if (!ok) {
-    std::remove(tmp_.c_str());
-    throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": write failed (disk full?)");
+  if (!ok) fail("write failed (disk full?)");
+  closed_ = true;
+}
+
+void AtomicFile::commit() { commit_together({this}); }
+
+void commit_together(const std::vector<AtomicFile*>& files) {
+  for (AtomicFile* f : files) f->close();
+  throw_if_interrupted();  // a signal that arrived while writing: commit nothing
+  std::set<std::string> dirs;
+  {
+    SignalsBlocked blocked;
+    for (AtomicFile* f : files) {
+      if (f->is_stdout() || f->direct_) continue;
+      if (std::rename(f->tmp_.c_str(), f->path_.c_str()) != 0) f->fail(std::string("rename failed: ") + std::strerror(errno));
+      f->tmp_.clear();  // renamed: nothing left to remove
+      unregister_temp_path(f->slot_);
+      f->slot_ = -1;
+      dirs.insert(dir_of(f->path()).string());
+    }
   }
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp_.c_str());
-    throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": rename failed: " + std::strerror(e));
-  }
+  for (const auto& d : dirs) fsync_dir(d);
 }
 
 void write_file_atomic(const std::string& path, const std::string& content, const std::string& what) {

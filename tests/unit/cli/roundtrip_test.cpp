@@ -34,10 +34,8 @@ Roundtrip roundtrip(cli::RunRequest req, const std::string& name) {
   req.progress = "never";
   Roundtrip r;
   r.sim = cli::execute_run(req);
-  {
-    std::ofstream out(req.trace_out);
-    out << r.sim.trace_text;
-  }
+  REQUIRE(r.sim.trace_file);  // streamed to a file, complete but not yet renamed into place
+  r.sim.trace_file->commit();
   r.back = traces::import_trace(req.trace_out, traces::ExtractOptions{}, &r.report);
   std::filesystem::remove(req.trace_out);
   return r;

@@ -209,3 +209,27 @@ TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metr
   CHECK(std::string(buf).find("[schedsim] ") != std::string::npos);
   std::fclose(f);
 }
+
+TEST_CASE("ftrace writer streams whole lines and the result equals the in-memory text", "[metrics][ftrace]") {
+  Fixture fx(machine(2), {"Web Content", "child"});
+  FtraceWriter kept(fx.w), streamed(fx.w);
+  std::string body;
+  size_t chunks = 0;
+  bool final_flush = false;
+  streamed.stream_body([&](std::string_view c) {
+    if (!final_flush) CHECK(c.size() >= FtraceWriter::kChunkBytes);  // only full chunks until flush_body()
+    CHECK(c.back() == '\n');
+    body += c;
+    ++chunks;
+  });
+  for (int i = 0; i < 2000; ++i) {  // about 2.5 MB of lines
+    drive(kept, fx.state);
+    drive(streamed, fx.state);
+  }
+  CHECK(chunks >= 2);
+  size_t before = body.size();
+  final_flush = true;
+  streamed.flush_body();
+  CHECK(body.size() > before);
+  CHECK(streamed.header() + body == kept.text());
+}

@@ -23,7 +23,9 @@
 /// Comms: spaces and control characters become '_', truncated to 15 characters (TASK_COMM_LEN).
 /// Pids: the workload's pid when positive and unique, else a fresh number above every pid.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/engine/observer.hpp"
@@ -57,8 +59,17 @@ class FtraceWriter : public Observer {
   void on_migrate(Instant at, TaskId t, uint32_t from, uint32_t to, CpuDistance d) override;
   void on_exit(Instant at, TaskId t, uint32_t cpu) override;
 
-  /// The complete trace text: header plus every event line written so far.
+  /// The complete trace text: header plus every event line written so far (not when streaming).
   std::string text() const;
+  /// Streams the event lines to `sink` (whole lines, in chunks of about kChunkBytes) instead of
+  /// keeping them, so memory stays constant however long the run; call flush_body() at the end.
+  /// The header is written separately (header()): its entry count is known only at the end.
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  void stream_body(std::function<void(std::string_view)> sink) { sink_ = std::move(sink); }
+  /// Passes the lines still buffered to the sink.
+  void flush_body();
+  /// The `# tracer: nop` header with the final entry count and CPU count.
+  std::string header() const;
   uint64_t lines() const { return lines_; }
   /// The pid written for task t (for tests and round-trip comparisons).
   int64_t pid_of(TaskId t) const { return pids_[t.v]; }
@@ -88,6 +99,7 @@ class FtraceWriter : public Observer {
   std::vector<int32_t> task_cpu_;  // per task: the CPU it is current on, -1 if not running
   std::vector<Pending> pending_;
   std::string body_;
+  std::function<void(std::string_view)> sink_;
   uint64_t lines_ = 0;
 };
 

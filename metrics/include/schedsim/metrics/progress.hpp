@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 
 #include "schedsim/engine/observer.hpp"
 
@@ -20,6 +21,10 @@ class ProgressReporter : public Observer {
                             std::chrono::milliseconds interval = std::chrono::milliseconds(250));
 
   bool enabled() const { return enabled_; }
+  /// Called every kCheckEvery callbacks with the simulated time, printing or not: the hook for
+  /// checks that must run during the simulation (interrupts, memory budget) without an observer
+  /// of their own (every observer costs a dispatch on every engine callback).
+  void set_poll(std::function<void(Instant)> poll) { poll_ = std::move(poll); }
   /// Lines (updates) printed so far.
   uint64_t updates() const { return updates_; }
 
@@ -35,7 +40,9 @@ class ProgressReporter : public Observer {
   void tick(Instant at) {
     ++events_;
     now_ = at;
-    if (enabled_ && events_ % kCheckEvery == 0) check();
+    if (events_ % kCheckEvery != 0) return;
+    if (poll_) poll_(at);
+    if (enabled_) check();
   }
   void check();
   void print(bool final_line);
@@ -46,6 +53,7 @@ class ProgressReporter : public Observer {
   std::chrono::steady_clock::time_point start_, last_print_;
   uint64_t events_ = 0, updates_ = 0;
   Instant now_;
+  std::function<void(Instant)> poll_;
 };
 
 }  // namespace schedsim

@@ -10,7 +10,8 @@
 namespace schedsim::traces {
 
 struct RecordOptions {
-  std::string output;                ///< ftrace text; gzip-compressed when it ends in ".gz"
+  std::string output;                ///< ftrace text; gzip-compressed when it ends in ".gz" or `gzip`
+  bool gzip = false;                 ///< compress whatever the name
   std::vector<std::string> events;   ///< sched events to enable (empty = the default set)
   std::vector<std::string> command;  ///< argv of the command to run
   uint32_t buffer_kb = 32768;        ///< per-CPU ring buffer (buffer_size_kb)
@@ -30,8 +31,10 @@ struct RecordResult {
 /// sched_process_fork/exit/exec, sched_migrate_task.
 std::vector<std::string> default_record_events();
 
-/// Records. Throws InputError when not root, when tracefs is unavailable, or when the command
-/// cannot be started.
+/// Records. The output is written through AtomicFile: it appears only complete, after the command
+/// has ended and the ring buffer is drained. Throws InputError when not root, when tracefs is
+/// unavailable, or when the command cannot be started; throws Interrupted on SIGINT/SIGTERM (the
+/// command is killed, the tracefs instance and the temporary output are removed first).
 RecordResult record_trace(const RecordOptions& opt);
 
 }  // namespace schedsim::traces

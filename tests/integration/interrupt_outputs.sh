@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Interrupts `schedsim run` (with -o and --trace-out) and `schedsim record` with SIGKILL, SIGTERM
+# and SIGINT at pseudo-random points (a fixed seed list, so every run of this test picks the same
+# points relative to the measured length of an uninterrupted run) and checks, after each:
+#   - each output is either the old file, intact, or the complete new one (byte-identical to an
+#     uninterrupted run for `run`; a complete gzip stream for `record`), and the results and the
+#     trace of one run are both old or both new;
+#   - the exit code is 0 (the run ended before the signal) or 128 + signal (130, 143, 137);
+#   - no temporary is left after SIGTERM/SIGINT, nor after the next run writing into the directory
+#     once SIGKILL left one behind;
+#   - `record`: no tracefs instance of ours is left (after the next `record` for SIGKILL).
+# The `record` part needs root and tracefs; without them it is skipped with a printed reason
+# (the script then exits 77 if nothing else ran, else 0 after the `run` part).
+#   usage: interrupt_outputs.sh SCHEDSIM SOURCE_DIR WORK_DIR
+set -uo pipefail
+schedsim=$1
+work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+set -m  # background jobs get default SIGINT handling (non-interactive shells ignore it otherwise)
+
+seeds=(11 23 37 41)
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# A deterministic point in [0, 1.2 * len_ms) for (seed, salt).
+delay_of() {
+  local seed=$1 salt=$2 len_ms=$3
+  local h=$(((seed * 2654435761 + salt * 40503) % 1000))
+  echo $((h * len_ms * 12 / 10000))
+}
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+# Starts "$@" in the background (stdout, stderr to $out_prefix.stdout/.stderr), sends SIG$sig
+# after $delay ms, and sets rc to its exit code.
+interrupt_after() {
+  local delay=$1 sig=$2 out_prefix=$3
+  shift 3
+  "$@" >"$out_prefix.stdout" 2>"$out_prefix.stderr" &
+  local pid=$!
+  last_pid=$pid
+  sleep_ms "$delay"
+  kill -"$sig" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rc=$?
+}
+leftovers() { find "$1" -maxdepth 1 -name '.*.schedsim-tmp.*' | wc -l; }
+expected_rc() {
+  case $1 in KILL) echo 137 ;; TERM) echo 143 ;; INT) echo 130 ;; esac
+}
+
+# ---- run --------------------------------------------------------------------------------------
+run_args=(run --workload-gen 'messaging --group 10 --pipe --loops 600' -t xeon-gold-6248 --progress never)
+mkdir ref
+t0=$(now_ms)
+"$schedsim" "${run_args[@]}" -o ref/r.txt --trace-out ref/t.txt || { echo "FAIL: reference run"; exit 1; }
+len=$(($(now_ms) - t0))
+echo "reference run: ${len} ms, trace $(stat -c %s ref/t.txt) bytes"
+
+salt=0
+for seed in "${seeds[@]}"; do
+  for sig in KILL TERM INT; do
+    salt=$((salt + 1))
+    d=run-$seed-$sig
+    mkdir "$d"
+    echo "old results" >"$d/r.txt"
+    echo "old trace" >"$d/t.txt"
+    delay=$(delay_of "$seed" "$salt" "$len")
+    interrupt_after "$delay" "$sig" "$d/out" "$schedsim" "${run_args[@]}" -o "$d/r.txt" --trace-out "$d/t.txt"
+    r_new=0 t_new=0
+    if cmp -s "$d/r.txt" ref/r.txt; then r_new=1
+    elif [ "$(cat "$d/r.txt")" != "old results" ]; then fail "$d: results neither old nor the complete new file"; fi
+    if cmp -s "$d/t.txt" ref/t.txt; then t_new=1
+    elif [ "$(cat "$d/t.txt")" != "old trace" ]; then fail "$d: trace neither old nor the complete new file"; fi
+    [ "$r_new" = "$t_new" ] || fail "$d: results new=$r_new but trace new=$t_new (not committed together)"
+    want=$(expected_rc "$sig")
+    if [ "$rc" != 0 ] && [ "$rc" != "$want" ]; then fail "$d: exit $rc after SIG$sig, expected $want (or 0)"; fi
+    [ "$rc" = 0 ] && [ "$r_new" = 0 ] && fail "$d: exit 0 without the new outputs"
+    left_after_signal=$(leftovers "$d")
+    if [ "$sig" != KILL ] && [ "$left_after_signal" != 0 ]; then fail "$d: $left_after_signal temporaries left after SIG$sig"; fi
+    # The next run writing into the directory removes what a SIGKILL left.
+    "$schedsim" run --workload-gen 'pipe --loops 10' -t smp2 --progress never -o "$d/next.txt" >/dev/null ||
+      fail "$d: next run failed"
+    left=$(leftovers "$d")
+    [ "$left" = 0 ] || fail "$d: $left temporaries left after the next run"
+    echo "run SIG$sig at ${delay} ms: rc $rc, outputs $([ "$r_new" = 1 ] && echo new || echo old), temporaries left by the signal: $left_after_signal (0 after the next run)"
+    rm -rf "$d"
+  done
+done
+
+# ---- record -----------------------------------------------------------------------------------
+tracefs=""
+for p in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+  [ -d "$p/instances" ] && tracefs=$p && break
+done
+skip_reason=""
+[ "$(id -u)" -eq 0 ] || skip_reason="not root (tracefs needs root)"
+[ -z "$skip_reason" ] && [ -z "$tracefs" ] && skip_reason="tracefs is not mounted"
+if [ -n "$skip_reason" ]; then
+  echo "SKIP record part: $skip_reason"
+else
+  rec_len=1500
+  for seed in "${seeds[@]}"; do
+    for sig in KILL TERM INT; do
+      salt=$((salt + 1))
+      d=rec-$seed-$sig
+      mkdir "$d"
+      echo "old trace" >"$d/rec.gz"
+      cp "$d/rec.gz" "$d/old"
+      delay=$(delay_of "$seed" "$salt" "$rec_len")
+      interrupt_after "$delay" "$sig" "$d/out" "$schedsim" record -o "$d/rec.gz" -- sleep 1
+      pid=$last_pid
+      new=0
+      if cmp -s "$d/rec.gz" "$d/old"; then :
+      elif gzip -t "$d/rec.gz" 2>/dev/null && [ "$( (gzip -dc "$d/rec.gz" || true) | head -1)" = "# tracer: nop" ]; then new=1
+      else fail "$d: record output neither old nor a complete gzip trace"; fi
+      want=$(expected_rc "$sig")
+      if [ "$rc" != 0 ] && [ "$rc" != "$want" ]; then fail "$d: record exit $rc after SIG$sig, expected $want (or 0)"; fi
+      [ "$rc" = 0 ] && [ "$new" = 0 ] && fail "$d: record exit 0 without the new trace"
+      if [ "$sig" != KILL ]; then
+        [ "$(leftovers "$d")" = 0 ] || fail "$d: temporaries left after SIG$sig"
+        [ -e "$tracefs/instances/schedsim-$pid" ] && fail "$d: tracefs instance schedsim-$pid left after SIG$sig"
+      fi
+      # The next record removes a killed recorder's instance and the temporaries in the directory.
+      "$schedsim" record -o "$d/next.gz" -- true >/dev/null 2>&1 || fail "$d: next record failed"
+      [ -e "$tracefs/instances/schedsim-$pid" ] && fail "$d: tracefs instance schedsim-$pid left after the next record"
+      [ "$(leftovers "$d")" = 0 ] || fail "$d: temporaries left after the next record"
+      echo "record SIG$sig at ${delay} ms: rc $rc, output $([ "$new" = 1 ] && echo new || echo old)"
+      rm -rf "$d"
+    done
+  done
+fi
+
+if [ "$failures" != 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all interruption checks passed"
