@@ -90,6 +90,9 @@ struct Simulation::Impl : BalanceOps {
     uint64_t sleep_gen = 0;
     bool in_flight = false;  // woken, waiting for its kEnqueue
     bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
+    // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
+    // (not in a block() action of its program), so the wake that releases it consumes no action.
+    bool waits_before_start = false;
     int32_t last_cpu_ran = -1;
   };
   struct CpuRun {
@@ -400,7 +403,10 @@ struct Simulation::Impl : BalanceOps {
       for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
       return;
     }
-    ++pr.pc;  // the wake satisfies the block() the task is parked on
+    if (pr.waits_before_start)
+      pr.waits_before_start = false;  // released; its program runs from its first action
+    else
+      ++pr.pc;  // the wake satisfies the block() the task is parked on
     activate(t, waker, waker_cpu, sync);
   }
 
@@ -760,6 +766,7 @@ struct Simulation::Impl : BalanceOps {
           break;
         case StartState::kBlocked:
           s.tasks[t].state = TaskState::kBlocked;
+          prog[t].waits_before_start = true;
           break;
         case StartState::kSleeping:
           s.tasks[t].state = TaskState::kSleeping;

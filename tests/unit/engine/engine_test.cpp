@@ -188,7 +188,6 @@ TEST_CASE("wake latency includes IPI and idle exit", "[engine]") {
   w.add_task(task("B", {Action::run(Duration::us(5))}, StartState::kBlocked));
   w.tasks[0].initial_cpu = 0;
   w.tasks[1].initial_cpu = 1;
-  w.tasks[1].program.insert(w.tasks[1].program.begin(), Action::block());
   Topology t = machine(2, 1);
   CostModel c = zero_costs();
   c.ipi_same_package = Duration::ns(600);
@@ -230,4 +229,43 @@ TEST_CASE("same seed gives the same run, jitter changes it", "[engine]") {
   };
   CHECK(once(7) == once(7));
   CHECK(once(7).first != once(8).first);
+}
+
+TEST_CASE("a task that starts blocked runs its program from its first action once woken", "[engine]") {
+  // docs/workload-format.md: "start": "blocked" waits for a token before its program. The trace
+  // importer emits exactly this shape (a task asleep at trace start, first woken by a traced
+  // task); the wake used to be taken as completing a block() at pc 0, skipping B's first run().
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::wake(TaskId(1))}));
+  w.add_task(task("B", {Action::run(Duration::us(300)), Action::run(Duration::us(7))}, StartState::kBlocked));
+  w.tasks[0].initial_cpu = 0;
+  w.tasks[1].initial_cpu = 1;
+  Topology t = machine(2, 1);
+  Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+  SimSummary s = sim.run();
+  CHECK(s.complete);
+  CHECK(s.work_done == Duration::us(317));
+  CHECK(s.work_done == w.total_work());
+  CHECK(s.tasks_stuck == 0);
+}
+
+TEST_CASE("a task that starts blocked and begins with block() waits for two tokens", "[engine]") {
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::wake(TaskId(1)), Action::run(Duration::us(10)),
+                        Action::wake(TaskId(1))}));
+  w.add_task(task("B", {Action::block(), Action::run(Duration::us(30))}, StartState::kBlocked));
+  w.tasks[0].initial_cpu = 0;
+  w.tasks[1].initial_cpu = 1;
+  Topology t = machine(2, 1);
+  {
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK(s.complete);
+    CHECK(s.work_done == Duration::us(50));
+  }
+  w.tasks[0].program.pop_back();  // only one wake: B is released, then waits in its block()
+  Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+  SimSummary s = sim.run();
+  CHECK(s.tasks_stuck == 1);
+  CHECK(s.work_done == Duration::us(20));
 }

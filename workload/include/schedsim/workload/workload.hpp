@@ -59,7 +59,10 @@ static_assert(sizeof(Action) == 16);
 enum class StartState : uint8_t {
   kForked,    ///< created by another task's fork(); starts when that action executes
   kRunnable,  ///< runnable at start_time (alive at trace start, or forked by an untraced parent)
-  kBlocked,   ///< alive at start, waiting for a token
+  /// alive at start, waiting for a token: the first wake releases it and its program then runs
+  /// from its first action (an implicit block() before the program; a program that begins with
+  /// block() waits for a second token there)
+  kBlocked,
   kSleeping,  ///< alive at start, sleeping until start_time
 };
 
