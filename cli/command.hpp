@@ -11,8 +11,13 @@ namespace schedsim::cli {
 
 namespace po = boost::program_options;
 
-/// Exit codes (ninja exit_status.h style).
-enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3 };
+/// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
+/// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
+/// never consumed, no task selected, work not conserved); the results say "complete": false.
+enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4 };
+
+/// The exit-code table printed by `schedsim --help` and `schedsim run --help`.
+extern const char* const kExitCodesHelp;
 
 struct Command {
   const char* name;

@@ -3,6 +3,7 @@
 /// without argv: load the workload (native file, kernel trace or generator), the topology and the
 /// policy stack, simulate with the metrics collector attached, render.
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct RunRequest {
   std::string label;
   std::string trace_out, trace_window;
   std::string stop_at;
+  std::string max_sim_time;   ///< simulated-time limit ("" = SimConfig's default, 24 h)
   bool check_invariants = false;
   std::string progress = "auto";
   size_t table_tasks = 20;
@@ -39,16 +41,27 @@ struct RunOutcome {
   SimSummary summary;
   std::string rendered;    ///< in the requested format
   std::string trace_text;  ///< when trace_out is set
+  /// Lines for stderr ("note: ..." / "warning: ..."): work-conservation findings that do not
+  /// make the run incomplete (--stop-at, --jitter, an import that did not conserve).
+  std::vector<std::string> notes;
 };
 
-/// Loads what `input` / `workload_gen` name. Throws InputError.
+/// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
+/// and `report` is given, the import's report is stored there (its `path` is then non-empty).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
-                             const traces::ExtractOptions& extract);
+                             const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr);
 /// The chosen modules: the kernel profile (or defaults), then explicit slot choices; features
 /// from the profile, then explicit X / NO_X. Fills `config` with what was chosen.
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
                                const std::vector<std::string>& features, RunConfig& config);
-/// Runs everything a RunRequest says and renders it. Throws InputError on bad input.
+/// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
+/// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
+/// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the
+/// exit code (run_exit_code).
 RunOutcome execute_run(const RunRequest& req);
+
+/// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
+/// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err);
 
 }  // namespace schedsim::cli

@@ -31,7 +31,9 @@ po::options_description run_options() {
       ("label", po::value<std::string>(), "label of this run in reports")
       ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
-      ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s)")
+      ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s); complete: false, exit 0")
+      ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
+      ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, no task selected); still reported")
       ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
@@ -65,7 +67,7 @@ std::string list_modules(const std::string& slot) {
 }  // namespace
 
 std::string help_run() {
-  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_options());
+  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_options()) + "\n" + kExitCodesHelp;
 }
 
 int run_run(const std::vector<std::string>& args) {
@@ -117,6 +119,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
   if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
+  req.max_sim_time = vm["max-sim-time"].as<std::string>();
   req.check_invariants = vm["check-invariants"].as<bool>();
   req.progress = vm["progress"].as<std::string>();
   req.table_tasks = vm["tasks"].as<size_t>();
@@ -129,7 +132,7 @@ int run_run(const std::vector<std::string>& args) {
   RunOutcome out = execute_run(req);
   write_output(req.output, out.rendered);
   if (!req.trace_out.empty()) write_output(req.trace_out, out.trace_text);
-  return kExitOk;
+  return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr);
 }
 
 }  // namespace schedsim::cli

@@ -55,6 +55,9 @@ struct Action {
 };
 static_assert(sizeof(Action) == 16);
 
+/// The action's name as the native format writes it ("run", "wake", ...).
+const char* to_string(ActionKind k);
+
 /// How a task begins.
 enum class StartState : uint8_t {
   kForked,    ///< created by another task's fork(); starts when that action executes
