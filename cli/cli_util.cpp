@@ -12,6 +12,18 @@
 
 namespace schedsim::cli {
 
+const char* const kExitCodesHelp =
+    "exit codes:\n"
+    "  0    success; also a run ended by --stop-at, or an incomplete one with --allow-incomplete\n"
+    "  1    input error: a file, option value, workload or trace is wrong (the message names it)\n"
+    "  2    usage error: unknown command or option, missing argument\n"
+    "  3    internal error: out of memory or a schedsim bug\n"
+    "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, no task\n"
+    "       selected, or work not conserved; the results are still written, with \"complete\": false\n"
+    "  5    run: the --max-memory budget was exceeded\n"
+    "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
+    "  143  terminated by SIGTERM: as for 130\n";
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const po::positional_options_description& pos, po::variables_map& vm,
                 std::string (*help)()) {

@@ -11,9 +11,17 @@ namespace schedsim::cli {
 
 namespace po = boost::program_options;
 
-/// Exit codes (ninja exit_status.h style); README.md lists them. A signal ends the process with
-/// 128 + signal (130 SIGINT, 143 SIGTERM), after removing its temporaries.
-enum ExitCode : int { kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitResource = 5 };
+/// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
+/// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
+/// never consumed, no task selected, work not conserved); the results say "complete": false.
+/// 5: a resource budget (--max-memory) was exceeded. A signal ends the process with 128 + signal
+/// (130 SIGINT, 143 SIGTERM), after removing its temporaries.
+enum ExitCode : int {
+  kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4, kExitResource = 5
+};
+
+/// The exit-code table printed by `schedsim --help` and `schedsim run --help`.
+extern const char* const kExitCodesHelp;
 
 struct Command {
   const char* name;

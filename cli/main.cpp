@@ -28,7 +28,8 @@ std::string top_help() {
       "  -h, --help       this help\n"
       "  --version        print the version\n"
       "  -v, -vv          more logging on stderr (info, debug)\n"
-      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n";
+      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n\n";
+  out += kExitCodesHelp;
   return out;
 }
 

@@ -86,6 +86,43 @@ class RunGuard {
   uint64_t polls_ = 0;
 };
 
+// Adds what the CLI knows to the engine's reasons (the trace selection) and checks work
+// conservation: simulated work must equal the workload's run total (for a trace, the extracted
+// on-CPU time), or a note/reason says by how much and why.
+void check_completeness(RunOutcome& out, const Workload& w, const traces::ImportReport* rep, const RunRequest& req,
+                        const SimConfig& sim) {
+  RunResults& r = out.results;
+  const SimSummary& sum = out.summary;
+  auto ms = [](int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); };
+  if (w.tasks.empty() && rep) {
+    for (auto& line : r.incomplete)
+      if (line.rfind("the workload has no tasks", 0) == 0)
+        line = fmt::format("no tasks selected: {} kept none of the {} tasks seen in the trace; nothing was simulated",
+                           rep->selection, rep->tasks_seen);
+  }
+  if (rep && w.observed.present && w.observed.total_runtime.count() != r.work_expected_ns)
+    out.notes.push_back(fmt::format(
+        "warning: the workload's run total {} differs from the trace's on-CPU time {} (the import's conservation "
+        "check failed, see above): the replay cannot reproduce the trace's work exactly",
+        ms(r.work_expected_ns), ms(w.observed.total_runtime.count())));
+  const int64_t done = r.work_done_ns, expected = r.work_expected_ns;
+  if (done != expected) {
+    const std::string what = fmt::format("simulated work {} of the workload's {}{} ({:+.2f}%)", ms(done), ms(expected),
+                                         rep ? " of on-CPU time" : "",
+                                         expected ? 100.0 * static_cast<double>(done - expected) / static_cast<double>(expected) : 0.0);
+    if (sum.stop == StopReason::kStopAt)
+      out.notes.push_back(fmt::format("note: {}: the rest comes after --stop-at {}", what, req.stop_at));
+    else if (sim.jitter_permille > 0 && sum.unfinished.empty() && sum.stop == StopReason::kNone)
+      out.notes.push_back(fmt::format("note: {}: --jitter {} scaled the run() durations", what, req.jitter));
+    else if (!sum.complete)
+      r.incomplete.push_back(fmt::format("{}: the rest belongs to the tasks above, which never ran it", what));
+    else
+      r.incomplete.push_back(fmt::format("{} with every task finished: work was not conserved (a schedsim bug; "
+                                         "please report it with this workload)", what));
+  }
+  r.complete = sum.complete && r.incomplete.empty();
+}
+
 }  // namespace
 
 uint64_t parse_max_memory(const std::string& text) {
@@ -128,8 +165,25 @@ uint64_t parse_max_memory(const std::string& text) {
   return static_cast<uint64_t>(bytes);
 }
 
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err) {
+  for (const auto& n : out.notes) err << "schedsim: " << n << "\n";
+  const RunResults& r = out.results;
+  if (r.complete) return kExitOk;
+  if (out.summary.stop == StopReason::kStopAt) {
+    err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
+           "(\"complete\": false)\n";
+    return kExitOk;
+  }
+  err << "schedsim: " << (allow_incomplete ? "warning" : "error")
+      << ": simulation incomplete (\"complete\": false in the results):\n";
+  for (const auto& line : r.incomplete) err << "  " << line << "\n";
+  if (allow_incomplete) return kExitOk;
+  err << "  (exit code 4; --allow-incomplete accepts an incomplete run with exit code 0)\n";
+  return kExitIncomplete;
+}
+
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
-                             const traces::ExtractOptions& extract) {
+                             const traces::ExtractOptions& extract, traces::ImportReport* report) {
   if (!workload_gen.empty() && !input.empty())
     throw InputError("give either a WORKLOAD file or --workload-gen, not both");
   if (!workload_gen.empty()) return generate_workload_from_spec(workload_gen);
@@ -138,7 +192,7 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
   if (std::filesystem::is_directory(input, ec)) throw InputError(SourceLoc{input}, "is a directory, expected a workload or trace file");
   if (looks_like_workload(input)) return read_workload(input);
-  if (traces::is_trace_file(input)) return traces::import_trace(input, extract);
+  if (traces::is_trace_file(input)) return traces::import_trace(input, extract, report);
   throw InputError(SourceLoc{input, 1},
                    "not a schedsim workload (JSON/CBOR) nor a recognised kernel trace (ftrace text, "
                    "trace-cmd report, perf script; plain, gzip or zstd)");
@@ -208,13 +262,23 @@ RunOutcome execute_run(const RunRequest& req) {
       throw InputError(SourceLoc{"--stop-at"}, "expected a positive duration like 2s or 500ms, got '" + req.stop_at + "'");
     sim.stop_at = Instant::zero() + d;
   }
+  if (!req.max_sim_time.empty()) {
+    Duration d;
+    if (!parse_duration(req.max_sim_time, d) || d.count() <= 0 || Instant::zero() + d > SimConfig::kMaxTimeLimit)
+      throw InputError(SourceLoc{"--max-sim-time"},
+                       fmt::format("expected a positive duration up to {}s (366 days), like 172800s, got '{}'",
+                                   SimConfig::kMaxTimeLimit.ns() / 1000000000, req.max_sim_time));
+    sim.max_time = Instant::zero() + d;
+  }
   FtraceOptions fopts;
   if (!req.trace_window.empty()) parse_trace_window(req.trace_window, fopts);
   RunGuard guard(parse_max_memory(req.max_memory));
 
   Topology topo = load_topology(req.topology);
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
-  Workload w = load_workload_input(req.input, req.workload_gen, req.extract);
+  traces::ImportReport import_report;
+  Workload w = load_workload_input(req.input, req.workload_gen, req.extract, &import_report);
+  const bool from_trace = !import_report.path.empty();
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();
@@ -250,8 +314,15 @@ RunOutcome execute_run(const RunRequest& req) {
       writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
     }
   }
-  out.summary = simulation.run();
+  try {
+    out.summary = simulation.run();
+  } catch (const InputError& e) {
+    // The engine names the task and action; the file is the one the user gave.
+    if (!e.loc().path.empty() || req.input.empty()) throw;
+    throw InputError(SourceLoc{req.input}, e.message(), e.context());
+  }
   out.results = metrics.results(config, &out.summary);
+  check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim);
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
   else out.rendered = render_table(out.results, req.table_tasks);

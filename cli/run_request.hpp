@@ -4,6 +4,7 @@
 /// policy stack, simulate with the metrics collector attached, render.
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct RunRequest {
   std::string label;
   std::string trace_out, trace_window;
   std::string stop_at;
+  std::string max_sim_time;   ///< simulated-time limit ("" = SimConfig's default, 24 h)
   bool check_invariants = false;
   std::string progress = "auto";
   std::string max_memory;     ///< "" = default (see parse_max_memory), "0"/"none" = unlimited
@@ -42,6 +44,9 @@ struct RunOutcome {
   SimSummary summary;
   std::string rendered;    ///< in the requested format
   std::string trace_text;  ///< when trace_out is "-" (stdout): the trace, printed after the results
+  /// Lines for stderr ("note: ..." / "warning: ..."): work-conservation findings that do not
+  /// make the run incomplete (--stop-at, --jitter, an import that did not conserve).
+  std::vector<std::string> notes;
   /// When trace_out names a file: the complete trace, written and closed under its temporary
   /// name, not yet renamed; the caller commits it together with the results (commit_together).
   std::unique_ptr<AtomicFile> trace_file;
@@ -54,14 +59,22 @@ struct RunOutcome {
 inline constexpr int kDefaultMemoryPercent = 80;
 uint64_t parse_max_memory(const std::string& text);
 
-/// Loads what `input` / `workload_gen` name. Throws InputError.
+/// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
+/// and `report` is given, the import's report is stored there (its `path` is then non-empty).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
-                             const traces::ExtractOptions& extract);
+                             const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr);
 /// The chosen modules: the kernel profile (or defaults), then explicit slot choices; features
 /// from the profile, then explicit X / NO_X. Fills `config` with what was chosen.
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
                                const std::vector<std::string>& features, RunConfig& config);
-/// Runs everything a RunRequest says and renders it. Throws InputError on bad input.
+/// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
+/// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
+/// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the
+/// exit code (run_exit_code).
 RunOutcome execute_run(const RunRequest& req);
+
+/// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
+/// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err);
 
 }  // namespace schedsim::cli

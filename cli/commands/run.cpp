@@ -35,7 +35,9 @@ po::options_description run_options() {
       ("label", po::value<std::string>(), "label of this run in reports")
       ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
-      ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s)")
+      ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s); complete: false, exit 0")
+      ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
+      ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, no task selected); still reported")
       ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
@@ -70,7 +72,7 @@ std::string list_modules(const std::string& slot) {
 }  // namespace
 
 std::string help_run() {
-  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_options());
+  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_options()) + "\n" + kExitCodesHelp;
 }
 
 int run_run(const std::vector<std::string>& args) {
@@ -122,6 +124,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
   if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
+  req.max_sim_time = vm["max-sim-time"].as<std::string>();
   req.check_invariants = vm["check-invariants"].as<bool>();
   req.progress = vm["progress"].as<std::string>();
   if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
@@ -147,7 +150,7 @@ int run_run(const std::vector<std::string>& args) {
   commit_together(files);
   if (!results) write_output("-", out.rendered);
   if (req.trace_out == "-") write_output("-", out.trace_text);
-  return kExitOk;
+  return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr);
 }
 
 }  // namespace schedsim::cli

@@ -23,6 +23,9 @@
 #include <algorithm>
 #include <queue>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
@@ -90,6 +93,9 @@ struct Simulation::Impl : BalanceOps {
     uint64_t sleep_gen = 0;
     bool in_flight = false;  // woken, waiting for its kEnqueue
     bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
+    // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
+    // (not in a block() action of its program), so the wake that releases it consumes no action.
+    bool waits_before_start = false;
     int32_t last_cpu_ran = -1;
   };
   struct CpuRun {
@@ -154,6 +160,44 @@ struct Simulation::Impl : BalanceOps {
     q.push(Event{at, seq++, type, a, b, gen});
   }
 
+  // The time `d` after now, checked: an event past cfg.max_time that the loop would process
+  // (it is not after stop_at) is an InputError naming what needs it, never an overflow or a
+  // hang. `what` is only called to build that message.
+  template <class What>
+  Instant checked_after(i128 d, What&& what) const {
+    i128 t = static_cast<i128>(s.now.ns()) + d;
+    if (t <= cfg.max_time.ns()) return Instant::from_ns(static_cast<int64_t>(t));
+    // Past a stop_at below the limit: the loop stops before it (stop_at < INT64_MAX then).
+    if (cfg.stop_at <= cfg.max_time && t > cfg.stop_at.ns())
+      return t > INT64_MAX ? Instant::max() : Instant::from_ns(static_cast<int64_t>(t));
+    throw InputError(SourceLoc{w.source},
+                     fmt::format("{} would end at simulated time {}, past the simulated-time limit of {} s "
+                                 "(schedsim run --max-sim-time)",
+                                 what(), format_sim_time(t), cfg.max_time.ns() / 1000000000));
+  }
+  static std::string format_sim_time(i128 t) {
+    if (t > INT64_MAX) return fmt::format("{:.3g} s (past the 64-bit clock)", static_cast<double>(t) / 1e9);
+    return fmt::format("{} s", Instant::from_ns(static_cast<int64_t>(t)));
+  }
+  std::string task_label(uint32_t t) const {
+    const TaskSpec& spec = w.tasks[t];
+    std::string out = fmt::format("task {} ('{}'", t, spec.name);
+    if (spec.pid >= 0) out += fmt::format(", pid {}", spec.pid);
+    return out + ")";
+  }
+  std::string action_label(uint32_t t, size_t pc) const {
+    const auto& p = w.tasks[t].program;
+    if (pc >= p.size()) return fmt::format("the end of its program (action {})", pc);
+    const Action& a = p[pc];
+    switch (a.kind) {
+      case ActionKind::kRun: return fmt::format("action {} (run {} ns)", pc, a.arg);
+      case ActionKind::kSleep: return fmt::format("action {} (sleep {} ns)", pc, a.arg);
+      case ActionKind::kWake: return fmt::format("action {} (wake task {})", pc, a.arg);
+      case ActionKind::kFork: return fmt::format("action {} (fork task {})", pc, a.arg);
+      default: return fmt::format("action {} ({})", pc, to_string(a.kind));
+    }
+  }
+
   // ---- rates and progress ----
   int64_t rate_of(uint32_t cpu) const {
     int64_t corun = 1000;
@@ -200,9 +244,15 @@ struct Simulation::Impl : BalanceOps {
     // it is what advances the program.
     i128 left = pr.work_left + pr.overhead_left;
     // 64-bit division whenever the value fits (hours of work): __divti3 is slow.
-    int64_t wall = left <= INT64_MAX - r.rate ? (static_cast<int64_t>(left) + r.rate - 1) / r.rate
-                                              : static_cast<int64_t>((left + r.rate - 1) / r.rate);
-    push(s.now + Duration::ns(wall), Ev::kRunDone, cpu, 0, r.done_gen);
+    i128 wall = left <= INT64_MAX - r.rate ? (static_cast<int64_t>(left) + r.rate - 1) / r.rate
+                                           : (left + r.rate - 1) / r.rate;
+    Instant at = checked_after(wall, [&] {
+      size_t pc = pr.pc;
+      const auto& p = w.tasks[t.v].program;
+      bool is_run = pc > 0 && pc - 1 < p.size() && p[pc - 1].kind == ActionKind::kRun && pr.work_left > 0;
+      return fmt::format("{}: {} on cpu{}", task_label(t.v), is_run ? action_label(t.v, pc - 1) : "its pending work", cpu);
+    });
+    push(at, Ev::kRunDone, cpu, 0, r.done_gen);
   }
 
   // ---- idle bookkeeping ----
@@ -313,7 +363,8 @@ struct Simulation::Impl : BalanceOps {
           int64_t d = a->arg;
           if (cfg.jitter_permille > 0 && d > 0) {
             double f = 1.0 + (rng.uniform() * 2.0 - 1.0) * static_cast<double>(cfg.jitter_permille) / 1000.0;
-            d = std::max<int64_t>(0, static_cast<int64_t>(static_cast<double>(d) * f));
+            double scaled = static_cast<double>(d) * f;  // may not fit: the cast would be UB
+            d = scaled >= 9.2e18 ? INT64_MAX : std::max<int64_t>(0, static_cast<int64_t>(scaled));
           }
           pr.work_left = static_cast<i128>(d) * kScale;
           work_expected_scaled += pr.work_left;
@@ -342,9 +393,10 @@ struct Simulation::Impl : BalanceOps {
           leave_cpu(t, cpu, TaskState::kBlocked);
           return;
         case ActionKind::kSleep: {
+          Instant until = checked_after(a->arg, [&] { return fmt::format("{}: {}", task_label(t), action_label(t, pr.pc)); });
           ++pr.pc;
           leave_cpu(t, cpu, TaskState::kSleeping);
-          push(s.now + a->duration(), Ev::kSleepEnd, t, 0, ++pr.sleep_gen);
+          push(until, Ev::kSleepEnd, t, 0, ++pr.sleep_gen);
           return;
         }
         case ActionKind::kExit:
@@ -400,7 +452,10 @@ struct Simulation::Impl : BalanceOps {
       for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
       return;
     }
-    ++pr.pc;  // the wake satisfies the block() the task is parked on
+    if (pr.waits_before_start)
+      pr.waits_before_start = false;  // released; its program runs from its first action
+    else
+      ++pr.pc;  // the wake satisfies the block() the task is parked on
     activate(t, waker, waker_cpu, sync);
   }
 
@@ -455,11 +510,14 @@ struct Simulation::Impl : BalanceOps {
     const PlacementResult& res = f.placement;
     f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
     for (auto* o : obs) o->on_wake(f);
+    Instant arrive = checked_after(f.delay.count(), [&] {
+      return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
+    });
     prog[t].in_flight = true;
     ts.state = TaskState::kRunnable;
     ++s.cpus[res.cpu].ttwu_pending;
     refresh_cpu(res.cpu);
-    push(s.now + f.delay, Ev::kEnqueue, t, res.cpu);
+    push(arrive, Ev::kEnqueue, t, res.cpu);
   }
 
   void do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
@@ -748,7 +806,17 @@ struct Simulation::Impl : BalanceOps {
     }
   }
 
+  Instant checked_start(uint32_t t) {
+    const TaskSpec& spec = w.tasks[t];
+    if (spec.start_time.ns() < 0)
+      throw InputError(SourceLoc{w.source}, fmt::format("{}: negative start_time {} ns", task_label(t), spec.start_time.ns()));
+    return checked_after(spec.start_time.ns(), [&] { return fmt::format("{}: its start_time", task_label(t)); });
+  }
+
   SimSummary run_all() {
+    if (cfg.max_time > SimConfig::kMaxTimeLimit || cfg.max_time <= Instant::zero())
+      throw InputError(fmt::format("simulated-time limit {} ns outside 1..{} ns", cfg.max_time.ns(),
+                                   SimConfig::kMaxTimeLimit.ns()));
     for (auto* o : obs) o->on_start(s);
     for (uint32_t t = 0; t < w.tasks.size(); ++t) {
       const TaskSpec& spec = w.tasks[t];
@@ -756,14 +824,15 @@ struct Simulation::Impl : BalanceOps {
         case StartState::kForked:
           break;
         case StartState::kRunnable:
-          push(spec.start_time, Ev::kTaskStart, t);
+          push(checked_start(t), Ev::kTaskStart, t);
           break;
         case StartState::kBlocked:
           s.tasks[t].state = TaskState::kBlocked;
+          prog[t].waits_before_start = true;
           break;
         case StartState::kSleeping:
           s.tasks[t].state = TaskState::kSleeping;
-          push(spec.start_time, Ev::kSleepEnd, t, 0, ++prog[t].sleep_gen);
+          push(checked_start(t), Ev::kSleepEnd, t, 0, ++prog[t].sleep_gen);
           break;
       }
     }
@@ -771,6 +840,7 @@ struct Simulation::Impl : BalanceOps {
       Event e = q.top();
       if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
         sum.complete = false;
+        sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
         break;
       }
       q.pop();
@@ -802,8 +872,18 @@ struct Simulation::Impl : BalanceOps {
       TaskState st = s.tasks[t].state;
       if (st == TaskState::kBlocked) ++sum.tasks_stuck;
       if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
+      if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].tokens > 0)) {
+        UnfinishedTask u;
+        u.task = TaskId(t);
+        u.state = st;
+        u.pc = prog[t].pc;
+        u.before_start = prog[t].waits_before_start;
+        u.tokens = prog[t].tokens;
+        sum.unfinished.push_back(u);
+      }
     }
-    if (sum.complete) {
+    explain_incomplete();
+    if (sum.stop == StopReason::kNone) {
       // Work conservation: every run() action that started was completed exactly.
       SCHEDSIM_ASSERT(work_done_scaled == work_expected_scaled, "work not conserved: done {} expected {}",
                       static_cast<int64_t>(work_done_scaled / kScale), static_cast<int64_t>(work_expected_scaled / kScale));
@@ -814,6 +894,69 @@ struct Simulation::Impl : BalanceOps {
     }
     if (sum.end == Instant::zero()) sum.end = s.now;
     for (auto* o : obs) o->on_end(s, sum.end);
+  }
+
+  // Fills sum.incomplete (and clears sum.complete) for every reason the run did not reach its
+  // natural end: an early stop, no tasks, tasks that never finished, tokens nobody consumed.
+  void explain_incomplete() {
+    auto& out = sum.incomplete;
+    if (sum.stop == StopReason::kStopAt) {
+      out.push_back(fmt::format("stopped at {} s (stop_at) with events still pending", cfg.stop_at));
+    } else if (sum.stop == StopReason::kMaxEvents) {
+      out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));
+    }
+    if (w.tasks.empty()) out.push_back("the workload has no tasks: nothing was simulated");
+    if (!sum.unfinished.empty()) {
+      uint32_t blocked = 0, unstarted = 0, with_tokens = 0;
+      uint64_t tokens = 0;
+      for (const auto& u : sum.unfinished) {
+        blocked += u.state == TaskState::kBlocked;
+        unstarted += u.state == TaskState::kNotStarted;
+        with_tokens += u.tokens > 0;
+        tokens += static_cast<uint64_t>(u.tokens);
+      }
+      std::vector<std::string> parts;
+      uint32_t exited = 0;
+      for (uint32_t t = 0; t < w.tasks.size(); ++t) exited += s.tasks[t].state == TaskState::kExited;
+      if (blocked)
+        parts.push_back(fmt::format("{} task{} blocked forever, waiting for a wake no task was left to post{}", blocked,
+                                    blocked == 1 ? "" : "s",
+                                    blocked + unstarted + exited == w.tasks.size() && exited == 0 ? " (deadlock)" : ""));
+      if (unstarted)
+        parts.push_back(fmt::format("{} task{} never started (no fork of {} was executed)", unstarted,
+                                    unstarted == 1 ? "" : "s", unstarted == 1 ? "it" : "them"));
+      if (with_tokens)
+        parts.push_back(fmt::format("{} task{} ended with {} wake token{} never consumed (woken more often than {} blocked)",
+                                    with_tokens, with_tokens == 1 ? "" : "s", tokens, tokens == 1 ? "" : "s",
+                                    with_tokens == 1 ? "it" : "they"));
+      out.push_back(fmt::format("the simulation ran out of events with {}", fmt::join(parts, "; ")));
+      size_t shown = 0;
+      for (const auto& u : sum.unfinished) {
+        if (shown++ == SimSummary::kMaxIncompleteLines) {
+          out.push_back(fmt::format("... and {} more", sum.unfinished.size() - SimSummary::kMaxIncompleteLines));
+          break;
+        }
+        const uint32_t t = u.task.v;
+        std::string where;
+        if (u.state == TaskState::kNotStarted) {
+          where = "never started: it is \"start\": \"forked\" and no task executed a fork of it";
+        } else if (u.state == TaskState::kBlocked && u.before_start) {
+          where = "blocked since the start (\"start\": \"blocked\"), never woken, before action 0";
+        } else if (u.state == TaskState::kBlocked) {
+          where = fmt::format("blocked at {}, never woken", action_label(t, u.pc));
+          const auto& loops = prog[t].loops;
+          if (!loops.empty())
+            where += fmt::format(" (in the loop closed at action {}, {} more iteration{} after this one)",
+                                 loops.back().at, loops.back().left, loops.back().left == 1 ? "" : "s");
+        } else {
+          where = "exited";
+        }
+        if (u.tokens > 0) where += fmt::format("{} {} wake token{} never consumed", u.state == TaskState::kExited ? " with" : "; holds",
+                                                u.tokens, u.tokens == 1 ? "" : "s");
+        out.push_back(fmt::format("{}: {}", task_label(t), where));
+      }
+    }
+    if (!out.empty()) sum.complete = false;
   }
 };
 

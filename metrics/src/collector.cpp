@@ -349,12 +349,14 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
   r.tasks = workload_.tasks.size();
   r.tasks_exited = exited_;
   r.work_done_ns = work_done_;
+  r.work_expected_ns = workload_.total_work().count();
   if (summary) {
     r.events = summary->events;
     r.complete = summary->complete;
     r.tokens_banked = summary->tokens_banked;
     r.tokens_left = summary->tokens_left;
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
+    r.incomplete = summary->incomplete;
   }
 
   r.wakeup_latency = Distribution::from(wakeup_latency_);

@@ -148,6 +148,10 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
     t.add({"seed", std::to_string(c.seed)});
     out += t.render();
   }
+  if (!r.incomplete.empty()) {
+    out += "\nINCOMPLETE RUN (complete: false)\n";
+    for (const auto& line : r.incomplete) out += "  " + line + "\n";
+  }
 
   out += "\nlatency (us)\n";
   {
@@ -170,6 +174,12 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
                                 " never consumed)"});
     t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
                                (r.complete ? "" : " (incomplete run)")});
+    if (r.work_expected_ns >= 0)
+      t.add({"work done", ms(r.work_done_ns) + " of " + ms(r.work_expected_ns) + " ms in the workload" +
+                              (r.work_done_ns == r.work_expected_ns
+                                   ? ""
+                                   : " (" + (r.work_done_ns > r.work_expected_ns ? std::string("+") : std::string("-")) +
+                                         ms(std::abs(r.work_done_ns - r.work_expected_ns)) + " ms)")});
     if (r.events) t.add({"events", std::to_string(r.events)});
     double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
     t.add({"utilization", pct(static_cast<double>(r.busy_ns), cap)});
@@ -306,6 +316,9 @@ std::string render_csv(const RunResults& r) {
   row("summary", "", "tasks_exited", std::to_string(r.tasks_exited));
   row("summary", "", "complete", r.complete ? "1" : "0");
   row("summary", "", "work_done_ns", std::to_string(r.work_done_ns));
+  row("summary", "", "work_expected_ns", std::to_string(r.work_expected_ns));
+  for (size_t i = 0; i < r.incomplete.size(); ++i)
+    row("summary", "incomplete", std::to_string(i), r.incomplete[i]);
   row("summary", "", "busy_ns", std::to_string(r.busy_ns));
   row("summary", "", "wasted_ns", std::to_string(r.wasted_ns));
   row("summary", "", "migrations", std::to_string(r.migrations_total));

@@ -223,6 +223,8 @@ std::string render_json(const RunResults& r) {
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;
   s["work_done_ns"] = r.work_done_ns;
+  s["work_expected_ns"] = r.work_expected_ns;
+  s["incomplete"] = r.incomplete;
   s["busy_ns"] = r.busy_ns;
   s["wasted_ns"] = r.wasted_ns;
   j["summary"] = std::move(s);
@@ -388,6 +390,16 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.tasks_exited = rd.u64(s, "/summary", "tasks_exited");
   r.complete = rd.boolean(s, "/summary", "complete");
   r.work_done_ns = rd.i64(s, "/summary", "work_done_ns");
+  // Added within schema version 1 (files written before have neither).
+  if (s.contains("work_expected_ns")) r.work_expected_ns = rd.i64(s, "/summary", "work_expected_ns");
+  if (s.contains("incomplete")) {
+    const json& inc = s["incomplete"];
+    if (!inc.is_array()) rd.fail("/summary/incomplete", "expected an array of strings");
+    for (size_t i = 0; i < inc.size(); ++i) {
+      if (!inc[i].is_string()) rd.fail("/summary/incomplete/" + std::to_string(i), "expected a string");
+      r.incomplete.push_back(inc[i].get<std::string>());
+    }
+  }
   r.busy_ns = rd.i64(s, "/summary", "busy_ns");
   r.wasted_ns = rd.i64(s, "/summary", "wasted_ns");
 

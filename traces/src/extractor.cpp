@@ -475,7 +475,9 @@ struct Extractor::Impl {
         }
         break;
       case St::kNew:
-        // Blocked since before the trace: the life starts waiting for this wakeup.
+        // Blocked since before the trace: the life starts waiting for this wakeup
+        // (StartState::kBlocked is an implicit block() before the program, so no block() is
+        // pushed; the program starts with what the task does once woken).
         if (inside && b.selected && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);

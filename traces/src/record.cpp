@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,47 @@ std::string find_tracefs() {
       "tracefs is unavailable: /sys/kernel/tracing is not mounted and mounting it failed ({}); "
       "the kernel needs CONFIG_FTRACE, and containers need CAP_SYS_ADMIN",
       std::strerror(errno)));
+}
+
+// What execvp() would run for `name`, checked before anything is created (tracefs instance,
+// output file): a command that cannot be started is an error naming it, not a recorded trace of
+// a shell's exit code 127. Searches PATH as execvp() does when `name` has no '/'.
+void check_command_runnable(const std::string& name) {
+  auto runnable = [](const std::string& p, int& err) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      err = errno;
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      err = EACCES;
+      return false;
+    }
+    if (::access(p.c_str(), X_OK) != 0) {
+      err = errno;
+      return false;
+    }
+    return true;
+  };
+  int err = ENOENT;
+  if (name.find('/') != std::string::npos) {
+    if (!runnable(name, err))
+      throw InputError(fmt::format("record: cannot run command '{}': {}", name, std::strerror(err)));
+    return;
+  }
+  const char* env = std::getenv("PATH");
+  std::string path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    int e = 0;
+    if (!name.empty() && runnable(dir + "/" + name, e)) return;
+    start = end + 1;
+  }
+  throw InputError(fmt::format("record: cannot run command '{}': not found in PATH", name));
 }
 
 // Output sink: plain or gzip-compressed text written through an AtomicFile, so the target is
@@ -204,6 +246,7 @@ std::vector<std::string> default_record_events() {
 
 RecordResult record_trace(const RecordOptions& opt) {
   if (opt.command.empty()) throw InputError("record: no command given (schedsim record -o FILE -- COMMAND ARGS)");
+  check_command_runnable(opt.command[0]);
   if (::geteuid() != 0)
     throw InputError("record needs root: tracefs (/sys/kernel/tracing) is writable only by root; "
                      "run it with sudo");

@@ -44,6 +44,17 @@ void expand(const std::vector<Action>& prog, Fn&& fn) {
 
 // Same accounting without visiting every iteration: multiply per-body counts (loops are
 // properly nested by validate_workload).
+// Products and sums saturate at INT64_MAX (huge loop counts times huge durations must not be
+// signed overflow; such a workload fails the engine's simulated-time limit anyway).
+int64_t sat_mul(int64_t a, int64_t b) {
+  __extension__ __int128 p = static_cast<__int128>(a) * b;
+  return p > INT64_MAX ? INT64_MAX : p < INT64_MIN ? INT64_MIN : static_cast<int64_t>(p);
+}
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 void count_range(const std::vector<Action>& prog, size_t begin, size_t end, int64_t mult,
                  std::vector<uint64_t>& counts, int64_t& work) {
   size_t i = begin;
@@ -51,16 +62,22 @@ void count_range(const std::vector<Action>& prog, size_t begin, size_t end, int6
     const Action& a = prog[i];
     if (a.kind == ActionKind::kLoop) {
       // The body [i-body, i) was already counted once; count it `arg` more times.
-      if (a.arg > 0) count_range(prog, i - a.body, i, mult * a.arg, counts, work);
+      if (a.arg > 0) count_range(prog, i - a.body, i, sat_mul(mult, a.arg), counts, work);
       ++i;
       continue;
     }
     counts[static_cast<size_t>(a.kind)] += static_cast<uint64_t>(mult);
-    if (a.kind == ActionKind::kRun) work += a.arg * mult;
+    if (a.kind == ActionKind::kRun) work = sat_add(work, sat_mul(a.arg, mult));
     ++i;
   }
 }
 }  // namespace
+
+const char* to_string(ActionKind k) {
+  static constexpr const char* kNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop"};
+  auto i = static_cast<size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : "?";
+}
 
 Duration Workload::total_work() const {
   std::vector<uint64_t> counts(8, 0);

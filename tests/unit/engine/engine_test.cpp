@@ -2,6 +2,7 @@
 // a test is about a cost, so the expected numbers are plain sums of run() durations.
 #include <catch2/catch.hpp>
 
+#include "schedsim/base/error.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "zero_costs.hpp"
@@ -188,7 +189,6 @@ TEST_CASE("wake latency includes IPI and idle exit", "[engine]") {
   w.add_task(task("B", {Action::run(Duration::us(5))}, StartState::kBlocked));
   w.tasks[0].initial_cpu = 0;
   w.tasks[1].initial_cpu = 1;
-  w.tasks[1].program.insert(w.tasks[1].program.begin(), Action::block());
   Topology t = machine(2, 1);
   CostModel c = zero_costs();
   c.ipi_same_package = Duration::ns(600);
@@ -230,4 +230,186 @@ TEST_CASE("same seed gives the same run, jitter changes it", "[engine]") {
   };
   CHECK(once(7) == once(7));
   CHECK(once(7).first != once(8).first);
+}
+
+TEST_CASE("a task that starts blocked runs its program from its first action once woken", "[engine]") {
+  // docs/workload-format.md: "start": "blocked" waits for a token before its program. The trace
+  // importer emits exactly this shape (a task asleep at trace start, first woken by a traced
+  // task); the wake used to be taken as completing a block() at pc 0, skipping B's first run().
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::wake(TaskId(1))}));
+  w.add_task(task("B", {Action::run(Duration::us(300)), Action::run(Duration::us(7))}, StartState::kBlocked));
+  w.tasks[0].initial_cpu = 0;
+  w.tasks[1].initial_cpu = 1;
+  Topology t = machine(2, 1);
+  Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+  SimSummary s = sim.run();
+  CHECK(s.complete);
+  CHECK(s.work_done == Duration::us(317));
+  CHECK(s.work_done == w.total_work());
+  CHECK(s.tasks_stuck == 0);
+}
+
+TEST_CASE("a task that starts blocked and begins with block() waits for two tokens", "[engine]") {
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::wake(TaskId(1)), Action::run(Duration::us(10)),
+                        Action::wake(TaskId(1))}));
+  w.add_task(task("B", {Action::block(), Action::run(Duration::us(30))}, StartState::kBlocked));
+  w.tasks[0].initial_cpu = 0;
+  w.tasks[1].initial_cpu = 1;
+  Topology t = machine(2, 1);
+  {
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK(s.complete);
+    CHECK(s.work_done == Duration::us(50));
+  }
+  w.tasks[0].program.pop_back();  // only one wake: B is released, then waits in its block()
+  Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+  SimSummary s = sim.run();
+  CHECK(s.tasks_stuck == 1);
+  CHECK(s.work_done == Duration::us(20));
+}
+
+TEST_CASE("a run that ends with tasks blocked forever is incomplete and says where they wait", "[engine]") {
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::block()}));
+  w.add_task(task("B", {Action::block(), Action::run(Duration::us(10)), Action::wake(TaskId(0)), Action::loop(3, 4)}));
+  Topology t = machine(2, 1);
+  Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+  SimSummary s = sim.run();
+  CHECK_FALSE(s.complete);
+  CHECK(s.stop == StopReason::kNone);
+  CHECK(s.tasks_stuck == 2);
+  REQUIRE(s.unfinished.size() == 2);
+  CHECK(s.unfinished[0].pc == 1);
+  CHECK(s.unfinished[1].pc == 0);
+  REQUIRE(s.incomplete.size() == 3);
+  CHECK(s.incomplete[0] ==
+        "the simulation ran out of events with 2 tasks blocked forever, waiting for a wake no task was left to post "
+        "(deadlock)");
+  CHECK(s.incomplete[1] == "task 0 ('A'): blocked at action 1 (block), never woken");
+  CHECK(s.incomplete[2] == "task 1 ('B'): blocked at action 0 (block), never woken");
+  CHECK(s.work_done == Duration::us(10));
+
+  // Stuck in a later iteration of a loop: the message says which.
+  w.tasks[0].program = {Action::run(Duration::us(10)), Action::wake(TaskId(1)), Action::block()};
+  Simulation sim2(w, t, stack(), zero_costs(), SimConfig{});
+  s = sim2.run();
+  CHECK_FALSE(s.complete);
+  REQUIRE(s.incomplete.size() == 2);
+  CHECK(s.incomplete[0] ==
+        "the simulation ran out of events with 1 task blocked forever, waiting for a wake no task was left to post");
+  CHECK(s.incomplete[1] ==
+        "task 1 ('B'): blocked at action 0 (block), never woken (in the loop closed at action 3, 3 more iterations "
+        "after this one)");
+}
+
+TEST_CASE("unconsumed tokens, unforked tasks and empty workloads are incomplete", "[engine]") {
+  Topology t = machine(2, 1);
+  {
+    Workload w;
+    w.add_task(task("A", {Action::wake(TaskId(1)), Action::run(Duration::us(5))}));
+    w.add_task(task("B", {Action::run(Duration::us(300))}));
+    w.tasks[0].initial_cpu = 0;
+    w.tasks[1].initial_cpu = 1;
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK_FALSE(s.complete);
+    REQUIRE(s.incomplete.size() == 2);
+    CHECK(s.incomplete[0] ==
+          "the simulation ran out of events with 1 task ended with 1 wake token never consumed (woken more often "
+          "than it blocked)");
+    CHECK(s.incomplete[1] == "task 1 ('B'): exited with 1 wake token never consumed");
+  }
+  {
+    Workload w;
+    w.add_task(task("A", {Action::run(Duration::us(5))}));
+    w.add_task(task("child", {Action::run(Duration::us(5))}, StartState::kForked));
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK_FALSE(s.complete);
+    REQUIRE(s.incomplete.size() == 2);
+    CHECK(s.incomplete[1] == "task 1 ('child'): never started: it is \"start\": \"forked\" and no task executed a fork of it");
+  }
+  {
+    Workload w;
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK_FALSE(s.complete);
+    CHECK(s.incomplete == std::vector<std::string>{"the workload has no tasks: nothing was simulated"});
+  }
+  {
+    // stop_at: incomplete for a known reason, no task listed as stuck.
+    Workload w;
+    w.add_task(task("A", {Action::run(Duration::ms(50))}));
+    SimConfig cfg;
+    cfg.stop_at = Instant::zero() + Duration::ms(10);
+    Simulation sim(w, t, stack(), zero_costs(), cfg);
+    SimSummary s = sim.run();
+    CHECK_FALSE(s.complete);
+    CHECK(s.stop == StopReason::kStopAt);
+    CHECK(s.unfinished.empty());
+    CHECK(s.incomplete == std::vector<std::string>{"stopped at 0.010000 s (stop_at) with events still pending"});
+  }
+}
+
+TEST_CASE("times near INT64_MAX and huge runs fail clearly instead of overflowing or hanging", "[engine]") {
+  Topology t = machine(2, 1);
+  auto run_one = [&](Workload w, SimConfig cfg = SimConfig{}) {
+    Simulation sim(w, t, stack(), zero_costs(), cfg);
+    return sim.run();
+  };
+  auto message = [&](Workload w) {
+    try {
+      run_one(std::move(w));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  {
+    // run(2^62): a tick every 4 ms would take ~10^15 ticks; fails before the first one.
+    Workload w;
+    w.add_task(task("a", {Action::run(Duration::ns(int64_t{1} << 62))}));
+    CHECK_THAT(message(w), Catch::Contains("task 0 ('a'): action 0 (run 4611686018427387904 ns) on cpu") &&
+                               Catch::Contains("past the simulated-time limit of 86400 s"));
+  }
+  {
+    // Near INT64_MAX: used to overflow into "time went backwards" (SIGABRT).
+    Workload w;
+    w.add_task(task("a", {Action::run(Duration::ms(1)), Action::run(Duration::ns(INT64_MAX - 10))}));
+    CHECK_THAT(message(w), Catch::Contains("action 1 (run 9223372036854775797 ns)") &&
+                               Catch::Contains("past the 64-bit clock"));
+  }
+  {
+    Workload w;
+    w.add_task(task("s", {Action::run(Duration::ms(1)), Action::sleep(Duration::ns(INT64_MAX))}));
+    CHECK_THAT(message(w), Catch::Contains("task 0 ('s'): action 1 (sleep 9223372036854775807 ns) would end at"));
+  }
+  {
+    Workload w;
+    w.add_task(task("late", {Action::run(Duration::ms(1))}));
+    w.tasks[0].start_time = Instant::max();
+    CHECK_THAT(message(w), Catch::Contains("task 0 ('late'): its start_time would end at simulated time 9223372036.854775 s"));
+  }
+  {
+    // Jitter on a huge run: the scaled double no longer fits int64 (was undefined behaviour).
+    Workload w;
+    w.add_task(task("j", {Action::run(Duration::ns(INT64_MAX))}));
+    SimConfig cfg;
+    cfg.jitter_permille = 500;
+    cfg.seed = 7;
+    CHECK_THROWS_AS(run_one(w, cfg), InputError);
+  }
+  {
+    // Past the limit but also past stop_at: never processed, so no error.
+    Workload w;
+    w.add_task(task("a", {Action::run(Duration::ns(int64_t{1} << 62))}));
+    SimConfig cfg;
+    cfg.stop_at = Instant::zero() + Duration::ms(100);
+    SimSummary s = run_one(w, cfg);
+    CHECK(s.stop == StopReason::kStopAt);
+    CHECK(s.work_done == Duration::ms(100));
+  }
 }

@@ -26,6 +26,7 @@ inline TokenReplay replay_tokens(const Workload& w) {
     std::vector<Frame> stack;
     int64_t tokens = 0;
     bool started = false, blocked = false, exited = false;
+    bool before_start = false;  // StartState::kBlocked: waiting before its first action
   };
   const size_t n = w.tasks.size();
   std::vector<State> st(n);
@@ -35,7 +36,7 @@ inline TokenReplay replay_tokens(const Workload& w) {
   for (size_t i = 0; i < n; ++i)
     if (w.tasks[i].start != StartState::kForked) {
       st[i].started = true;
-      if (w.tasks[i].start == StartState::kBlocked) st[i].blocked = true;
+      if (w.tasks[i].start == StartState::kBlocked) st[i].blocked = st[i].before_start = true;
       else ready.push_back(i);
     }
   while (!ready.empty()) {
@@ -86,7 +87,8 @@ inline TokenReplay replay_tokens(const Workload& w) {
         ++out.wakes_received[t];
         if (st[t].blocked) {
           st[t].blocked = false;
-          ++st[t].pc;  // the block it waited in completes
+          if (st[t].before_start) st[t].before_start = false;  // released before its first action
+          else ++st[t].pc;  // the block it waited in completes
           ready.push_back(t);
         } else {
           ++st[t].tokens;

@@ -6,6 +6,7 @@
 /// same run.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "schedsim/engine/cost_model.hpp"
@@ -23,6 +24,26 @@ struct SimConfig {
   bool check_invariants_full = false;  ///< O(CPUs) checks after every event (debug flag)
   Instant stop_at = Instant::max();  ///< end the simulation early (incomplete run)
   uint64_t max_events = UINT64_MAX;  ///< safety valve for runaway workloads
+  /// No event is processed after this simulated time: an action, start time or wakeup that would
+  /// need one is an InputError naming the task and action (before any tick is simulated for it).
+  /// Bounds every simulated-time value far from int64 overflow (a tick every few ms for 2^62 ns
+  /// would never finish). Must not exceed kMaxTimeLimit.
+  Instant max_time = kDefaultMaxTime;
+  static constexpr Instant kDefaultMaxTime = Instant::from_ns(86400LL * 1000000000LL);  ///< 24 h
+  static constexpr Instant kMaxTimeLimit = Instant::from_ns(366LL * 86400LL * 1000000000LL);  ///< 366 days
+};
+
+/// Why the event loop ended before running out of events.
+enum class StopReason : uint8_t { kNone, kStopAt, kMaxEvents };
+
+/// A task that did not finish cleanly (the simulation ran out of events with it not exited), or
+/// exited with wake tokens nobody consumed.
+struct UnfinishedTask {
+  TaskId task;
+  TaskState state = TaskState::kBlocked;  ///< kBlocked, kNotStarted (never forked), or kExited
+  uint64_t pc = 0;             ///< index in its (compact) program of the action it waits in
+  bool before_start = false;   ///< "start": "blocked" and never woken (waits before action 0)
+  int64_t tokens = 0;          ///< wake tokens banked and never consumed
 };
 
 /// Totals the engine itself keeps (metrics modules keep the rest through observers).
@@ -40,8 +61,16 @@ struct SimSummary {
   uint64_t context_switches = 0;
   Duration work_done;           ///< reference work completed
   Duration work_expected;       ///< workload total (expanded)
-  bool complete = true;         ///< every task exited or is blocked with no pending wake
+  /// The run reached its natural end: not stopped early, the workload has tasks, every task
+  /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
+  bool complete = true;
+  StopReason stop = StopReason::kNone;
   uint32_t tasks_stuck = 0;     ///< tasks left blocked forever at the end
+  std::vector<UnfinishedTask> unfinished;  ///< (not filled for an early stop)
+  /// One human line per reason the run is not complete (task id, name, where in its program),
+  /// at most kMaxIncompleteLines task lines plus a count of the rest.
+  std::vector<std::string> incomplete;
+  static constexpr size_t kMaxIncompleteLines = 20;
 };
 
 class Simulation {

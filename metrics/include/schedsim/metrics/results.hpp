@@ -146,6 +146,11 @@ struct RunResults {
   uint64_t tasks_exited = 0;
   bool complete = true;          ///< every task exited or blocked with nothing pending
   int64_t work_done_ns = 0;      ///< reference work completed (the engine's figure when given)
+  /// The workload's total run() work (for a trace: the extracted on-CPU time); work_done_ns
+  /// equals it for a complete run without --jitter. -1 when unknown (older results files).
+  int64_t work_expected_ns = -1;
+  /// Why the run is not complete, one line each (empty when complete).
+  std::vector<std::string> incomplete;
   // Latencies.
   Distribution wakeup_latency;   ///< sched_waking to the wakee's next switch-in
   Distribution preempt_delay;    ///< preemption switch-out to the next switch-in

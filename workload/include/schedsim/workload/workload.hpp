@@ -55,11 +55,17 @@ struct Action {
 };
 static_assert(sizeof(Action) == 16);
 
+/// The action's name as the native format writes it ("run", "wake", ...).
+const char* to_string(ActionKind k);
+
 /// How a task begins.
 enum class StartState : uint8_t {
   kForked,    ///< created by another task's fork(); starts when that action executes
   kRunnable,  ///< runnable at start_time (alive at trace start, or forked by an untraced parent)
-  kBlocked,   ///< alive at start, waiting for a token
+  /// alive at start, waiting for a token: the first wake releases it and its program then runs
+  /// from its first action (an implicit block() before the program; a program that begins with
+  /// block() waits for a second token there)
+  kBlocked,
   kSleeping,  ///< alive at start, sleeping until start_time
 };
 
