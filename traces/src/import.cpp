@@ -223,7 +223,8 @@ class Pass {
   // of the previous event in the file and the previous event on the same CPU. An event more than
   // clock_tolerance before it is a clock going backwards; one more than clock_tolerance after
   // its successor, which itself continues from before, jumped ahead. Either way its timestamp
-  // is set to `pending_ref_` (its predecessor's), so a moved event cannot turn into run time.
+  // is set to `pending_ref_` (its predecessor's): a moved event is then off by at most the gap
+  // to its neighbours, never by the size of the jump.
   void accept(uint32_t slot, const TraceEvent* next) {
     TraceEvent& ev = pool_[slot];
     const int64_t tol = opt_.clock_tolerance.count();
@@ -289,8 +290,8 @@ class Pass {
     for (const ClockTrouble* c : {&clock_back_, &clock_ahead_}) {
       if (c->count == 0) continue;
       rep_.warnings.push_back(fmt::format(
-          "{}{}: clock trouble, not scheduling; each such event was given its "
-          "predecessor's time, so no run time was made up from it",
+          "{}{}: clock trouble, not scheduling; each such event was given its predecessor's "
+          "time (off by at most the gap to its neighbours, not by the jump)",
           c->first,
           c->count > 1 ? fmt::format(" and {} more events (up to {})", c->count - 1, format_duration(Duration::ns(c->max)))
                        : ""));
