@@ -43,6 +43,9 @@ std::string trim(const std::string& s) {
 std::optional<std::string> read_optional(const fs::path& p) {
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw InputError(SourceLoc{p.string()}, "is a directory, expected a file");
+  // sysfs attribute files are one short line; a saved tree is bounded like every other input.
+  if (auto size = fs::file_size(p, ec); !ec && size > (1u << 20))
+    throw InputError(SourceLoc{p.string()}, "larger than 1 MiB: not a sysfs attribute file");
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream os;

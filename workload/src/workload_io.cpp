@@ -1029,10 +1029,22 @@ void locate(const std::string& path, int64_t offset, long* line, long* col, std:
   std::string data;
   char chunk[1 << 16];
   size_t n;
+  // Memory stays bounded: past 32 MiB only the line number is found (streaming), and at most
+  // 64 KiB of the offending line after the error are read.
+  constexpr int64_t kWindow = int64_t{32} << 20;
+  if (offset > kWindow) {
+    long nl = 0;
+    for (int64_t left = offset; left > 0 && (n = std::fread(chunk, 1, static_cast<size_t>(std::min<int64_t>(left, sizeof chunk)), f)) > 0;
+         left -= static_cast<int64_t>(n))
+      nl += static_cast<long>(std::count(chunk, chunk + n, '\n'));
+    std::fclose(f);
+    *line = nl + 1;
+    return;
+  }
   while (static_cast<int64_t>(data.size()) < offset + 1 && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
     data.append(chunk, n);
-  // Read the rest of the offending line too.
-  while (true) {
+  // Read the rest of the offending line too (up to 64 KiB of it).
+  while (static_cast<int64_t>(data.size()) < offset + (int64_t{1} << 16)) {
     size_t nl = data.find('\n', static_cast<size_t>(std::max<int64_t>(0, offset)));
     if (nl != std::string::npos) break;
     n = std::fread(chunk, 1, sizeof chunk, f);
