@@ -3,6 +3,7 @@
 #include "schedsim/traces/import.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -149,6 +150,18 @@ class Pass {
     }
   }
 
+  // A header's number: the token at `at` (up to a space), 0..max.
+  int64_t header_number(std::string_view t, size_t at, int64_t max, long line_no) {
+    std::string_view v = t.substr(at);
+    v = v.substr(0, v.find_first_of(" \r"));
+    int64_t n = -1;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > max)
+      throw InputError(SourceLoc{path_, line_no, static_cast<long>(at) + 1},
+                       fmt::format("bad header value '{}': expected an integer in 0..{}", v, max), std::string(t));
+    return n;
+  }
+
   void handle_line(std::string_view line, long line_no, bool unterminated) {
     TraceEvent& ev = pool_[free_.back()];
     LineKind k = parser_.parse(line, ev);
@@ -159,11 +172,11 @@ class Pass {
         std::string_view t = line.substr(f);
         if (parse_header_counts(t, rep_)) return;
         if (t.starts_with("# schedsim record: root_pid=") && !seen_event_) {
-          ex_.set_recorded_root(std::atoll(std::string(t.substr(28)).c_str()));
+          ex_.set_recorded_root(header_number(t, 28, kMaxPid, line_no));
           return;
         }
         if (t.starts_with("cpus=")) {
-          rep_.header_cpus = std::atoll(std::string(t.substr(5)).c_str());
+          rep_.header_cpus = header_number(t, 5, kMaxCpu + 1, line_no);
           return;
         }
         if (t.find("latency trace v") != std::string_view::npos)
