@@ -513,7 +513,12 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
       TraceEvent ev;
       LineKind k = lp.parse(line, ev);
       if (k == LineKind::kEvent) return true;
-      if (k == LineKind::kError) return false;
+      if (k == LineKind::kError) {
+        // An event line with a bad field (a pid out of range, ...) is a damaged trace: say so.
+        if (why && lp.error().rfind("not a trace event line", 0) != 0)
+          why->emplace(SourceLoc{path, rd.line_no(), lp.error_col()}, lp.error(), std::string(line));
+        return false;
+      }
     }
     if (why && nonempty == 0) {
       if (rd.truncated_stream())
