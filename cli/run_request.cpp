@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -192,7 +193,9 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
   if (std::filesystem::is_directory(input, ec)) throw InputError(SourceLoc{input}, "is a directory, expected a workload or trace file");
   if (looks_like_workload(input)) return read_workload(input);
-  if (traces::is_trace_file(input)) return traces::import_trace(input, extract, report);
+  std::optional<InputError> why;
+  if (traces::is_trace_file(input, &why)) return traces::import_trace(input, extract, report);
+  if (why) throw *why;  // the real cause: unreadable, corrupt stream, binary file, ...
   throw InputError(SourceLoc{input, 1},
                    "not a schedsim workload (JSON/CBOR) nor a recognised kernel trace (ftrace text, "
                    "trace-cmd report, perf script; plain, gzip or zstd)");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/json_input.hpp"
 
 namespace schedsim {
 
@@ -96,9 +97,14 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
   if (b->dur) {
     Duration d;
     if (!parse_duration(value, d))
-      throw InputError(SourceLoc{source}, "cost '" + name + "': expected a duration like 40ns, 2us, 4ms, got '" + value + "'");
+      throw InputError(SourceLoc{source}, "cost '" + name + "': expected a duration like 40ns, 2us, 4ms, got '" +
+                                              printable(value.substr(0, 40)) + (value.size() > 40 ? "...'" : "'"));
     if (name == "tick" && d.count() <= 0)
       throw InputError(SourceLoc{source}, "cost 'tick' must be positive");
+    // Costs are added to simulated time per event: a bound keeps every sum far from int64.
+    if (d > kMaxCost)
+      throw InputError(SourceLoc{source}, fmt::format("cost '{}': '{}' is too large (at most {})", name,
+                                                      printable(value), format_duration(kMaxCost)));
     this->*(b->dur) = d;
   } else {
     char* end = nullptr;
@@ -110,18 +116,15 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
 }
 
 void CostModel::load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourceLoc{path}, "cannot open cost file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(SourceLoc{path}, std::string("malformed JSON: ") + e.what());
-  }
+  nlohmann::json j = parse_json_input(read_input_file(path, "cost file"), path);
   if (!j.is_object()) throw InputError(SourceLoc{path}, "expected a JSON object of name: value");
   for (auto it = j.begin(); it != j.end(); ++it) {
-    std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
-    set(it.key() + "=" + v, path + ": /" + it.key());
+    const auto& v = it.value();
+    if (!v.is_string() && !v.is_number_integer())
+      throw InputError(SourceLoc{path + ": /" + it.key()},
+                       fmt::format("cost '{}': expected a string like \"2us\" or an integer, got {} {}", it.key(),
+                                   v.type_name(), describe_json_value(v)));
+    set(it.key() + "=" + (v.is_string() ? v.get<std::string>() : v.dump()), path + ": /" + it.key());
   }
 }
 

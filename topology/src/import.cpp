@@ -24,6 +24,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/topology/json_input.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim {
@@ -40,6 +41,11 @@ std::string trim(const std::string& s) {
 }
 
 std::optional<std::string> read_optional(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw InputError(SourceLoc{p.string()}, "is a directory, expected a file");
+  // sysfs attribute files are one short line; a saved tree is bounded like every other input.
+  if (auto size = fs::file_size(p, ec); !ec && size > (1u << 20))
+    throw InputError(SourceLoc{p.string()}, "larger than 1 MiB: not a sysfs attribute file");
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream os;
@@ -59,8 +65,10 @@ uint32_t parse_number(const std::string& text, const fs::path& p) {
   return static_cast<uint32_t>(std::stoul(text));
 }
 
-CpuMask read_cpulist(const fs::path& p) {
+// `allow_empty`: a NUMA node may hold no CPU; a CPU's own sibling lists never are empty.
+CpuMask read_cpulist(const fs::path& p, bool allow_empty = false) {
   std::string text = read_required(p);
+  if (text.empty() && !allow_empty) throw InputError(SourceLoc{p.string()}, "empty file, expected a CPU list like 0-3,8");
   std::string err;
   auto m = CpuMask::parse_cpulist(text, &err);
   if (!m) throw InputError(SourceLoc{p.string(), 1, 1}, "bad CPU list: " + err, text);
@@ -135,6 +143,9 @@ MachineSpec topology_from_sysfs(const std::string& sys_root) {
   auto logger = log::get("topology");
   std::vector<uint32_t> ids = numbered_entries(cpu_dir, "cpu");
   if (ids.empty()) throw InputError(SourceLoc{cpu_dir.string()}, "no cpuN directories found");
+  if (ids.back() >= CpuMask::kMaxCpus)
+    throw InputError(SourceLoc{(cpu_dir / fmt::format("cpu{}", ids.back())).string()},
+                     fmt::format("CPU {} out of range: schedsim models CPUs 0..{}", ids.back(), CpuMask::kMaxCpus - 1));
 
   std::vector<SysfsCpu> cpus;
   for (uint32_t id : ids) {
@@ -206,7 +217,7 @@ MachineSpec topology_from_sysfs(const std::string& sys_root) {
     std::vector<uint32_t> with_cpus;  // positions in node_ids
     for (uint32_t k = 0; k < node_ids.size(); ++k) {
       fs::path list = node_dir / fmt::format("node{}", node_ids[k]) / "cpulist";
-      CpuMask m = read_cpulist(list);
+      CpuMask m = read_cpulist(list, /*allow_empty=*/true);
       if (m.empty()) continue;
       uint32_t dense = static_cast<uint32_t>(with_cpus.size());
       with_cpus.push_back(k);
@@ -287,6 +298,7 @@ MachineSpec topology_from_lscpu(const std::string& text, const std::string& sour
   std::istringstream in(text);
   std::string line;
   long lineno = 0;
+  std::map<uint32_t, long> cpu_line;  // CPU -> the line listing it
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -359,6 +371,13 @@ MachineSpec topology_from_lscpu(const std::string& text, const std::string& sour
     }
     if (!cpu_no)
       throw InputError(SourceLoc{source, lineno, 1}, "missing CPU number (is this `lscpu -p` output?)", line);
+    if (*cpu_no >= CpuMask::kMaxCpus)
+      throw InputError(SourceLoc{source, lineno, 1},
+                       fmt::format("CPU {} out of range: schedsim models CPUs 0..{}", *cpu_no, CpuMask::kMaxCpus - 1),
+                       line);
+    if (auto [it, fresh] = cpu_line.emplace(*cpu_no, lineno); !fresh)
+      throw InputError(SourceLoc{source, lineno, 1},
+                       fmt::format("CPU {} is listed twice (also at line {})", *cpu_no, it->second), line);
     cpu.cpu = *cpu_no;
     cpu.core = core.value_or(*cpu_no);
     cpu.package = socket.value_or(0);
@@ -388,12 +407,9 @@ Topology load_topology(const std::string& name) {
   fs::path path(name);
   if (fs::is_directory(path, ec)) return Topology::build(topology_from_sysfs(name), name);
   if (fs::exists(path, ec)) {
-    auto text = read_optional(path);
-    if (!text) throw InputError(SourceLoc{name}, "cannot read this file");
-    size_t first = text->find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && (*text)[first] == '{')
-      return Topology::build(topology_from_json(*text, name), name);
-    return Topology::build(topology_from_lscpu(*text, name), name);
+    const std::string text = read_input_file(name, "topology file (JSON or lscpu -p output)");
+    if (text[text.find_first_not_of(" \t\r\n")] == '{') return Topology::build(topology_from_json(text, name), name);
+    return Topology::build(topology_from_lscpu(text, name), name);
   }
   if (name.find('/') != std::string::npos || name.find('.') != std::string::npos)
     throw InputError(SourceLoc{name}, "no such file or directory (expected a topology JSON file, a saved sysfs "

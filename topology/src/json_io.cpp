@@ -4,12 +4,17 @@
 // malformed JSON as path:line:col with the offending line, and every semantic problem with the
 // JSON pointer of the field and what was expected.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/json_input.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim {
@@ -27,11 +32,7 @@ std::string quote(const std::string& s) { return json(s).dump(); }
   throw InputError(SourceLoc{source}, pointer.empty() ? msg : pointer + ": " + msg);
 }
 
-std::string describe_value(const json& v) {
-  std::string text = v.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return fmt::format("{} {}", v.type_name(), text);
-}
+std::string describe_value(const json& v) { return fmt::format("{} {}", v.type_name(), describe_json_value(v)); }
 
 void check_keys(const json& obj, const std::vector<std::string>& allowed, const std::string& pointer,
                 const std::string& source) {
@@ -103,6 +104,72 @@ std::string parse_error_text(const std::string& what) {
 
 }  // namespace
 
+std::string describe_json_value(const json& v) {
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+std::string read_input_file(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(SourceLoc{path}, "is a directory, expected a " + what);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path}, fmt::format("cannot open {}: {}", what, std::strerror(errno)));
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxInputFileBytes)
+      throw InputError(SourceLoc{path}, fmt::format("larger than {} MiB: not a {}", kMaxInputFileBytes >> 20, what));
+  }
+  if (in.bad()) throw InputError(SourceLoc{path}, "cannot read " + what);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError(SourceLoc{path}, "empty file, expected a " + what);
+  return text;
+}
+
+json parse_json_input(const std::string& text, const std::string& source) {
+  // The parser callback sees each value's depth before it is added to the DOM.
+  auto bound = [](int depth, json::parse_event_t ev, json&) {
+    if (depth > kMaxJsonDepth &&
+        (ev == json::parse_event_t::object_start || ev == json::parse_event_t::array_start))
+      throw std::length_error("too deep");
+    return true;
+  };
+  try {
+    return json::parse(text, bound);
+  } catch (const json::parse_error& e) {
+    std::string line_text;
+    SourceLoc loc = locate(text, e.byte, source, line_text);
+    throw InputError(loc, "malformed JSON: " + parse_error_text(e.what()), line_text);
+  } catch (const std::length_error&) {
+    // Find where: the first bracket at depth kMaxJsonDepth + 1 (strings skipped).
+    int depth = 0;
+    bool in_str = false;
+    size_t at = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (in_str) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_str = false;
+      } else if (c == '"') {
+        in_str = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kMaxJsonDepth) {
+          at = i + 1;
+          break;
+        }
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+    std::string line_text;
+    SourceLoc loc = locate(text, at, source, line_text);
+    throw InputError(loc, fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth), line_text);
+  }
+}
+
 std::string topology_to_json(const MachineSpec& input) {
   MachineSpec spec = input;
   std::sort(spec.cpus.begin(), spec.cpus.end(), [](const CpuSpec& a, const CpuSpec& b) { return a.cpu < b.cpu; });
@@ -131,14 +198,7 @@ std::string topology_to_json(const MachineSpec& input) {
 }
 
 MachineSpec topology_from_json(const std::string& text, const std::string& source) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string line_text;
-    SourceLoc loc = locate(text, e.byte, source, line_text);
-    throw InputError(loc, "malformed JSON: " + parse_error_text(e.what()), line_text);
-  }
+  json root = parse_json_input(text, source);
   try {
     if (!root.is_object()) fail(source, "", "expected a JSON object at the top level, got " + describe_value(root));
     check_keys(root, {"schema", "version", "name", "description", "cpus", "node_distance"}, "", source);

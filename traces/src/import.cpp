@@ -3,9 +3,11 @@
 #include "schedsim/traces/import.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <queue>
 
 #include <fmt/format.h>
@@ -42,6 +44,20 @@ bool parse_header_counts(std::string_view line, ImportReport& rep) {
   return true;
 }
 
+// Binary files named as traces: say what they are instead of "not a trace event line".
+void check_text_trace(std::string_view first, const std::string& path) {
+  if (first.starts_with(std::string_view("\x17\x08\x44tracing", 10)))
+    throw InputError(SourceLoc{path, 1},
+                     "a trace-cmd binary file (trace.dat), not text: convert it first with "
+                     "'trace-cmd report -N -i FILE > trace.txt' and give schedsim the text");
+  if (first.starts_with("PERFILE2") || first.starts_with("PERFFILE"))
+    throw InputError(SourceLoc{path, 1},
+                     "a perf.data binary file, not text: convert it first with "
+                     "'perf script -i FILE > trace.txt' and give schedsim the text");
+  if (first.find('\0') != std::string_view::npos)
+    throw InputError(SourceLoc{path, 1}, "binary data (NUL bytes) in the first line: not a text trace");
+}
+
 class Pass {
  public:
   Pass(const std::string& path, const ExtractOptions& opt, ImportReport& rep, Extractor& ex)
@@ -51,7 +67,7 @@ class Pass {
     if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, po.layout))
       throw InputError(fmt::format("bad --kernel-version '{}': expected MAJOR.MINOR, e.g. 4.9", opt.kernel_version));
     parser_ = LineParser(po);
-    pool_.resize(opt.reorder_window + 1);
+    pool_.resize(opt.reorder_window + 2);  // + the event being parsed + the one awaiting its clock check
     for (size_t i = 0; i < pool_.size(); ++i) free_.push_back(static_cast<uint32_t>(pool_.size() - 1 - i));
   }
 
@@ -65,6 +81,7 @@ class Pass {
     std::string held;  // HTML: text after/before the script tags on the same line
     while (rd.next(line)) {
       ++rep_.lines;
+      if (rep_.lines == 1) check_text_trace(line, path_);
       if (!decided) {
         size_t f = line.find_first_not_of(" \t\r");
         if (f == std::string_view::npos) continue;
@@ -117,6 +134,9 @@ class Pass {
                                      rep_.compression));
       repair("truncated-stream", rd.line_no(),
              "the compressed stream ends early (file cut while recording); the events before the cut were used");
+      rep_.warnings.push_back(fmt::format("the {} stream ends early at line {} (file cut while recording, or "
+                                          "damaged): only the events before the cut were used",
+                                          rep_.compression, rd.line_no()));
     }
   }
 
@@ -130,6 +150,18 @@ class Pass {
     }
   }
 
+  // A header's number: the token at `at` (up to a space), 0..max.
+  int64_t header_number(std::string_view t, size_t at, int64_t max, long line_no) {
+    std::string_view v = t.substr(at);
+    v = v.substr(0, v.find_first_of(" \r"));
+    int64_t n = -1;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > max)
+      throw InputError(SourceLoc{path_, line_no, static_cast<long>(at) + 1},
+                       fmt::format("bad header value '{}': expected an integer in 0..{}", v, max), std::string(t));
+    return n;
+  }
+
   void handle_line(std::string_view line, long line_no, bool unterminated) {
     TraceEvent& ev = pool_[free_.back()];
     LineKind k = parser_.parse(line, ev);
@@ -140,11 +172,11 @@ class Pass {
         std::string_view t = line.substr(f);
         if (parse_header_counts(t, rep_)) return;
         if (t.starts_with("# schedsim record: root_pid=") && !seen_event_) {
-          ex_.set_recorded_root(std::atoll(std::string(t.substr(28)).c_str()));
+          ex_.set_recorded_root(header_number(t, 28, kMaxPid, line_no));
           return;
         }
         if (t.starts_with("cpus=")) {
-          rep_.header_cpus = std::atoll(std::string(t.substr(5)).c_str());
+          rep_.header_cpus = header_number(t, 5, kMaxCpu + 1, line_no);
           return;
         }
         if (t.find("latency trace v") != std::string_view::npos)
@@ -193,8 +225,57 @@ class Pass {
     rep_.nr_cpus = std::max(rep_.nr_cpus, static_cast<uint32_t>(ev.cpu + 1));
     const uint32_t slot = free_.back();
     free_.pop_back();
-    heap_.push(Key{ev.ts, seq_++, slot});
+    if (pending_ != kNoSlot) accept(pending_, &ev);
+    pending_ = slot;
+    pending_ref_ = std::max(last_ts_, cpu_last_[static_cast<size_t>(ev.cpu)]);
+    pending_ref_line_ = pending_ref_ == last_ts_ ? last_line_ : cpu_last_line_[static_cast<size_t>(ev.cpu)];
     if (free_.empty()) release_one();
+  }
+
+  // Clock checks, one event late so both neighbours are known. `pending_ref_` is the latest
+  // of the previous event in the file and the previous event on the same CPU. An event more than
+  // clock_tolerance before it is a clock going backwards; one more than clock_tolerance after
+  // its successor, which itself continues from before, jumped ahead. Either way its timestamp
+  // is set to `pending_ref_` (its predecessor's): a moved event is then off by at most the gap
+  // to its neighbours, never by the size of the jump.
+  void accept(uint32_t slot, const TraceEvent* next) {
+    TraceEvent& ev = pool_[slot];
+    const int64_t tol = opt_.clock_tolerance.count();
+    if (pending_ref_ != INT64_MIN) {
+      const bool back = ev.ts < pending_ref_ - tol;
+      const bool ahead = next && ev.ts > next->ts + tol && next->ts >= pending_ref_ - tol;
+      if (back || ahead) {
+        const int64_t by = back ? pending_ref_ - ev.ts : ev.ts - next->ts;
+        ClockTrouble& c = back ? clock_back_ : clock_ahead_;
+        const std::string what =
+            back ? fmt::format("timestamp goes backwards by {} at line {} (behind line {})",
+                               format_duration(Duration::ns(by)), ev.line, pending_ref_line_)
+                 : fmt::format("timestamp jumps ahead by {} at line {} (line {} is that much earlier)",
+                               format_duration(Duration::ns(by)), ev.line, next->line);
+        if (opt_.strict) throw InputError(SourceLoc{path_, ev.line}, "strict mode: " + what);
+        if (c.count++ == 0) {
+          c.first = what;
+        }
+        c.max = std::max(c.max, by);
+        repair(back ? "clock-backwards" : "clock-ahead", ev.line,
+               back ? "an event is earlier than the one before it by more than the clock tolerance; its "
+                      "timestamp was set to its predecessor's"
+                    : "an event is later than the one after it by more than the clock tolerance; its "
+                      "timestamp was set to its predecessor's");
+        ev.ts = pending_ref_;
+      }
+    }
+    last_ts_ = ev.ts;
+    last_line_ = ev.line;
+    cpu_last_[static_cast<size_t>(ev.cpu)] = ev.ts;
+    cpu_last_line_[static_cast<size_t>(ev.cpu)] = ev.line;
+    heap_.push(Key{ev.ts, seq_++, slot});
+  }
+
+  void flush_pending() {
+    if (pending_ == kNoSlot) return;
+    accept(pending_, nullptr);
+    pending_ = kNoSlot;
   }
 
   void release_one() {
@@ -213,11 +294,21 @@ class Pass {
   }
 
   void drain() {
+    flush_pending();
     while (!heap_.empty()) release_one();
   }
 
  public:
   void finish_report() {
+    for (const ClockTrouble* c : {&clock_back_, &clock_ahead_}) {
+      if (c->count == 0) continue;
+      rep_.warnings.push_back(fmt::format(
+          "{}{}: clock trouble, not scheduling; each such event was given its predecessor's "
+          "time (off by at most the gap to its neighbours, not by the jump)",
+          c->first,
+          c->count > 1 ? fmt::format(" and {} more events (up to {})", c->count - 1, format_duration(Duration::ns(c->max)))
+                       : ""));
+    }
     for (const auto& [name, n] : skipped_other_buffer_)
       rep_.warnings.push_back(fmt::format(
           "skipped {} events of trace-cmd buffer '{}' (several buffers in one report; kept '{}', "
@@ -280,6 +371,20 @@ class Pass {
   LineParser parser_;
   std::vector<TraceEvent> pool_;
   std::vector<uint32_t> free_;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  struct ClockTrouble {
+    uint64_t count = 0;
+    std::string first;
+    int64_t max = 0;
+  };
+  uint32_t pending_ = kNoSlot;  // the event whose clock check waits for its successor
+  int64_t pending_ref_ = INT64_MIN;
+  long pending_ref_line_ = 0;
+  int64_t last_ts_ = INT64_MIN;
+  long last_line_ = 0;
+  std::vector<int64_t> cpu_last_ = std::vector<int64_t>(kMaxCpu + 1, INT64_MIN);
+  std::vector<long> cpu_last_line_ = std::vector<long>(kMaxCpu + 1, 0);
+  ClockTrouble clock_back_, clock_ahead_;
   std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
   uint64_t seq_ = 0;
   int64_t released_ts_ = INT64_MIN;
@@ -386,13 +491,14 @@ std::string describe_workload(const Workload& w) {
   return o;
 }
 
-bool is_trace_file(const std::string& path) {
+bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
   try {
     LineReader rd(path);
     LineParser lp(ParseOptions{1, StateLayout::kV4_14});
     std::string_view line;
     int nonempty = 0;
     while (rd.next(line) && nonempty < 64) {
+      if (rd.line_no() == 1) check_text_trace(line, path);
       size_t f = line.find_first_not_of(" \t\r");
       if (f == std::string_view::npos) continue;
       std::string_view t = line.substr(f);
@@ -407,8 +513,22 @@ bool is_trace_file(const std::string& path) {
       TraceEvent ev;
       LineKind k = lp.parse(line, ev);
       if (k == LineKind::kEvent) return true;
-      if (k == LineKind::kError) return false;
+      if (k == LineKind::kError) {
+        // An event line with a bad field (a pid out of range, ...) is a damaged trace: say so.
+        if (why && lp.error().rfind("not a trace event line", 0) != 0)
+          why->emplace(SourceLoc{path, rd.line_no(), lp.error_col()}, lp.error(), std::string(line));
+        return false;
+      }
     }
+    if (why && nonempty == 0) {
+      if (rd.truncated_stream())
+        why->emplace(SourceLoc{path}, fmt::format("the {} stream ends early before any complete line "
+                                                  "(file cut or damaged)", compression_name(rd.compression())));
+      else if (rd.bytes_out() == 0)
+        why->emplace(SourceLoc{path}, "empty file: expected a workload or a kernel trace");
+    }
+  } catch (const InputError& e) {
+    if (why) why->emplace(e);  // unreadable, corrupt stream, binary file, line past the bound
   } catch (const std::exception&) {
   }
   return false;
@@ -438,9 +558,13 @@ Workload import_trace(const std::string& path, const ExtractOptions& opt, Import
   if (two_pass) ex.set_selection(std::move(selection));
   Pass pass(path, opt, rep, ex);
   pass.run();
+  if (rep.events == 0 && rep.repairs.count("truncated-stream"))
+    throw InputError(SourceLoc{path}, fmt::format("no trace events before the {} stream ends early (file "
+                                                  "cut or damaged)", rep.compression));
   if (rep.events == 0)
-    throw InputError(SourceLoc{path}, "no trace events found (expected ftrace text, trace-cmd report, "
-                                      "perf script or systrace HTML)");
+    throw InputError(SourceLoc{path}, rep.bytes == 0 ? "empty file: no trace events"
+                                                     : "no trace events found (expected ftrace text, trace-cmd "
+                                                       "report, perf script or systrace HTML)");
   Workload w = ex.finish();
   pass.finish_report();
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +

@@ -10,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "schedsim/topology/cpu_mask.hpp"
+
 namespace schedsim::traces {
+
+static_assert(kMaxCpu + 1 == CpuMask::kMaxCpus, "trace CPU ids must fit a CpuMask");
 
 namespace {
 
@@ -20,25 +24,37 @@ bool is_flag_char(char c) {
 }
 
 // Parses a non-negative decimal integer at `p`; returns the end or npos when there is none.
+// A value too large for uint64 saturates at UINT64_MAX, so every range check catches it.
 size_t parse_uint(std::string_view s, size_t p, uint64_t& out) {
   size_t q = p;
   uint64_t v = 0;
+  bool over = false;
   while (q < s.size() && is_digit(s[q])) {
-    v = v * 10 + static_cast<uint64_t>(s[q] - '0');
+    const auto d = static_cast<uint64_t>(s[q] - '0');
+    over = over || __builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v);
     ++q;
   }
   if (q == p) return std::string_view::npos;
-  out = v;
+  out = over ? UINT64_MAX : v;
   return q;
 }
 
+// Signed variant; magnitudes past INT64_MAX saturate (and fail every range check).
 size_t parse_int(std::string_view s, size_t p, int64_t& out) {
   bool neg = p < s.size() && s[p] == '-';
   uint64_t v = 0;
   size_t e = parse_uint(s, neg ? p + 1 : p, v);
   if (e == std::string_view::npos) return e;
+  if (v > static_cast<uint64_t>(INT64_MAX)) v = static_cast<uint64_t>(INT64_MAX);
   out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   return e;
+}
+
+// The token starting at `p`, up to the next space (for messages).
+std::string_view token_at(std::string_view s, size_t p) {
+  if (p >= s.size()) return {};
+  size_t e = s.find(' ', p);
+  return s.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p);
 }
 
 // Finds " key" (or "key" at the payload start) at or after `from`; returns the value position.
@@ -50,17 +66,6 @@ size_t find_value(std::string_view s, size_t start, std::string_view key, size_t
     ++p;
   }
   return std::string_view::npos;
-}
-
-// "key=" integer value, searched from `from`.
-bool int_field(std::string_view s, size_t start, std::string_view key, size_t from, int64_t& out,
-               size_t* end = nullptr) {
-  size_t v = find_value(s, start, key, from);
-  if (v == std::string_view::npos) return false;
-  size_t e = parse_int(s, v, out);
-  if (e == std::string_view::npos) return false;
-  if (end) *end = e;
-  return true;
 }
 
 EventType classify_event(std::string_view name) {
@@ -256,6 +261,7 @@ LineKind LineParser::fail(std::string_view line, size_t pos, std::string msg) {
 
 bool LineParser::parse_timestamp(std::string_view line, size_t b, size_t e, int64_t& ts) {
   last_integer_ = false;
+  ts_out_of_range_ = false;
   uint64_t sec = 0;
   size_t p = parse_uint(line, b, sec);
   if (p == std::string_view::npos) return false;
@@ -265,7 +271,9 @@ bool LineParser::parse_timestamp(std::string_view line, size_t b, size_t e, int6
     last_integer_ = true;
     if (opt_.clock_hz <= 0) return true;  // the caller reports it
     __extension__ __int128 ns = static_cast<__int128>(sec) * 1000000000 / opt_.clock_hz;
-    ts = static_cast<int64_t>(ns);
+    __extension__ const __int128 max_ns = static_cast<__int128>(kMaxTraceSeconds) * 1000000000;
+    ts_out_of_range_ = ns > max_ns;
+    ts = ts_out_of_range_ ? 0 : static_cast<int64_t>(ns);
     return true;
   }
   if (line[p] != '.') return false;
@@ -276,6 +284,11 @@ bool LineParser::parse_timestamp(std::string_view line, size_t b, size_t e, int6
   size_t digits = q - f;
   if (digits > 9) return false;
   if (digits == 9) hints_.nine_decimals = true;
+  if (sec > kMaxTraceSeconds) {
+    ts_out_of_range_ = true;  // the caller reports it
+    ts = 0;
+    return true;
+  }
   static constexpr uint64_t kPow[] = {1000000000, 100000000, 10000000, 1000000, 100000,
                                       10000,      1000,      100,      10,      1};
   ts = static_cast<int64_t>(sec * 1000000000ull + frac * kPow[digits]);
@@ -293,6 +306,8 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     if (line.starts_with("##### CPU ")) {
       uint64_t cpu = 0;
       if (parse_uint(line, 10, cpu) != std::string_view::npos) {
+        if (cpu > static_cast<uint64_t>(kMaxCpu))
+          return fail(line, 10, fmt::format("CPU {} out of range: schedsim models CPUs 0..{}", cpu, kMaxCpu));
         lost_cpu_ = static_cast<int32_t>(cpu);
         return LineKind::kBufferStarted;
       }
@@ -308,6 +323,8 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     if (p != std::string_view::npos && line.find("EVENTS", p) != std::string_view::npos &&
         (line.find("LOST", p) != std::string_view::npos ||
          line.find("DROPPED", p) != std::string_view::npos)) {
+      if (cpu > static_cast<uint64_t>(kMaxCpu))
+        return fail(line, 4, fmt::format("CPU {} out of range: schedsim models CPUs 0..{}", cpu, kMaxCpu));
       lost_cpu_ = static_cast<int32_t>(cpu);
       lost_count_ = -1;
       size_t b = line.find('[', p);
@@ -315,7 +332,8 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
         size_t q = b + 1;
         if (line.substr(q, 5) == "LOST ") q += 5;
         uint64_t n = 0;
-        if (parse_uint(line, q, n) != std::string_view::npos) lost_count_ = static_cast<int64_t>(n);
+        if (parse_uint(line, q, n) != std::string_view::npos)
+          lost_count_ = static_cast<int64_t>(std::min<uint64_t>(n, INT64_MAX));
       }
       return LineKind::kLost;
     }
@@ -407,6 +425,9 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
                                 "time is lost; record with options/latency-format off");
       continue;
     }
+    if (ts_out_of_range_)
+      return fail(line, ts_b, fmt::format("timestamp '{}' out of range: at most {} seconds",
+                                        line.substr(ts_b, ts_e - ts_b), kMaxTraceSeconds));
     if (last_integer_ && opt_.clock_hz <= 0)
       return fail(line, ts_b,
                   "integer timestamps (trace_clock counter, uptime or x86-tsc): durations are "
@@ -420,7 +441,14 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     std::string_view name = line.substr(n0, p - 1 - n0);
     size_t colon = name.rfind(':');
     if (colon != std::string_view::npos) name = name.substr(colon + 1);
-    // Found the anchor: fill the prefix.
+    // Found the anchor: check the prefix's numbers, then fill it.
+    if (cpu > static_cast<uint64_t>(kMaxCpu))
+      return fail(line, b + 1, fmt::format("CPU {} out of range: schedsim models CPUs 0..{}",
+                                           line.substr(b + 1, cb - b - 1), kMaxCpu));
+    if (pid > static_cast<uint64_t>(kMaxPid))
+      return fail(line, q, fmt::format("pid {} out of range: expected 0..{}", line.substr(q, pid_end - q), kMaxPid));
+    if (tgid > kMaxPid)
+      return fail(line, q, fmt::format("tgid {} out of range: expected 0..{}", tgid, kMaxPid));
     std::string_view comm = line.substr(0, comm_end);
     size_t cs = comm.find_first_not_of(' ');
     comm = cs == std::string_view::npos ? std::string_view{} : comm.substr(cs);
@@ -485,6 +513,9 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     if (te >= line.size() || line[te] != ':') continue;
     int64_t ts = 0;
     if (!parse_timestamp(line, t, te, ts)) continue;
+    if (ts_out_of_range_)
+      return fail(line, t, fmt::format("timestamp '{}' out of range: at most {} seconds",
+                                        line.substr(t, te - t), kMaxTraceSeconds));
     if (last_integer_ && opt_.clock_hz <= 0)
       return fail(line, t,
                   "integer timestamps (trace_clock counter, uptime or x86-tsc): durations are "
@@ -495,6 +526,11 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     while (n < line.size() && line[n] != ' ') ++n;
     if (n == n0 || line[n - 1] != ':') continue;
     std::string_view name = line.substr(n0, n - 1 - n0);
+    if (cpu > static_cast<uint64_t>(kMaxCpu))
+      return fail(line, p, fmt::format("CPU {} out of range: schedsim models CPUs 0..{}",
+                                       line.substr(p, f0 - p), kMaxCpu));
+    if (pid > static_cast<uint64_t>(kMaxPid))
+      return fail(line, d + 1, fmt::format("pid {} out of range: expected 0..{}", pid, kMaxPid));
     hints_.latency_prefix = true;
     hints_.flag_width = std::max(hints_.flag_width, static_cast<int>(flags.size()));
     std::string_view comm = line.substr(0, d);
@@ -527,10 +563,61 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
 }
 
 bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
+  try {
+    return parse_fields(s, p0, ev);
+  } catch (const BadField&) {
+    return false;  // fail() has described it
+  }
+}
+
+bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
   constexpr auto npos = std::string_view::npos;
   auto bad = [&](size_t pos, std::string msg) {
     fail(s, pos, fmt::format("{}: {}", event_type_name(ev.type), msg));
     return false;
+  };
+  // A whole integer token at `pos` (ending at a space or the end of the line) within
+  // [lo, hi]; anything else ("6441abc999", a NUL byte, 23 digits) is an error naming the field.
+  auto num = [&](size_t pos, std::string_view name, int64_t lo, int64_t hi, size_t* end = nullptr) {
+    int64_t v = 0;
+    size_t e = parse_int(s, pos, v);
+    if (e == npos || (e < s.size() && s[e] != ' ')) {
+      bad(pos, fmt::format("bad {} '{}': expected an integer in {}..{}", name, token_at(s, pos), lo, hi));
+      throw BadField{};
+    }
+    if (v < lo || v > hi) {
+      bad(pos, fmt::format("{} {} out of range: expected {}..{}", name, token_at(s, pos), lo, hi));
+      throw BadField{};
+    }
+    if (end) *end = e;
+    return v;
+  };
+  // An optional "key=" field searched from `from`: false when absent, an error when malformed.
+  auto opt = [&](std::string_view key, size_t from, int64_t lo, int64_t hi, int64_t& out, size_t* end = nullptr) {
+    size_t v = find_value(s, p0, key, from);
+    if (v == npos) return false;
+    std::string_view name = key.substr(0, key.size() - 1);
+    out = num(v, name, lo, hi, end);
+    return true;
+  };
+  auto pid_at = [&](size_t pos, std::string_view name, size_t* end = nullptr) {
+    return num(pos, name, 0, kMaxPid, end);
+  };
+  auto check_pid = [&](size_t pos, int64_t pid) {
+    if (pid < 0 || pid > kMaxPid) {
+      bad(pos, fmt::format("pid {} out of range: expected 0..{}", pid, kMaxPid));
+      throw BadField{};
+    }
+  };
+  // "[120]" (find_prio() checked the shape): only the range is left to check.
+  auto bracket_prio = [&](size_t pos) {
+    int64_t v = 0;
+    parse_int(s, pos, v);
+    if (v < kMinPrio || v > kMaxPrio) {
+      bad(pos, fmt::format("prio {} out of range: expected {}..{}", v, kMinPrio, kMaxPrio));
+      throw BadField{};
+    }
+    return static_cast<int32_t>(v);
   };
   switch (ev.type) {
     case EventType::kSwitch: {
@@ -556,28 +643,26 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
           ev.state = kStateIdle;
         }
         if (st == "R") ++hints_.plugin_letters[3];
-        int64_t prio = -1;
-        parse_int(left, pr + 2, prio);
-        ev.prio = static_cast<int32_t>(prio);
+        ev.prio = bracket_prio(p0 + pr + 2);
         if (!split_comm_pid(left.substr(0, pr), ev.comm, ev.pid))
           return bad(p0, "expected 'comm:pid' before '[prio]'");
+        check_pid(p0, ev.pid);
         std::string_view right = s.substr(arrow + 5);
         size_t rp = find_prio(right, 0);
         if (rp == npos) return bad(arrow + 5, "expected 'comm:pid [prio]' after '==>'");
         if (!split_comm_pid(right.substr(0, rp), ev.other_comm, ev.other_pid))
           return bad(arrow + 5, "expected 'comm:pid' after '==>'");
-        int64_t nprio = -1;
-        parse_int(right, rp + 2, nprio);
-        ev.other_prio = static_cast<int32_t>(nprio);
+        check_pid(arrow + 5, ev.other_pid);
+        ev.other_prio = bracket_prio(arrow + 5 + rp + 2);
         return true;
       }
       size_t pp = s.find(" prev_pid=", p0);
       if (pp == npos) return bad(p0, "missing prev_pid=");
       ev.comm.assign(s.substr(p0 + 10, pp - p0 - 10));
-      size_t e = parse_int(s, pp + 10, ev.pid);
-      if (e == npos) return bad(pp + 10, "bad prev_pid");
+      size_t e = 0;
+      ev.pid = pid_at(pp + 10, "prev_pid", &e);
       int64_t v = 0;
-      if (int_field(s, p0, "prev_prio=", e, v, &e)) ev.prio = static_cast<int32_t>(v);
+      if (opt("prev_prio=", e, kMinPrio, kMaxPrio, v, &e)) ev.prio = static_cast<int32_t>(v);
       size_t sv = find_value(s, p0, "prev_state=", e);
       if (sv == npos) return bad(e, "missing prev_state=");
       size_t se = s.find(' ', sv);
@@ -599,9 +684,8 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
       size_t np = s.find(" next_pid=", nc);
       if (np == npos) return bad(nc, "missing next_pid=");
       ev.other_comm.assign(s.substr(nc, np - nc));
-      e = parse_int(s, np + 10, ev.other_pid);
-      if (e == npos) return bad(np + 10, "bad next_pid");
-      if (int_field(s, p0, "next_prio=", e, v)) ev.other_prio = static_cast<int32_t>(v);
+      ev.other_pid = pid_at(np + 10, "next_pid", &e);
+      if (opt("next_prio=", e, kMinPrio, kMaxPrio, v)) ev.other_prio = static_cast<int32_t>(v);
       return true;
     }
     case EventType::kWaking:
@@ -614,34 +698,34 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
         if (pr == npos) return bad(p0, "expected 'comm=' or 'comm:pid [prio] CPU:nnn'");
         if (!split_comm_pid(s.substr(p0, pr - p0), ev.other_comm, ev.other_pid))
           return bad(p0, "expected 'comm:pid'");
+        check_pid(p0, ev.other_pid);
         int64_t v = 0;
-        parse_int(s, pr + 2, v);
-        ev.prio = static_cast<int32_t>(v);
-        if (int_field(s, p0, "success=", pr, v)) {
+        ev.prio = bracket_prio(pr + 2);
+        if (opt("success=", pr, 0, 1, v)) {
           ev.success = static_cast<int32_t>(v);
           hints_.success_field = true;
         }
-        if (int_field(s, p0, "CPU:", pr, v)) ev.target_cpu = static_cast<int32_t>(v);
+        if (opt("CPU:", pr, 0, kMaxCpu, v)) ev.target_cpu = static_cast<int32_t>(v);
         return true;
       }
       size_t pp = s.find(" pid=", p0);
       if (pp == npos) return bad(p0, "missing pid=");
       ev.other_comm.assign(s.substr(p0 + 5, pp - p0 - 5));
-      size_t e = parse_int(s, pp + 5, ev.other_pid);
-      if (e == npos) return bad(pp + 5, "bad pid");
+      size_t e = 0;
+      ev.other_pid = pid_at(pp + 5, "pid", &e);
       int64_t v = 0;
-      if (int_field(s, p0, "prio=", e, v)) ev.prio = static_cast<int32_t>(v);
-      if (int_field(s, p0, "success=", e, v)) {
+      if (opt("prio=", e, kMinPrio, kMaxPrio, v)) ev.prio = static_cast<int32_t>(v);
+      if (opt("success=", e, 0, 1, v)) {
         ev.success = static_cast<int32_t>(v);
         hints_.success_field = true;
       }
-      if (int_field(s, p0, "target_cpu=", e, v)) ev.target_cpu = static_cast<int32_t>(v);
+      if (opt("target_cpu=", e, 0, kMaxCpu, v)) ev.target_cpu = static_cast<int32_t>(v);
       return true;
     }
     case EventType::kFork: {
       size_t cp = s.rfind(" child_pid=");
       if (cp == npos || cp < p0) return bad(p0, "missing child_pid=");
-      if (parse_int(s, cp + 11, ev.other_pid) == npos) return bad(cp + 11, "bad child_pid");
+      ev.other_pid = pid_at(cp + 11, "child_pid");
       size_t cc = s.rfind(" child_comm=", cp);
       if (cc == npos || cc < p0) return bad(p0, "missing child_comm=");
       ev.other_comm.assign(s.substr(cc + 12, cp - cc - 12));
@@ -649,7 +733,7 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
       size_t pp = s.rfind("pid=", cc);
       if (pp == npos || pp < p0 || (s[pp - 1] != ' ' && s[pp - 1] != '_'))
         return bad(p0, "missing pid=");
-      if (parse_int(s, pp + 4, ev.pid) == npos) return bad(pp + 4, "bad pid");
+      ev.pid = pid_at(pp + 4, "pid");
       size_t cm = s.find("comm=", p0);
       size_t pstart = s[pp - 1] == '_' ? pp - 7 : pp;  // back over "parent_"
       if (cm != npos && cm + 5 <= pstart) ev.comm.assign(s.substr(cm + 5, pstart - 1 - (cm + 5)));
@@ -663,13 +747,13 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
       std::string& comm = ev.type == EventType::kExit ? ev.comm : ev.other_comm;
       int64_t& pid = ev.type == EventType::kExit ? ev.pid : ev.other_pid;
       comm.assign(s.substr(p0 + 5, pp - p0 - 5));
-      size_t e = parse_int(s, pp + 5, pid);
-      if (e == npos) return bad(pp + 5, "bad pid");
+      size_t e = 0;
+      pid = pid_at(pp + 5, "pid", &e);
       int64_t v = 0;
-      if (int_field(s, p0, "prio=", e, v)) ev.prio = static_cast<int32_t>(v);
+      if (opt("prio=", e, kMinPrio, kMaxPrio, v)) ev.prio = static_cast<int32_t>(v);
       if (ev.type == EventType::kMigrate) {
-        if (int_field(s, p0, "orig_cpu=", e, v)) ev.orig_cpu = static_cast<int32_t>(v);
-        if (int_field(s, p0, "dest_cpu=", e, v)) ev.target_cpu = static_cast<int32_t>(v);
+        if (opt("orig_cpu=", e, 0, kMaxCpu, v)) ev.orig_cpu = static_cast<int32_t>(v);
+        if (opt("dest_cpu=", e, 0, kMaxCpu, v)) ev.target_cpu = static_cast<int32_t>(v);
       } else if (s.find(" group_dead=", e) != npos) {
         hints_.group_dead = true;
       }
@@ -678,10 +762,10 @@ bool LineParser::parse_payload(std::string_view s, size_t p0, TraceEvent& ev) {
     case EventType::kExec: {
       size_t op = s.rfind(" old_pid=");
       if (op == npos || op < p0) return bad(p0, "missing old_pid=");
-      if (parse_int(s, op + 9, ev.other_pid) == npos) return bad(op + 9, "bad old_pid");
+      ev.other_pid = pid_at(op + 9, "old_pid");
       size_t pp = s.rfind(" pid=", op);
       if (pp == npos || pp < p0) return bad(p0, "missing pid=");
-      if (parse_int(s, pp + 5, ev.pid) == npos) return bad(pp + 5, "bad pid");
+      ev.pid = pid_at(pp + 5, "pid");
       if (s.substr(p0, 9) == "filename=") {
         std::string_view file = s.substr(p0 + 9, pp - p0 - 9);
         size_t slash = file.rfind('/');

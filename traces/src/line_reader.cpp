@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -23,6 +24,11 @@ int open_input(const std::string& path) {
   if (path == "-") return 0;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(SourceLoc{path}, std::string("cannot open trace: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw InputError(SourceLoc{path}, "is a directory, expected a trace file");
+  }
   return fd;
 }
 
@@ -146,7 +152,8 @@ Compression detect_compression(const std::string& path) {
   return Compression::kNone;
 }
 
-LineReader::LineReader(const std::string& path) : path_(path), src_(std::make_unique<Source>()) {
+LineReader::LineReader(const std::string& path, size_t max_line)
+    : path_(path), max_line_(max_line), src_(std::make_unique<Source>()) {
   src_->path = path;
   src_->fd = open_input(path);
   src_->in.resize(kChunk);
@@ -202,6 +209,12 @@ bool LineReader::next(std::string_view& line) {
       return true;
     }
     size_t scanned = end_ - begin_;
+    if (scanned > max_line_)
+      throw InputError(SourceLoc{path_, line_no_ + 1},
+                       fmt::format("line longer than {} with no newline (the limit for one line): "
+                                   "not a text trace, or a damaged one",
+                                   max_line_ % (1 << 20) == 0 ? fmt::format("{} MiB", max_line_ >> 20)
+                                                              : fmt::format("{} bytes", max_line_)));
     if (!fill()) {
       if (begin_ == end_) return false;
       line = std::string_view(buf_.data() + begin_, end_ - begin_);

@@ -1,5 +1,7 @@
 #include "schedsim/workload/workload.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
@@ -93,23 +95,65 @@ std::vector<uint64_t> Workload::expanded_action_counts() const {
   return counts;
 }
 
+namespace {
+// Expanded totals of prog[begin, end) run `mult` times, saturating: `over` is set as soon as a
+// bound is passed, so no sum ever overflows. Recursion depth is the loop nesting depth, which
+// validate_workload bounds (kMaxLoopDepth) before calling this.
+struct Totals {
+  uint64_t actions = 0;
+  int64_t time = 0;  // run + sleep + start times, ns
+  bool over = false;
+};
+void add_range(const std::vector<Action>& prog, size_t begin, size_t end, uint64_t mult, Totals& t) {
+  for (size_t i = begin; i < end && !t.over; ++i) {
+    const Action& a = prog[i];
+    if (__builtin_add_overflow(t.actions, mult, &t.actions) || t.actions > kMaxExpandedActions) t.over = true;
+    if (a.kind == ActionKind::kLoop && a.arg > 0) {
+      uint64_t inner = 0;
+      if (__builtin_mul_overflow(mult, static_cast<uint64_t>(a.arg), &inner) || inner > kMaxExpandedActions)
+        t.over = true;
+      else
+        add_range(prog, i - a.body, i, inner, t);
+    } else if (a.kind == ActionKind::kRun || a.kind == ActionKind::kSleep) {
+      int64_t d = 0;
+      if (mult > static_cast<uint64_t>(kMaxWorkloadTime) ||
+          __builtin_mul_overflow(a.arg, static_cast<int64_t>(mult), &d) ||
+          __builtin_add_overflow(t.time, d, &t.time) || t.time > kMaxWorkloadTime)
+        t.over = true;
+    }
+  }
+}
+}  // namespace
+
 void validate_workload(const Workload& w, const std::string& source) {
   const size_t n = w.tasks.size();
   std::vector<int> forked(n, 0);
+  Totals totals;
   for (size_t ti = 0; ti < n; ++ti) {
     const TaskSpec& t = w.tasks[ti];
     auto fail = [&](size_t ai, const std::string& msg) {
       throw InputError(SourceLoc{source}, fmt::format("task {} ('{}'), action {}: {}", ti, t.name, ai, msg));
     };
     if (t.nice < -20 || t.nice > 19) fail(0, fmt::format("nice {} outside -20..19", t.nice));
+    if (t.start_time.ns() < 0 || t.start_time.ns() > kMaxTimeValue)
+      fail(0, fmt::format("start_time {} ns outside 0..{} ns", t.start_time.ns(), kMaxTimeValue));
     // Loops must nest: a loop's body may not start inside another loop's body and end after it.
-    std::vector<std::pair<size_t, size_t>> open;  // [start, end) of loops seen
+    // `open` holds the outermost loops seen so far as disjoint [start, end) ranges in order, each
+    // with its nesting depth; a new loop swallows those inside its body (one pass, O(actions)).
+    struct Open {
+      size_t start, end;
+      int depth;
+    };
+    std::vector<Open> open;
+    std::vector<size_t> forks_before(t.program.size() + 1, 0);
     for (size_t ai = 0; ai < t.program.size(); ++ai) {
       const Action& a = t.program[ai];
+      forks_before[ai + 1] = forks_before[ai] + (a.kind == ActionKind::kFork ? 1 : 0);
       switch (a.kind) {
         case ActionKind::kRun:
         case ActionKind::kSleep:
           if (a.arg < 0) fail(ai, "negative duration");
+          if (a.arg > kMaxTimeValue) fail(ai, fmt::format("duration {} ns exceeds {} ns", a.arg, kMaxTimeValue));
           break;
         case ActionKind::kWake:
         case ActionKind::kFork:
@@ -125,11 +169,16 @@ void validate_workload(const Workload& w, const std::string& source) {
           if (a.body == 0 || a.body > ai) fail(ai, fmt::format("loop body of {} actions does not fit before it", a.body));
           if (a.arg < 0) fail(ai, "negative loop count");
           size_t start = ai - a.body;
-          for (const auto& [s, e] : open)
-            if (start < e && start > s && ai >= e) fail(ai, "loops overlap without nesting");
-          for (size_t k = start; k < ai; ++k)
-            if (t.program[k].kind == ActionKind::kFork && a.arg > 0) fail(ai, "a fork inside a loop would fork the same task twice");
-          open.push_back({start, ai + 1});
+          int depth = 1;
+          while (!open.empty() && open.back().end > start) {
+            if (open.back().start < start) fail(ai, "loops overlap without nesting");
+            depth = std::max(depth, open.back().depth + 1);
+            open.pop_back();
+          }
+          if (depth > kMaxLoopDepth) fail(ai, fmt::format("loops nested deeper than {}", kMaxLoopDepth));
+          if (forks_before[ai] > forks_before[start] && a.arg > 0)
+            fail(ai, "a fork inside a loop would fork the same task twice");
+          open.push_back({start, ai + 1, depth});
           break;
         }
         case ActionKind::kBlock:
@@ -138,6 +187,14 @@ void validate_workload(const Workload& w, const std::string& source) {
           break;
       }
     }
+    add_range(t.program, 0, t.program.size(), 1, totals);
+    if (!totals.over && __builtin_add_overflow(totals.time, t.start_time.ns(), &totals.time)) totals.over = true;
+    if (totals.over || totals.time > kMaxWorkloadTime)
+      throw InputError(SourceLoc{source},
+                       fmt::format("task {} ('{}'): with loops expanded, the workload passes {} actions or {} ns "
+                                   "of run, sleep and start time (the bounds that keep simulated time "
+                                   "within int64)",
+                                   ti, t.name, kMaxExpandedActions, kMaxWorkloadTime));
   }
   for (size_t ti = 0; ti < n; ++ti) {
     if (w.tasks[ti].start == StartState::kForked && forked[ti] != 1)

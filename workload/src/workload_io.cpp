@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/atomic_file.hpp"
@@ -32,6 +33,14 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 constexpr unsigned char kCborMagic[3] = {0xd9, 0xd9, 0xf7};  // tag 55799, "self-described CBOR"
+// The CBOR file's integrity trailer (docs/workload-format.md "CBOR specifics"): one more CBOR
+// item, a 16-byte byte string "SWC" + trailer version 1 + CRC32 (zlib) of every byte before the
+// trailer + that byte count, both big-endian. 17 bytes in all.
+constexpr unsigned char kTrailerHead[5] = {0x50, 'S', 'W', 'C', 1};
+constexpr size_t kTrailerSize = 17;
+// JSON/CBOR containers nested deeper than this are refused before the parser recurses (the CBOR
+// parser recurses per level): the schema needs 5 levels plus 2 per nested "repeat".
+constexpr size_t kMaxNesting = 2 * kMaxLoopDepth + 8;
 
 constexpr const char* kKindNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop"};
 constexpr const char* kStartNames[] = {"forked", "runnable", "blocked", "sleeping"};
@@ -66,15 +75,27 @@ class OutFile {
     flush();
     file_.commit();
   }
+  /// Appends the CBOR integrity trailer over everything written so far.
+  void append_trailer() {
+    flush();
+    std::string t(reinterpret_cast<const char*>(kTrailerHead), sizeof kTrailerHead);
+    for (int s = 24; s >= 0; s -= 8) t.push_back(static_cast<char>((crc_ >> s) & 0xff));
+    for (int s = 56; s >= 0; s -= 8) t.push_back(static_cast<char>((written_ >> s) & 0xff));
+    buf_ = t;
+  }
 
  private:
   static constexpr size_t kFlushAt = 1 << 20;
   void flush() {
+    crc_ = crc32_z(crc_, reinterpret_cast<const Bytef*>(buf_.data()), buf_.size());
+    written_ += buf_.size();
     file_.write(buf_);
     buf_.clear();
   }
   AtomicFile file_;
   std::string buf_;
+  uLong crc_ = crc32_z(0, nullptr, 0);
+  uint64_t written_ = 0;
 };
 
 std::string json_string(const std::string& s) {
@@ -372,12 +393,15 @@ class CountingBuf : public std::streambuf {
  public:
   explicit CountingBuf(std::FILE* f) : f_(f) {}
   int64_t offset() const { return base_ + (gptr() - eback()); }
+  /// Hands out at most `n` bytes from the start of the file (the CBOR trailer stays unread).
+  void limit(int64_t n) { limit_ = n; }
 
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     base_ += egptr() - eback();
-    size_t n = std::fread(buf_, 1, sizeof buf_, f_);
+    const auto want = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(sizeof buf_), limit_ - base_));
+    size_t n = want == 0 ? 0 : std::fread(buf_, 1, want, f_);
     if (n == 0) return traits_type::eof();
     setg(buf_, buf_, buf_ + n);
     return traits_type::to_int_type(*gptr());
@@ -386,6 +410,7 @@ class CountingBuf : public std::streambuf {
  private:
   std::FILE* f_;
   int64_t base_ = 0;
+  int64_t limit_ = INT64_MAX;
   char buf_[1 << 16];
 };
 
@@ -449,7 +474,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   bool boolean(bool v) override { return scalar(Value{Value::kBool, v ? 1 : 0}); }
   bool number_integer(number_integer_t v) override { return scalar(Value{Value::kInt, v}); }
   bool number_unsigned(number_unsigned_t v) override {
-    if (v > static_cast<uint64_t>(INT64_MAX)) fail("integer out of range");
+    if (v > static_cast<uint64_t>(INT64_MAX)) {
+      Value huge{Value::kInt, INT64_MAX};
+      huge.huge = v;  // refused by as_int() once the path names the value
+      return scalar(huge);
+    }
     return scalar(Value{Value::kInt, static_cast<int64_t>(v)});
   }
   bool number_float(number_float_t, const string_t&) override { return scalar(Value{Value::kFloat}); }
@@ -467,6 +496,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   bool start_object(std::size_t) override {
+    check_depth();
     Ctx c = child_ctx(true);
     frames_.push_back(Frame{});
     frames_.back().ctx = c;
@@ -492,6 +522,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   bool start_array(std::size_t) override {
+    check_depth();
     Ctx c = child_ctx(false);
     frames_.push_back(Frame{});
     frames_.back().ctx = c;
@@ -559,9 +590,14 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     enum Type { kNull, kBool, kInt, kFloat, kString, kBinary } type;
     int64_t i = 0;
     std::string* str = nullptr;
+    uint64_t huge = 0;  // an unsigned value past INT64_MAX
   };
 
   [[noreturn]] void fail(const std::string& msg) const { throw ReadError{path() + ": " + msg, buf_.offset()}; }
+  void check_depth() const {
+    if (frames_.size() >= kMaxNesting)
+      fail(fmt::format("nested deeper than {} levels (at most {} nested repeats)", kMaxNesting, kMaxLoopDepth));
+  }
 
   static const char* type_name(const Value& v) {
     switch (v.type) {
@@ -667,6 +703,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
 
   int64_t as_int(const Value& v, const char* what) const {
     if (v.type != Value::kInt) expected(what, v);
+    if (v.huge) fail(fmt::format("integer {} out of range (at most {})", v.huge, INT64_MAX));
     return v.i;
   }
   int64_t as_nonneg(const Value& v, const char* what) const {
@@ -678,19 +715,38 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     if (v.type != Value::kString) expected(what, v);
     return *v.str;
   }
-  // A duration: integer nanoseconds or a string with a unit ("10us", "1.5ms").
+  // A duration: integer nanoseconds or a string with a unit ("10us", "1.5ms"), at most
+  // kMaxTimeValue so that sums over the workload stay far from int64's limit.
   int64_t as_duration(const Value& v) const {
+    int64_t ns = 0;
     if (v.type == Value::kInt) {
-      if (v.i < 0) fail(fmt::format("negative duration {}", v.i));
-      return v.i;
-    }
-    if (v.type == Value::kString) {
+      ns = as_int(v, "a duration");
+      if (ns < 0) fail(fmt::format("negative duration {}", ns));
+    } else if (v.type == Value::kString) {
       Duration d;
       if (!parse_duration(*v.str, d))
         fail(fmt::format("bad duration '{}': expected nanoseconds or a number with ns, us, ms or s", *v.str));
-      return d.count();
+      ns = d.count();
+    } else {
+      expected("a duration (integer ns, or a string like \"10us\")", v);
     }
-    expected("a duration (integer ns, or a string like \"10us\")", v);
+    if (ns > kMaxTimeValue)
+      fail(fmt::format("duration {} ns exceeds the limit of {} ns (about 11.6 days) for one time value", ns,
+                       kMaxTimeValue));
+    return ns;
+  }
+  // A latency in a histogram: non-negative, at most kMaxTimeValue.
+  int64_t as_time(const Value& v) const {
+    int64_t x = as_nonneg(v, "a non-negative integer");
+    if (x > kMaxTimeValue)
+      fail(fmt::format("{} ns exceeds the limit of {} ns (about 11.6 days) for one time value", x, kMaxTimeValue));
+    return x;
+  }
+  int64_t as_pid(const Value& v) const {
+    int64_t x = as_int(v, "an integer");
+    if (x < -1 || x > kMaxWorkloadPid)
+      fail(fmt::format("{} out of range: expected -1 (none) or 0..{}", x, kMaxWorkloadPid));
+    return x;
   }
 
   bool scalar(const Value& v) {
@@ -702,11 +758,12 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case Ctx::kMeta: w_.meta[f.key] = as_string(v, "a string"); break;
       case Ctx::kObserved: observed_value(f, v); break;
       case Ctx::kHist: hist_value(f, v); break;
-      case Ctx::kHistSamples: hist_state_.samples.push_back(as_nonneg(v, "a non-negative integer")); break;
+      case Ctx::kHistSamples: hist_state_.samples.push_back(as_time(v)); break;
       case Ctx::kHistBuckets: expected("a [low, count] pair", v);
       case Ctx::kHistBucket:
         if (f.nargs >= 2) fail("a bucket is [low, count]");
-        f.args[f.nargs++] = as_nonneg(v, "a non-negative integer");
+        f.args[f.nargs] = f.nargs == 0 ? as_time(v) : as_nonneg(v, "a non-negative integer");
+        ++f.nargs;
         break;
       case Ctx::kTasks: expected("a task object", v);
       case Ctx::kTask: task_value(f, v); break;
@@ -743,7 +800,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     else if (f.key == "total_runtime") s.total_runtime = Duration::ns(as_duration(v));
     else if (f.key == "nr_cpus") {
       int64_t n = as_nonneg(v, "a non-negative integer");
-      if (n > 1 << 20) fail("nr_cpus out of range");
+      if (n > static_cast<int64_t>(CpuMask::kMaxCpus))
+        fail(fmt::format("nr_cpus {} out of range: at most {}", n, CpuMask::kMaxCpus));
       s.nr_cpus = static_cast<uint32_t>(n);
     } else {
       expected("a histogram object", v);
@@ -756,11 +814,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       h.count = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
       f.hist_has_count = true;
     } else if (f.key == "min") {
-      h.min = as_nonneg(v, "a non-negative integer");
+      h.min = as_time(v);
     } else if (f.key == "max") {
-      h.max = as_nonneg(v, "a non-negative integer");
+      h.max = as_time(v);
     } else if (f.key == "sum") {
-      h.sum = v.type == Value::kInt ? std::to_string(v.i) : as_string(v, "an integer or a decimal string");
+      h.sum = v.type == Value::kInt ? (v.huge ? std::to_string(v.huge) : std::to_string(v.i)) : as_string(v, "an integer or a decimal string");
     } else if (f.key == "sum_sq") {
       h.sum_sq = as_string(v, "a decimal string");
     } else {
@@ -788,9 +846,9 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     if (f.key == "name") {
       t.name = as_string(v, "a string");
     } else if (f.key == "pid") {
-      t.pid = as_int(v, "an integer");
+      t.pid = as_pid(v);
     } else if (f.key == "tgid") {
-      t.tgid = as_int(v, "an integer");
+      t.tgid = as_pid(v);
     } else if (f.key == "nice") {
       int64_t n = as_int(v, "an integer");
       if (n < -20 || n > 19) fail(fmt::format("nice {} outside -20..19", n));
@@ -816,7 +874,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       t.start_time = Instant::from_ns(as_duration(v));
     } else if (f.key == "initial_cpu") {
       int64_t c = as_int(v, "an integer");
-      if (c < -1 || c > (1 << 20)) fail(fmt::format("initial_cpu {} out of range", c));
+      if (c < -1 || c >= static_cast<int64_t>(CpuMask::kMaxCpus))
+        fail(fmt::format("initial_cpu {} out of range: expected -1 (none) or 0..{}", c, CpuMask::kMaxCpus - 1));
       t.initial_cpu = static_cast<int32_t>(c);
     } else {
       expected("an array of actions", v);
@@ -970,10 +1029,22 @@ void locate(const std::string& path, int64_t offset, long* line, long* col, std:
   std::string data;
   char chunk[1 << 16];
   size_t n;
+  // Memory stays bounded: past 32 MiB only the line number is found (streaming), and at most
+  // 64 KiB of the offending line after the error are read.
+  constexpr int64_t kWindow = int64_t{32} << 20;
+  if (offset > kWindow) {
+    long nl = 0;
+    for (int64_t left = offset; left > 0 && (n = std::fread(chunk, 1, static_cast<size_t>(std::min<int64_t>(left, sizeof chunk)), f)) > 0;
+         left -= static_cast<int64_t>(n))
+      nl += static_cast<long>(std::count(chunk, chunk + n, '\n'));
+    std::fclose(f);
+    *line = nl + 1;
+    return;
+  }
   while (static_cast<int64_t>(data.size()) < offset + 1 && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
     data.append(chunk, n);
-  // Read the rest of the offending line too.
-  while (true) {
+  // Read the rest of the offending line too (up to 64 KiB of it).
+  while (static_cast<int64_t>(data.size()) < offset + (int64_t{1} << 16)) {
     size_t nl = data.find('\n', static_cast<size_t>(std::max<int64_t>(0, offset)));
     if (nl != std::string::npos) break;
     n = std::fread(chunk, 1, sizeof chunk, f);
@@ -1024,6 +1095,51 @@ Detected detect(const unsigned char* p, size_t n) {
   return Detected::kUnknown;
 }
 
+// Checks the integrity trailer of a CBOR workload; returns how many bytes precede it (what the
+// parser may read). A file without one (written before checksums existed, or cut short) is read
+// with a warning: a cut file then fails in the parser with "unexpected end of input".
+int64_t check_cbor_trailer(std::FILE* f, const std::string& path, bool& has) {
+  if (fseeko(f, 0, SEEK_END) != 0) throw InputError(SourceLoc{path}, "cannot seek in the workload file");
+  const int64_t size = ftello(f);
+  unsigned char t[kTrailerSize] = {};
+  has = false;
+  if (size >= static_cast<int64_t>(kTrailerSize)) {
+    fseeko(f, size - static_cast<int64_t>(kTrailerSize), SEEK_SET);
+    has = std::fread(t, 1, kTrailerSize, f) == kTrailerSize && std::memcmp(t, kTrailerHead, 4) == 0;
+  }
+  std::rewind(f);
+  if (!has) {
+    log::get("workload")->warn("{}: no integrity trailer (a CBOR workload written before schedsim added "
+                               "checksums, or a file cut short): read without an integrity check", path);
+    return size;
+  }
+  if (t[4] != kTrailerHead[4])
+    throw InputError(SourceLoc{path}, fmt::format("integrity trailer version {} is not supported; this schedsim "
+                                                  "reads version {}", t[4], kTrailerHead[4]));
+  uint32_t stored = 0;
+  uint64_t len = 0;
+  for (size_t i = 5; i < 9; ++i) stored = stored << 8 | t[i];
+  for (size_t i = 9; i < 17; ++i) len = len << 8 | t[i];
+  const auto payload = static_cast<uint64_t>(size) - kTrailerSize;
+  if (len != payload)
+    throw InputError(SourceLoc{path}, fmt::format("damaged file: its integrity trailer covers {} bytes but {} "
+                                                  "precede it", len, payload));
+  uLong crc = crc32_z(0, nullptr, 0);
+  unsigned char chunk[1 << 16];
+  for (uint64_t left = payload; left > 0;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(left, sizeof chunk));
+    if (std::fread(chunk, 1, want, f) != want) throw InputError(SourceLoc{path}, "cannot read the workload file");
+    crc = crc32_z(crc, chunk, want);
+    left -= want;
+  }
+  std::rewind(f);
+  if (crc != stored)
+    throw InputError(SourceLoc{path}, fmt::format("damaged file: CRC32 {:08x} of its {} bytes does not match "
+                                                  "the {:08x} written with it; regenerate it",
+                                                  crc, payload, stored));
+  return static_cast<int64_t>(payload);
+}
+
 }  // namespace
 
 void write_workload(const Workload& w, const std::string& path, WorkloadFormat fmt) {
@@ -1032,6 +1148,7 @@ void write_workload(const Workload& w, const std::string& path, WorkloadFormat f
     write_json(w, out);
   else
     write_cbor(w, out);
+  if (fmt == WorkloadFormat::kCbor) out.append_trailer();
   out.commit();
   size_t actions = 0;
   for (const auto& t : w.tasks) actions += t.program.size();
@@ -1056,6 +1173,8 @@ Workload read_workload(const std::string& path) {
 
   Workload w;
   CountingBuf buf(f);
+  bool trailer = false;
+  if (cbor) buf.limit(check_cbor_trailer(f, path, trailer));
   std::istream in(&buf);
   if (kind == Detected::kCborTagged)
     for (int i = 0; i < 3; ++i) buf.sbumpc();
@@ -1067,7 +1186,9 @@ Workload read_workload(const std::string& path) {
                               /*strict=*/true, /*ignore_comments=*/!cbor);
     reader.finish();
   } catch (const ReadError& e) {
-    if (cbor) throw InputError(SourceLoc{path}, fmt::format("at byte {}: {}", e.offset, e.message));
+    if (cbor)
+      throw InputError(SourceLoc{path}, fmt::format("at byte {}: {}{}", e.offset, e.message,
+                                                    trailer ? "" : " (the file has no integrity trailer: cut short?)"));
     SourceLoc loc{path};
     std::string text;
     locate(path, e.offset, &loc.line, &loc.col, &text);

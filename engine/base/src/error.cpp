@@ -16,6 +16,40 @@ InputError::InputError(SourceLoc loc, std::string message, std::string context)
 
 InputError::InputError(std::string message) : InputError(SourceLoc{}, std::move(message)) {}
 
+namespace {
+// Length of the valid UTF-8 sequence starting at s[i] (0 if invalid).
+size_t utf8_len(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+  if (c >= 0xf5 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  return n;
+}
+}  // namespace
+
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      if (size_t n = utf8_len(s, i)) {
+        out.append(s.substr(i, n));
+        i += n;
+        continue;
+      }
+    } else if ((c >= 0x20 && c != 0x7f) || c == '\t') {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    out += fmt::format("\\x{:02x}", c);
+    ++i;
+  }
+  return out;
+}
+
 std::string InputError::render() const {
   std::string out;
   if (!loc_.path.empty()) {
@@ -24,13 +58,18 @@ std::string InputError::render() const {
     if (loc_.line > 0 && loc_.col > 0) out += fmt::format(":{}", loc_.col);
     out += ": ";
   }
-  out += "error: " + message_;
+  out += "error: " + printable(message_);
   if (!context_.empty()) {
-    std::string line = context_;
-    if (line.size() > 200) line = line.substr(0, 200) + "...";
-    out += "\n" + line;
-    if (loc_.col > 0 && static_cast<size_t>(loc_.col) <= line.size() + 1)
-      out += "\n" + std::string(static_cast<size_t>(loc_.col - 1), ' ') + "^";
+    std::string_view raw = context_;
+    if (raw.size() > 200) raw = raw.substr(0, 200);
+    std::string line = printable(raw) + (context_.size() > 200 ? "..." : "");
+    if (loc_.col > 0 && static_cast<size_t>(loc_.col) <= raw.size() + 1) {
+      // The caret column counts the escapes before it.
+      const size_t at = printable(raw.substr(0, static_cast<size_t>(loc_.col - 1))).size();
+      out += "\n" + line + "\n" + std::string(at, ' ') + "^";
+    } else {
+      out += "\n" + line;
+    }
   }
   return out;
 }

@@ -42,3 +42,11 @@ TEST_CASE("InputError renders GCC-style with a caret", "[base][error]") {
   CHECK(InputError(SourceLoc{"f", 3}, "oops").render() == "f:3: error: oops");
   CHECK(InputError("plain").render() == "error: plain");
 }
+
+TEST_CASE("error text escapes binary bytes and keeps the caret on its column", "[base][error]") {
+  CHECK(printable("ok é\t") == "ok é\t");
+  CHECK(printable(std::string("a\0b\x01\xff", 5)) == "a\\x00b\\x01\\xff");
+  CHECK(printable("\xc3") == "\\xc3");  // a cut UTF-8 sequence
+  InputError e(SourceLoc{"f", 2, 4}, std::string("bad '\x02'"), std::string("\x01\x02x y", 5));
+  CHECK(e.render() == "f:2:4: error: bad '\\x02'\n\\x01\\x02x y\n         ^");
+}

@@ -10,6 +10,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
+#include "schedsim/traces/line_reader.hpp"
 
 using namespace schedsim;
 using namespace schedsim::traces;
@@ -259,4 +260,62 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
   }
   CHECK(ok == 28);  // 33 files
   CHECK(refused == 5);  // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version)
+}
+
+TEST_CASE("import: a timestamp far off its neighbours is clock trouble, never run time", "[traces]") {
+  // A runs 1.000000-1.002000 on CPU 0; B's switch-in on CPU 1 is printed 5 s early.
+  auto body = [](const char* b_in) {
+    return sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, b_in, "R", "B", 11) +
+           sw("A", 10, 0, "1.002000", "S", "swapper/0", 0) + sw("B", 11, 1, "1.003000", "S", "swapper/1", 0);
+  };
+  TempTrace clean(body("1.001000"));
+  ImportReport rep_clean;
+  import_trace(clean.path, ExtractOptions{}, &rep_clean);
+  CHECK(rep_clean.repairs.empty());
+
+  TempTrace moved(body("0.001000"));  // 1 s back (behind line 5 by 1 s)
+  ImportReport rep;
+  Workload w = import_trace(moved.path, ExtractOptions{}, &rep);
+  REQUIRE(rep.repairs.count("clock-backwards") == 1);
+  CHECK(rep.repairs["clock-backwards"].first_line == 6);
+  // Off by at most the gap between its neighbours (1 ms here), never by the 1 s jump.
+  CHECK(rep.oncpu_total <= rep_clean.oncpu_total + Duration::ms(1));
+  CHECK(w.total_work() == rep.oncpu_total);
+  REQUIRE(rep.warnings.size() >= 1);
+  CHECK(rep.warnings[0].rfind("timestamp goes backwards by 999.00ms at line 6 (behind line 5)", 0) == 0);
+
+  TempTrace ahead(body("6.001000"));  // 5 s ahead of its successor, which continues from line 5
+  ImportReport rep_ahead;
+  import_trace(ahead.path, ExtractOptions{}, &rep_ahead);
+  CHECK(rep_ahead.repairs.count("clock-ahead") == 1);
+  CHECK(rep_ahead.oncpu_total <= rep_clean.oncpu_total + Duration::ms(1));
+
+  ExtractOptions strict;
+  strict.strict = true;
+  try {
+    import_trace(moved.path, strict);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.loc().line == 6);
+    CHECK(e.message() == "strict mode: timestamp goes backwards by 999.00ms at line 6 (behind line 5)");
+  }
+  // Within the tolerance (skew of the local clock) nothing is reported.
+  TempTrace skew(body("0.999000"));  // 1 ms behind line 5
+  ImportReport rep_skew;
+  import_trace(skew.path, ExtractOptions{}, &rep_skew);
+  CHECK(rep_skew.repairs.count("clock-backwards") == 0);
+}
+
+TEST_CASE("LineReader: a line past the bound is an error naming the line, not a memory blow-up", "[traces]") {
+  TempTrace t(std::string(5000, 'x'));  // header lines 1-4, then 5000 bytes without a newline
+  LineReader rd(t.path, 1024);
+  std::string_view line;
+  for (int i = 0; i < 4; ++i) REQUIRE(rd.next(line));
+  try {
+    rd.next(line);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.loc().line == 5);
+    CHECK(e.message().rfind("line longer than 1024 bytes with no newline", 0) == 0);
+  }
 }

@@ -143,7 +143,10 @@ TEST_CASE("CBOR round trip keeps tasks, loops and observed stats", "[workload]")
   std::ifstream in(p, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 3);
-  auto doc = nlohmann::json::from_cbor(bytes.begin() + 3, bytes.end());
+  REQUIRE(bytes.size() > 3 + 17);
+  // Without the 17-byte integrity trailer (a second CBOR item: a byte string).
+  CHECK(bytes[bytes.size() - 17] == 0x50);
+  auto doc = nlohmann::json::from_cbor(bytes.begin() + 3, bytes.end() - 17);
   CHECK(doc["schedsim_workload"] == 1);
   CHECK(doc["tasks"][0]["program"][0] == nlohmann::json::array({0, 15000}));
 }
@@ -247,10 +250,33 @@ TEST_CASE("CBOR errors give a byte offset", "[workload]") {
   Workload w = sample_workload();
   std::string p = scratch("trunc.cbor").string();
   write_workload(w, p, WorkloadFormat::kCbor);
-  fs::resize_file(p, fs::file_size(p) - 10);
+  fs::resize_file(p, fs::file_size(p) - 30);
   std::string e = read_error(p);
   CHECK(e.find("trunc.cbor: error: at byte ") != std::string::npos);
   CHECK(e.find("unexpected end of input") != std::string::npos);
+  CHECK(e.find("no integrity trailer: cut short?") != std::string::npos);
+}
+
+TEST_CASE("CBOR integrity trailer: any flipped bit is refused, old files without it are read", "[workload]") {
+  Workload w = sample_workload();
+  std::string p = scratch("crc.cbor").string();
+  write_workload(w, p, WorkloadFormat::kCbor);
+  const auto size = fs::file_size(p);
+  std::string good;
+  {
+    std::ifstream in(p, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // Every byte, one bit each: the payload (CRC mismatch) and the trailer itself.
+  for (size_t at = 0; at < size; at += std::max<size_t>(1, size / 97)) {
+    INFO(at);
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x10);
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bad;
+    CHECK_THROWS_AS(read_workload(p), InputError);
+  }
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << good.substr(0, size - 17);  // an old file
+  check_same(w, read_workload(p));
 }
 
 TEST_CASE("writing is atomic: a failed write leaves no file", "[workload]") {

@@ -8,6 +8,10 @@
 
 namespace schedsim {
 
+/// The largest value any duration cost may take (docs/engine.md cost table): one second, far
+/// above any real per-event cost, so that costs summed per event never approach int64.
+inline constexpr Duration kMaxCost = Duration::s(1);
+
 struct CostModel {
   Duration context_switch = Duration::ns(1500);     ///< per switch-in of a new task
   Duration ipi_same_package = Duration::ns(600);    ///< remote wakeup to a CPU in the waker's package

@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "schedsim/base/error.hpp"
 #include "schedsim/base/time.hpp"
 #include "schedsim/traces/trace_event.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -30,6 +32,10 @@ struct ExtractOptions {
   std::string buffer;                ///< trace-cmd multi-buffer report: buffer to keep ("" = first)
   Duration race_window = Duration::ms(1);  ///< waking-before-sleep pairing window
   size_t reorder_window = 4096;      ///< events held back to repair cross-CPU inversions
+  /// An event earlier than its predecessor (in the file, or on its CPU) by more than this, or
+  /// later than its successor by more than this, is clock trouble: warned about (an error with
+  /// `strict`) and given its predecessor's timestamp.
+  Duration clock_tolerance = Duration::ms(10);
 };
 
 /// One kind of repair the importer made, with why.
@@ -84,8 +90,10 @@ struct ImportReport {
 };
 
 /// Content sniffing: true for ftrace text, trace_pipe output, systrace HTML, trace-cmd report
-/// and perf script text, plain or gzip/zstd compressed. Never throws (false if unreadable).
-bool is_trace_file(const std::string& path);
+/// and perf script text, plain or gzip/zstd compressed. Never throws: false if unreadable, and
+/// then `why` (when given) holds the real cause if there is one (cannot open, corrupt or
+/// binary file, a line past the bound), so a caller can say it instead of "not a trace".
+bool is_trace_file(const std::string& path, std::optional<InputError>* why = nullptr);
 
 /// Parses and extracts. Throws InputError "path:line:col: error: ..." on unreadable input,
 /// unsupported formats (latency format, integer clocks without clock_hz), and in strict mode on

@@ -13,6 +13,16 @@
 
 namespace schedsim::traces {
 
+/// Bounds every number read from a trace line is checked against (an error names the field):
+/// pids up to PID_MAX_LIMIT (4 * 1024 * 1024, include/linux/threads.h), CPUs below the 4096
+/// CpuMask holds, prio -1 (SCHED_DEADLINE) .. 140 (MAX_PRIO, the idle task on old kernels),
+/// timestamps up to 9,000,000,000 s (int64 nanoseconds, with room for differences).
+inline constexpr int64_t kMaxPid = 4194304;
+inline constexpr int64_t kMaxCpu = 4095;
+inline constexpr int64_t kMinPrio = -1;
+inline constexpr int64_t kMaxPrio = 140;
+inline constexpr uint64_t kMaxTraceSeconds = 9000000000ull;
+
 /// Which table decodes a numeric prev_state (trace-formats.md §2.3).
 enum class StateLayout : uint8_t {
   kV2_6,   ///< 2.6.3x - 3.8: preempt bit 512
@@ -80,6 +90,8 @@ class LineParser {
  private:
   LineKind fail(std::string_view line, size_t pos, std::string msg);
   bool parse_payload(std::string_view line, size_t pos, TraceEvent& ev);
+  bool parse_fields(std::string_view line, size_t pos, TraceEvent& ev);  // throws BadField
+  struct BadField {};
   bool parse_timestamp(std::string_view line, size_t b, size_t e, int64_t& ts);
 
   ParseOptions opt_;
@@ -90,6 +102,7 @@ class LineParser {
   int64_t lost_count_ = -1;
   std::string buffer_;
   bool last_integer_ = false;
+  bool ts_out_of_range_ = false;
 };
 
 }  // namespace schedsim::traces

@@ -1,7 +1,8 @@
 #pragma once
 /// Streaming line reader over plain, gzip or zstd files, the compression detected from the
 /// first bytes (magic 1f 8b / 28 b5 2f fd), never from the file name. Memory is one buffer of
-/// ~1 MiB plus the longest line, whatever the file size.
+/// ~1 MiB plus the longest line, whatever the file size; a line longer than kMaxLineBytes is an
+/// error (a binary or corrupt file would otherwise grow the buffer to the file's size).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,16 +17,20 @@ const char* compression_name(Compression c);
 /// Detects the compression of a file from its magic bytes; throws InputError if unreadable.
 Compression detect_compression(const std::string& path);
 
+/// The longest line any reader accepts (16 MiB; a sched_switch line is ~200 bytes, the longest
+/// lines seen in practice are systrace HTML's inlined scripts).
+inline constexpr size_t kMaxLineBytes = size_t{16} << 20;
+
 class LineReader {
  public:
   /// Opens `path` ("-" is stdin); throws InputError when it cannot be read.
-  explicit LineReader(const std::string& path);
+  explicit LineReader(const std::string& path, size_t max_line = kMaxLineBytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
   /// The next line without its '\n'; false at end of input. The view stays valid until the
-  /// next call. Throws InputError on a corrupt compressed stream.
+  /// next call. Throws InputError on a corrupt compressed stream or a line past the bound.
   bool next(std::string_view& line);
   /// 1-based number of the line last returned.
   long line_no() const { return line_no_; }
@@ -45,6 +50,7 @@ class LineReader {
   bool fill();
 
   std::string path_;
+  size_t max_line_;
   std::unique_ptr<Source> src_;
   Compression compression_ = Compression::kNone;
   std::vector<char> buf_;

@@ -113,8 +113,20 @@ struct Workload {
   std::vector<uint64_t> expanded_action_counts() const;
 };
 
+/// Bounds on what a workload may hold (docs/workload-format.md "Limits"), chosen so that no sum
+/// the engine forms over a whole workload can overflow int64 nanoseconds:
+/// one time value (run, sleep, start_time, observed times) at most 10^15 ns (about 11.6 days);
+/// with loops expanded, all run + sleep + start times at most 10^17 ns (about 3.2 years) and at
+/// most 10^12 actions; loops nested at most 32 deep; pids -1 (none) .. 4194304.
+inline constexpr int64_t kMaxTimeValue = 1'000'000'000'000'000;
+inline constexpr int64_t kMaxWorkloadTime = 100'000'000'000'000'000;
+inline constexpr uint64_t kMaxExpandedActions = 1'000'000'000'000;
+inline constexpr int kMaxLoopDepth = 32;
+inline constexpr int64_t kMaxWorkloadPid = 4194304;
+
 /// Structural validation: wake/fork targets exist, forked tasks are forked exactly once, loop
-/// bodies are in range, durations are non-negative. Throws InputError naming `source`.
+/// bodies are in range and nest, durations are non-negative, and the bounds above hold.
+/// Throws InputError naming `source`.
 void validate_workload(const Workload& w, const std::string& source);
 
 /// Native on-disk format (docs/workload-format.md): JSON for small hand-written workloads,

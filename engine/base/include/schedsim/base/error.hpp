@@ -3,6 +3,7 @@
 /// cli/main.cpp, GCC-style as "path:line:col: error: message" plus the offending line and a caret.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace schedsim {
@@ -30,6 +31,10 @@ class InputError : public std::runtime_error {
   std::string message_;
   std::string context_;
 };
+
+/// `s` made safe for a terminal: control bytes (but tab) and bytes that are not valid UTF-8
+/// become "\xNN", so a binary file named as a trace never dumps raw bytes into an error.
+std::string printable(std::string_view s);
 
 /// Levenshtein distance, used for "did you mean" suggestions.
 size_t edit_distance(const std::string& a, const std::string& b);
