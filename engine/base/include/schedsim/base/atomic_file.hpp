@@ -8,7 +8,9 @@
 /// (run_control.hpp), which removes them when a signal ends the process. A process killed with
 /// SIGKILL (or a crash) cannot remove its own: the first AtomicFile a later run creates in the same
 /// directory removes every `.*.schedsim-tmp.PID` there whose PID no longer exists (a PID reused by
-/// another live process keeps its file until that process is gone).
+/// another live process keeps its file until that process is gone). PIDs are those of this PID
+/// namespace: a writer in another container sharing the directory looks dead, loses its
+/// temporary and fails loudly at its rename (never a wrong file).
 #include <cstdio>
 #include <string>
 #include <string_view>
