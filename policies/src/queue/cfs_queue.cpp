@@ -189,7 +189,7 @@ class CfsQueue final : public QueuePolicy {
     uint32_t n = rq.nr + (adding ? 1 : 0);
     uint64_t load = rq.load + (adding ? w : 0);
     if (load == 0) return period(n);
-    __extension__ __int128 v = static_cast<__int128>(period(n)) * w / load;
+    Int128 v = static_cast<Int128>(period(n)) * w / load;
     return static_cast<int64_t>(v);
   }
   int64_t vslice(const Rq& rq, uint32_t w, bool adding) const { return calc_delta_fair(sched_slice(rq, w, adding), w); }

@@ -23,7 +23,7 @@ namespace schedsim {
 namespace {
 
 using queue::calc_delta_fair;
-__extension__ typedef __int128 i128;
+using i128 = Int128;
 
 class EevdfQueue final : public QueuePolicy {
  public:
