@@ -85,7 +85,7 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
   Rig rig(preset, load);
   FeatureSet f;
   for (const auto& fd : d.features) f.set(fd.name, fd.default_on);
-  auto owned = d.make(f);
+  auto owned = d.make(Features::from(f));
   placement::KernelPlacement& mod = *owned;
   const uint32_t n = rig.topo.nr_cpus();
   const int llc = rig.topo.llc_level();

@@ -21,7 +21,7 @@ const std::vector<PlacementModuleDef>& placement_module_defs() {
   return defs;
 }
 
-std::unique_ptr<KernelPlacement> PlacementModuleDef::make(const FeatureSet& flags) const {
+std::unique_ptr<KernelPlacement> PlacementModuleDef::make(const Features& flags) const {
   return std::make_unique<KernelPlacement>(make_search(), era, flags);
 }
 
@@ -33,7 +33,7 @@ void register_placement_modules(PolicyRegistry& reg) {
     info.name = d.name;
     info.summary = d.summary;
     info.features = d.features;
-    reg.add_placement(std::move(info), [&d](const FeatureSet& f) -> std::unique_ptr<PlacementPolicy> {
+    reg.add_placement(std::move(info), [&d](const Features& f) -> std::unique_ptr<PlacementPolicy> {
       return d.make(f);
     });
   }

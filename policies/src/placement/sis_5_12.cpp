@@ -58,7 +58,9 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
 
 PlacementModuleDef sis_5_12() {
   return {"sis-5.12", "5.12-6.6: select_idle_smt(prev) + merged core/CPU scan, SIS_PROP (aged) and/or SIS_UTIL",
-          era_5_15(), module_flags({{"SIS_PROP", false}, {"SIS_UTIL", true}}), make_search<MergedSearch<select_idle_cpu_512>>};
+          era_5_15(),
+          // SIS_UTIL (5.19, backported to 5.15.y) turned SIS_PROP off by default.
+          module_flags({{Feature::SIS_PROP, false}, Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_512>>};
 }
 
 }  // namespace schedsim::placement

@@ -9,7 +9,7 @@ PlacementModuleDef sis_fold_2018() {
   return {"sis-fold-2018",
           "2018 RFC SIS_FOLD: one folded core-wise pass, aged (SIS_AGE) cost-debited (SIS_ONCE) budget",
           era_4_17(),
-          module_flags({{"SIS_PROP", true}, {"SIS_FOLD", true}, {"SIS_AGE", true}, {"SIS_ONCE", true}}),
+          module_flags({Feature::SIS_PROP, Feature::SIS_FOLD, Feature::SIS_AGE, Feature::SIS_ONCE}),
           [] { return make_fold_search(false); }};
 }
 

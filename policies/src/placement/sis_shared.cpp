@@ -2,10 +2,6 @@
 // Written from kernel-model.md §4, not from kernel code.
 #include "placement/sis_shared.hpp"
 
-#include <map>
-#include <string>
-
-#include "schedsim/base/assert.hpp"
 
 namespace schedsim::placement {
 
@@ -144,27 +140,10 @@ uint32_t merged_prelude(SearchEnv& e, uint32_t prev, uint32_t target, bool& has_
 // ------------------------------------------------------------------------------------------
 // Module flags
 
-namespace {
-
-/// The one-line doc of every placement flag, from features.def.
-const std::string& feature_doc(const std::string& name) {
-  static const std::map<std::string, std::string> docs = {
-#define SCHEDSIM_FEAT(NAME, DOC) {#NAME, DOC},
-#include "features.def"
-#undef SCHEDSIM_FEAT
-  };
-  auto it = docs.find(name);
-  SCHEDSIM_ASSERT(it != docs.end(), "placement flag {} missing from features.def", name);
-  return it->second;
-}
-
-}  // namespace
-
-std::vector<FeatureDoc> module_flags(std::initializer_list<std::pair<const char*, bool>> own) {
-  std::vector<FeatureDoc> out;
-  for (const auto& [name, on] : own) out.push_back({name, on, feature_doc(name)});
+std::vector<FeatureDoc> module_flags(std::initializer_list<FlagDefault> own) {
+  std::vector<FeatureDoc> out = feature_docs(own);
   // wake_affine's parts are read by every module that runs the kernel wake path.
-  for (const char* wa : {"WA_IDLE", "WA_WEIGHT", "WA_BIAS"}) out.push_back({wa, true, feature_doc(wa)});
+  for (const auto& wa : feature_docs({Feature::WA_IDLE, Feature::WA_WEIGHT, Feature::WA_BIAS})) out.push_back(wa);
   return out;
 }
 

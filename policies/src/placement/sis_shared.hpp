@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "features.hpp"
 #include "schedsim/policies/sis.hpp"
 
 namespace schedsim::placement {
@@ -83,9 +84,9 @@ std::unique_ptr<LlcSearch> make_fold_search(bool optimized);
 /// 4.17-5.11: select_idle_core, select_idle_cpu (SIS_PROP / SIS_AVG_CPU), select_idle_smt.
 std::unique_ptr<LlcSearch> make_separate_scans();
 
-/// A module's flag list: `own` (name, this module's default) with the docs from features.def,
-/// followed by the wake_affine flags every kernel wake path reads.
-std::vector<FeatureDoc> module_flags(std::initializer_list<std::pair<const char*, bool>> own);
+/// A placement module's flag list: `own` (the features.def default, or this module's own) followed
+/// by the wake_affine flags every kernel wake path reads.
+std::vector<FeatureDoc> module_flags(std::initializer_list<FlagDefault> own);
 
 /// An LlcSearch factory for a search type with a default constructor.
 template <class Search>

@@ -60,18 +60,18 @@ Era era_5_15() {
 }
 Era era_6_12() { return Era{}; }
 
-Knobs Knobs::from(const FeatureSet& f) {
+Knobs Knobs::from(const Features& f) {
   Knobs k;
-  k.sis_prop = f.get("SIS_PROP");
-  k.sis_util = f.get("SIS_UTIL");
-  k.sis_avg_cpu = f.get("SIS_AVG_CPU");
-  k.sis_fold = f.get("SIS_FOLD");
-  k.sis_age = f.get("SIS_AGE");
-  k.sis_once = f.get("SIS_ONCE");
-  k.sis_fold_always = f.get("SIS_FOLD_ALWAYS");
-  k.wa_idle = f.get("WA_IDLE");
-  k.wa_weight = f.get("WA_WEIGHT");
-  k.wa_bias = f.get("WA_BIAS");
+  k.sis_prop = f.get(Feature::SIS_PROP);
+  k.sis_util = f.get(Feature::SIS_UTIL);
+  k.sis_avg_cpu = f.get(Feature::SIS_AVG_CPU);
+  k.sis_fold = f.get(Feature::SIS_FOLD);
+  k.sis_age = f.get(Feature::SIS_AGE);
+  k.sis_once = f.get(Feature::SIS_ONCE);
+  k.sis_fold_always = f.get(Feature::SIS_FOLD_ALWAYS);
+  k.wa_idle = f.get(Feature::WA_IDLE);
+  k.wa_weight = f.get(Feature::WA_WEIGHT);
+  k.wa_bias = f.get(Feature::WA_BIAS);
   return k;
 }
 
@@ -101,7 +101,7 @@ Duration update_avg(Duration avg, Duration sample) { return avg + (sample - avg)
 // ------------------------------------------------------------------------------------------
 // KernelPlacement
 
-KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const FeatureSet& features)
+KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features)
     : search_(std::move(search)), era_(era), k_(Knobs::from(features)) {}
 
 bool KernelPlacement::is_idle(const SchedState& s, uint32_t cpu) const {

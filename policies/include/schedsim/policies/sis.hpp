@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "schedsim/engine/policy.hpp"
+#include "schedsim/policies/features.hpp"
+#include "schedsim/policies/registry.hpp"
 #include "schedsim/topology/cpu_mask.hpp"
 
 namespace schedsim::placement {
@@ -43,12 +45,12 @@ Era era_5_11();
 Era era_5_15();  ///< 5.15-6.6 (5.12 merged search, 6.1's kthread rule)
 Era era_6_12();
 
-/// The sched_feat flags the placement modules read (features.def), resolved once.
+/// The sched_feat flags the placement modules read (placement/features.def), resolved once.
 struct Knobs {
   bool sis_prop = false, sis_util = false, sis_avg_cpu = false;
   bool sis_fold = false, sis_age = false, sis_once = false, sis_fold_always = false;
   bool wa_idle = true, wa_weight = true, wa_bias = true;
-  static Knobs from(const FeatureSet& f);
+  static Knobs from(const Features& f);
 };
 
 /// update_idle_cpu_scan()'s budget (kernel-model.md §4.6): with x = sum_util / W,
@@ -103,7 +105,7 @@ inline constexpr uint32_t kNoCpu = CpuMask::kMaxCpus;
 /// select_task_rq_fair() for one era and one LLC search.
 class KernelPlacement final : public PlacementPolicy {
  public:
-  KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const FeatureSet& features);
+  KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features);
 
   /// With SIS_UTIL, seeds every LLC's nr_idle_scan as one periodic balance of the (still idle)
   /// machine would: a simulated run starts on a machine that has been up, not at boot.
@@ -159,7 +161,7 @@ struct PlacementModuleDef {
   std::function<std::unique_ptr<LlcSearch>()> make_search;
 
   /// A fresh module with `flags` (already resolved: defaults plus explicit settings).
-  std::unique_ptr<KernelPlacement> make(const FeatureSet& flags) const;
+  std::unique_ptr<KernelPlacement> make(const Features& flags) const;
 };
 const std::vector<PlacementModuleDef>& placement_module_defs();
 
