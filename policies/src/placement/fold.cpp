@@ -46,8 +46,10 @@ uint32_t select_idle_cpu_fold(SearchEnv& e, uint32_t target, bool optimized) {
   // SIS_FOLD_ALWAYS); NO_SIS_FOLD reaches here for the per-CPU part of the separate scans.
   bool core_wise = false;
   if (e.k.sis_fold && s.sched_smt_active) {
-    if (!optimized) core_wise = true;
-    else core_wise = e.test_idle_cores(target) || e.k.sis_fold_always;
+    if (!optimized)
+      core_wise = true;
+    else
+      core_wise = e.test_idle_cores(target) || e.k.sis_fold_always;
   }
   uint32_t found = kNoCpu;
   uint32_t fallback = kNoCpu;

@@ -33,9 +33,8 @@ void register_placement_modules(PolicyRegistry& reg) {
     info.name = d.name;
     info.summary = d.summary;
     info.features = d.features;
-    reg.add_placement(std::move(info), [&d](const Features& f) -> std::unique_ptr<PlacementPolicy> {
-      return d.make(f);
-    });
+    reg.add_placement(std::move(info),
+                      [&d](const Features& f) -> std::unique_ptr<PlacementPolicy> { return d.make(f); });
   }
 }
 

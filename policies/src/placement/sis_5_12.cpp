@@ -24,9 +24,9 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
     // Age the estimate: every jiffy since the last idle->wake transition halves it (5.14+).
     age_wake_avg_idle(this_rq, s.jiffies());
     const int64_t avg_cost = this_llc.avg_scan_cost.count() + 1;
-    nr = static_cast<int64_t>(std::min<uint64_t>(
-        sis_prop_nr(topo.llc_mask(target).count(), this_rq.wake_avg_idle.count(), avg_cost),
-        static_cast<uint64_t>(std::numeric_limits<int32_t>::max())));
+    nr = static_cast<int64_t>(
+        std::min<uint64_t>(sis_prop_nr(topo.llc_mask(target).count(), this_rq.wake_avg_idle.count(), avg_cost),
+                           static_cast<uint64_t>(std::numeric_limits<int32_t>::max())));
     timed = true;
   }
   if (e.k.sis_util) {
@@ -49,18 +49,17 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
     this_rq.wake_avg_idle -= std::min(this_rq.wake_avg_idle, elapsed);
     this_llc.avg_scan_cost = update_avg(this_llc.avg_scan_cost, elapsed);
   }
-  if (idle_cpu != kNoCpu)
-    r.outcome = has_idle_core ? PlaceOutcome::kIdleSibling : PlaceOutcome::kIdleCpu;
+  if (idle_cpu != kNoCpu) r.outcome = has_idle_core ? PlaceOutcome::kIdleSibling : PlaceOutcome::kIdleCpu;
   return idle_cpu;
 }
 
 }  // namespace
 
 PlacementModuleDef sis_5_12() {
-  return {"sis-5.12", "5.12-6.6: select_idle_smt(prev) + merged core/CPU scan, SIS_PROP (aged) and/or SIS_UTIL",
-          era_5_15(),
-          // SIS_UTIL (5.19, backported to 5.15.y) turned SIS_PROP off by default.
-          module_flags({{Feature::SIS_PROP, false}, Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_512>>};
+  return {
+      "sis-5.12", "5.12-6.6: select_idle_smt(prev) + merged core/CPU scan, SIS_PROP (aged) and/or SIS_UTIL", era_5_15(),
+      // SIS_UTIL (5.19, backported to 5.15.y) turned SIS_PROP off by default.
+      module_flags({{Feature::SIS_PROP, false}, Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_512>>};
 }
 
 }  // namespace schedsim::placement

@@ -2,7 +2,6 @@
 // Written from kernel-model.md §4, not from kernel code.
 #include "placement/sis_shared.hpp"
 
-
 namespace schedsim::placement {
 
 // ------------------------------------------------------------------------------------------
@@ -100,8 +99,8 @@ uint32_t select_idle_core_512(SearchEnv& e, uint32_t core, CpuMask& cpus, uint32
   return kNoCpu;
 }
 
-uint32_t scan_llc_512(SearchEnv& e, CpuMask& cpus, uint32_t target, bool has_idle_core, int64_t& nr,
-                      uint32_t& idle_cpu, bool& exhausted) {
+uint32_t scan_llc_512(SearchEnv& e, CpuMask& cpus, uint32_t target, bool has_idle_core, int64_t& nr, uint32_t& idle_cpu,
+                      bool& exhausted) {
   uint32_t core = kNoCpu;
   for_each_cpu_wrap(cpus, target + 1, [&](uint32_t c) {
     if (has_idle_core) {

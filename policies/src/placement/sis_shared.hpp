@@ -56,8 +56,8 @@ uint32_t select_idle_core_512(SearchEnv& e, uint32_t core, CpuMask& cpus, uint32
 /// first idle CPU ends the pass. `idle_cpu` receives that idle CPU, or the core scan's idle
 /// sibling fallback. `exhausted` is set when nr ran out (the kernel then returns "none" without
 /// touching the hint or the cost).
-uint32_t scan_llc_512(SearchEnv& e, CpuMask& cpus, uint32_t target, bool has_idle_core, int64_t& nr,
-                      uint32_t& idle_cpu, bool& exhausted);
+uint32_t scan_llc_512(SearchEnv& e, CpuMask& cpus, uint32_t target, bool has_idle_core, int64_t& nr, uint32_t& idle_cpu,
+                      bool& exhausted);
 /// The start select_idle_sibling() has before select_idle_cpu() from 5.12 on: with SMT, read the
 /// hint; without an idle core, try prev's SMT siblings when prev shares target's LLC. Returns
 /// that sibling (outcome set) or kNoCpu, and the hint in `has_idle_core`.

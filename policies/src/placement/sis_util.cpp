@@ -41,8 +41,7 @@ uint32_t select_idle_cpu_612(SearchEnv& e, bool has_idle_core, uint32_t target) 
   if (core != kNoCpu) return done(core, PlaceOutcome::kIdleCore);
   if (exhausted) return kNoCpu;
   if (has_idle_core) e.clear_idle_cores(target);
-  if (idle_cpu != kNoCpu)
-    return done(idle_cpu, has_idle_core ? PlaceOutcome::kIdleSibling : PlaceOutcome::kIdleCpu);
+  if (idle_cpu != kNoCpu) return done(idle_cpu, has_idle_core ? PlaceOutcome::kIdleSibling : PlaceOutcome::kIdleCpu);
   return kNoCpu;
 }
 
