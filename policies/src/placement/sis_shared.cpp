@@ -7,11 +7,7 @@ namespace schedsim::placement {
 // ------------------------------------------------------------------------------------------
 // SearchEnv
 
-bool SearchEnv::is_idle(uint32_t cpu) const {
-  const CpuSched& c = s.cpus[cpu];
-  if (era.idle_checks_ttwu) return c.idle();
-  return !c.curr.valid() && c.nr_running == 0;
-}
+bool SearchEnv::is_idle(uint32_t cpu) const { return era_idle(era, s.cpus[cpu]); }
 
 bool SearchEnv::test_idle_cores(uint32_t target) {
   bool v = s.idle_cores ? s.idle_cores->test(s, target) : false;

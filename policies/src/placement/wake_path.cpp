@@ -104,11 +104,7 @@ Duration update_avg(Duration avg, Duration sample) { return avg + (sample - avg)
 KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features)
     : search_(std::move(search)), era_(era), k_(Knobs::from(features)) {}
 
-bool KernelPlacement::is_idle(const SchedState& s, uint32_t cpu) const {
-  const CpuSched& c = s.cpus[cpu];
-  if (era_.idle_checks_ttwu) return c.idle();
-  return !c.curr.valid() && c.nr_running == 0;
-}
+bool KernelPlacement::is_idle(const SchedState& s, uint32_t cpu) const { return era_idle(era_, s.cpus[cpu]); }
 
 void KernelPlacement::record_wakee(SchedState& s, TaskId waker, TaskId p) {
   TaskSched& w = s.tasks[waker.v];
