@@ -85,7 +85,8 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
   Rig rig(preset, load);
   FeatureSet f;
   for (const auto& fd : d.features) f.set(fd.name, fd.default_on);
-  placement::KernelPlacement mod(d.search, d.era, f);
+  auto owned = d.make(Features::from(f));
+  placement::KernelPlacement& mod = *owned;
   const uint32_t n = rig.topo.nr_cpus();
   const int llc = rig.topo.llc_level();
   for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, c, llc);

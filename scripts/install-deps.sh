@@ -6,8 +6,9 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev)
-# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a browser.
-test_pkgs=(rt-tests linux-perf chromium)
+# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
+# browser; scripts/lint.sh needs clang-tidy.
+test_pkgs=(rt-tests linux-perf chromium clang-tidy)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

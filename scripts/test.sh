@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release, warnings as errors) and runs the whole test suite,
-# then builds the suite again under ASan+UBSan and runs it there too.
+# runs clang-tidy (scripts/lint.sh), then builds the suite again under ASan+UBSan and runs it
+# there too.
 #   scripts/test.sh             both builds
 #   scripts/test.sh --no-asan   the Release build only (quick local iteration)
 set -euo pipefail
@@ -17,6 +18,8 @@ scripts/install-deps.sh --test
 cmake --preset ci >/dev/null
 cmake --build build-ci -j"$jobs"
 ctest --test-dir build-ci --output-on-failure -j"$jobs"
+# clang-tidy (.clang-tidy) on the policy sources and the files changed since main (lint.sh).
+scripts/lint.sh
 if [ "$asan" = 1 ]; then
   cmake --preset asan >/dev/null
   cmake --build build-asan -j"$jobs"

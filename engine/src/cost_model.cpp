@@ -16,23 +16,52 @@ namespace {
 // map names to members so there is one list.
 struct Binding {
   const char* name;
-  Duration CostModel::*dur;
-  int64_t CostModel::*num;
+  Duration CostModel::*dur;  ///< the member, for a duration
+  int64_t CostModel::*num;   ///< the member, for a plain number
+  const char* unit;
+  const char* doc;
+  const char* source;
 };
 const Binding kBindings[] = {
-    {"context_switch", &CostModel::context_switch, nullptr},
-    {"ipi_same_package", &CostModel::ipi_same_package, nullptr},
-    {"ipi_cross_package", &CostModel::ipi_cross_package, nullptr},
-    {"idle_exit", &CostModel::idle_exit, nullptr},
-    {"probe_cpu", &CostModel::probe_cpu, nullptr},
-    {"probe_core_cpu", &CostModel::probe_core_cpu, nullptr},
-    {"refill_smt", &CostModel::refill_smt, nullptr},
-    {"refill_cluster", &CostModel::refill_cluster, nullptr},
-    {"refill_llc", &CostModel::refill_llc, nullptr},
-    {"refill_package", &CostModel::refill_package, nullptr},
-    {"refill_numa", &CostModel::refill_numa, nullptr},
-    {"tick", &CostModel::tick, nullptr},
-    {"smt_corun_permille", nullptr, &CostModel::smt_corun_permille},
+    {"context_switch", &CostModel::context_switch, nullptr, "ns",
+     "direct cost of switching to a new task on a CPU",
+     "NUMBERS.md §6: 1.07-2.41 us pipe half round trip on bare metal; ~5 us on a 2-vCPU VM"},
+    {"ipi_same_package", &CostModel::ipi_same_package, nullptr, "ns",
+     "remote wakeup IPI to a CPU in the waker's package",
+     "NUMBERS.md §6: ~1600 cycles same socket (Pallipadi, LKML 2012)"},
+    {"ipi_cross_package", &CostModel::ipi_cross_package, nullptr, "ns",
+     "remote wakeup IPI to a CPU in another package",
+     "NUMBERS.md §6: ~2000 cycles cross socket"},
+    {"idle_exit", &CostModel::idle_exit, nullptr, "ns",
+     "exit latency of a CPU's idle state when a task is placed on it",
+     "NUMBERS.md §6: shallow C-state; deep states take 50-100 us [U]"},
+    {"probe_cpu", &CostModel::probe_cpu, nullptr, "ns",
+     "per CPU examined by the plain idle-CPU scan",
+     "NUMBERS.md §6 / kernel-model.md §4.7: ~40 ns ('Optimize SIS_FOLD' changelog)"},
+    {"probe_core_cpu", &CostModel::probe_core_cpu, nullptr, "ns",
+     "per CPU visited by the core-wise idle-core scan",
+     "NUMBERS.md §6 / kernel-model.md §4.7: ~120 ns per CPU"},
+    {"refill_smt", &CostModel::refill_smt, nullptr, "ns",
+     "cache refill after migrating to an SMT sibling (shared L1/L2)",
+     "derived: siblings share every cache level"},
+    {"refill_cluster", &CostModel::refill_cluster, nullptr, "ns",
+     "cache refill after migrating within a cluster (shared L2)",
+     "derived [U]"},
+    {"refill_llc", &CostModel::refill_llc, nullptr, "ns",
+     "cache refill after migrating within the LLC (L1/L2 lost)",
+     "derived [U]: 256 KB footprint refilled from L3"},
+    {"refill_package", &CostModel::refill_package, nullptr, "ns",
+     "cache refill after migrating across LLCs in a package",
+     "NUMBERS.md §6 [ml]+[D]: footprint refilled from memory"},
+    {"refill_numa", &CostModel::refill_numa, nullptr, "ns",
+     "cache refill after migrating across NUMA nodes",
+     "NUMBERS.md §6: remote memory ~1.45x local latency"},
+    {"tick", &CostModel::tick, nullptr, "ns",
+     "scheduler tick period (HZ=250 gives 4 ms)",
+     "Debian kernels: CONFIG_HZ=250"},
+    {"smt_corun_permille", nullptr, &CostModel::smt_corun_permille, "permille",
+     "work rate of an SMT thread while a sibling is busy (1000 = no slowdown)",
+     "NUMBERS.md §6: smt_gain 1178 gives 575, Intel's 'up to 30%' gives 650; range 550-700"},
 };
 
 const Binding* find_binding(const std::string& name) {
@@ -43,40 +72,17 @@ const Binding* find_binding(const std::string& name) {
 
 std::vector<std::string> binding_names() {
   std::vector<std::string> n;
-  for (const auto& b : kBindings) n.push_back(b.name);
+  for (const auto& b : kBindings) n.emplace_back(b.name);
   return n;
 }
 }  // namespace
 
 const std::vector<CostModel::Param>& CostModel::params() {
-  static const std::vector<Param> p = {
-      {"context_switch", "ns", "direct cost of switching to a new task on a CPU",
-       "NUMBERS.md §6: 1.07-2.41 us pipe half round trip on bare metal; ~5 us on a 2-vCPU VM"},
-      {"ipi_same_package", "ns", "remote wakeup IPI to a CPU in the waker's package",
-       "NUMBERS.md §6: ~1600 cycles same socket (Pallipadi, LKML 2012)"},
-      {"ipi_cross_package", "ns", "remote wakeup IPI to a CPU in another package",
-       "NUMBERS.md §6: ~2000 cycles cross socket"},
-      {"idle_exit", "ns", "exit latency of a CPU's idle state when a task is placed on it",
-       "NUMBERS.md §6: shallow C-state; deep states take 50-100 us [U]"},
-      {"probe_cpu", "ns", "per CPU examined by the plain idle-CPU scan",
-       "NUMBERS.md §6 / kernel-model.md §4.7: ~40 ns ('Optimize SIS_FOLD' changelog)"},
-      {"probe_core_cpu", "ns", "per CPU visited by the core-wise idle-core scan",
-       "NUMBERS.md §6 / kernel-model.md §4.7: ~120 ns per CPU"},
-      {"refill_smt", "ns", "cache refill after migrating to an SMT sibling (shared L1/L2)",
-       "derived: siblings share every cache level"},
-      {"refill_cluster", "ns", "cache refill after migrating within a cluster (shared L2)",
-       "derived [U]"},
-      {"refill_llc", "ns", "cache refill after migrating within the LLC (L1/L2 lost)",
-       "derived [U]: 256 KB footprint refilled from L3"},
-      {"refill_package", "ns", "cache refill after migrating across LLCs in a package",
-       "NUMBERS.md §6 [ml]+[D]: footprint refilled from memory"},
-      {"refill_numa", "ns", "cache refill after migrating across NUMA nodes",
-       "NUMBERS.md §6: remote memory ~1.45x local latency"},
-      {"tick", "ns", "scheduler tick period (HZ=250 gives 4 ms)", "Debian kernels: CONFIG_HZ=250"},
-      {"smt_corun_permille", "permille",
-       "work rate of an SMT thread while a sibling is busy (1000 = no slowdown)",
-       "NUMBERS.md §6: smt_gain 1178 gives 575, Intel's 'up to 30%' gives 650; range 550-700"},
-  };
+  static const std::vector<Param> p = [] {
+    std::vector<Param> v;
+    for (const auto& b : kBindings) v.push_back({b.name, b.unit, b.doc, b.source});
+    return v;
+  }();
   return p;
 }
 

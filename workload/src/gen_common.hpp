@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "schedsim/base/splitmix64.hpp"
 #include "schedsim/base/time.hpp"
 #include "schedsim/workload/workload.hpp"
 
@@ -53,25 +54,8 @@ class Options {
   po::variables_map vm_;
 };
 
-/// SplitMix64: a tiny deterministic generator, identical on every platform (unlike the
-/// distributions of <random>).
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n) (n > 0); the modulo bias is below 2^-40 for the ranges used here.
-  uint64_t below(uint64_t n) { return next() % n; }
-  /// Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  uint64_t s_;
-};
+/// The generators' random source (identical on every platform, unlike <random>'s distributions).
+using Rng = SplitMix64;
 
 /// Appends `body` then repeats it: the body is executed `times` times in all (times >= 1);
 /// nothing is appended when times == 0.

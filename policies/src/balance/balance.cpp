@@ -195,11 +195,11 @@ class KernelBalance final : public BalancePolicy {
 
 void register_balance_modules(PolicyRegistry& reg) {
   reg.add_balance({"", "kernel", "newidle pull + periodic per-level balance + nohz idle kick (simplified load_balance)", {}},
-                  [](const FeatureSet&) { return std::make_unique<KernelBalance>(true, true); });
+                  [](const Features&) { return std::make_unique<KernelBalance>(true, true); });
   reg.add_balance({"", "newidle", "only newidle pulls when a CPU is about to go idle", {}},
-                  [](const FeatureSet&) { return std::make_unique<KernelBalance>(false, true); });
+                  [](const Features&) { return std::make_unique<KernelBalance>(false, true); });
   reg.add_balance({"", "none", "no load balancing: tasks move only at wakeup placement", {}},
-                  [](const FeatureSet&) { return std::make_unique<KernelBalance>(false, false); });
+                  [](const Features&) { return std::make_unique<KernelBalance>(false, false); });
 }
 
 }  // namespace schedsim

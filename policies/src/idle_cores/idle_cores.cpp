@@ -35,11 +35,11 @@ void register_idle_cores_modules(PolicyRegistry& reg) {
   reg.add_idle_cores({"", "kernel",
                       "has_idle_cores hint: set on idle entry when all siblings idle, cleared by a failed scan",
                       {}},
-                     [](const FeatureSet&) { return std::make_unique<idle_cores::KernelHint>(); });
+                     [](const Features&) { return std::make_unique<idle_cores::KernelHint>(); });
   reg.add_idle_cores({"", "exact", "always-correct idle-core count (what the hint would be if free)", {}},
-                     [](const FeatureSet&) { return std::make_unique<idle_cores::ExactHint>(); });
+                     [](const Features&) { return std::make_unique<idle_cores::ExactHint>(); });
   reg.add_idle_cores({"", "off", "no hint: never look for idle cores", {}},
-                     [](const FeatureSet&) { return std::make_unique<idle_cores::NoHint>(); });
+                     [](const Features&) { return std::make_unique<idle_cores::NoHint>(); });
 }
 
 }  // namespace schedsim

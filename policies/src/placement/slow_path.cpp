@@ -12,19 +12,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "schedsim/policies/sis.hpp"
+#include "placement/sis_shared.hpp"
 
 namespace schedsim::placement {
 namespace {
 
-constexpr uint32_t kNone = CpuMask::kMaxCpus;
-
-const CpuMask& allowed_of(const SchedState& s, TaskId p) {
-  const CpuMask* m = s.tasks[p.v].affinity;
-  return m ? *m : s.topo->all_cpus();
-}
-
-bool fits_capacity(uint64_t util, uint64_t cap) { return util * 1280 < cap * 1024; }
+constexpr uint32_t kNone = kNoCpu;
 
 /// group_type in precedence order (lower is less busy), as update_sg_wakeup_stats classifies.
 enum class GroupType : uint8_t { kHasSpare, kFullyBusy, kMisfit, kOverloaded };
@@ -43,7 +36,7 @@ uint32_t KernelPlacement::find_idlest_group_cpu(const SchedState& s, TaskId p, c
   uint32_t shallowest = kNone, least_loaded = this_cpu;
   int64_t latest_stamp = std::numeric_limits<int64_t>::min();
   uint64_t min_load = std::numeric_limits<uint64_t>::max();
-  const CpuMask cpus = group & allowed_of(s, p);
+  const CpuMask cpus = group & s.allowed_cpus(p);
   for (uint32_t c : cpus) {
     if (is_idle(s, c)) {
       // Without exit latencies, prefer the CPU that went idle last (its cache is warmest).
@@ -67,7 +60,7 @@ uint32_t KernelPlacement::find_idlest_group_cpu(const SchedState& s, TaskId p, c
 int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int level,
                                           uint32_t this_cpu) const {
   const SchedLevel& l = s.topo->levels()[static_cast<size_t>(level)];
-  const CpuMask& allowed = allowed_of(s, p);
+  const CpuMask& allowed = s.allowed_cpus(p);
   const uint64_t pct = l.imbalance_pct;
   const TaskSched& t = s.tasks[p.v];
   const bool p_queued = t.state == TaskState::kRunning || t.state == TaskState::kRunnable;
@@ -168,7 +161,7 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
 int KernelPlacement::find_idlest_group_417(const SchedState& s, TaskId p, int level, uint32_t this_cpu,
                                            uint32_t sd_flag) const {
   const SchedLevel& l = s.topo->levels()[static_cast<size_t>(level)];
-  const CpuMask& allowed = allowed_of(s, p);
+  const CpuMask& allowed = s.allowed_cpus(p);
   const uint64_t pct = l.imbalance_pct;
   const uint64_t imbalance = 1024 * (pct - 100) / 100;
   const uint64_t imbalance_scale = 100 + (pct - 100) / 2;
@@ -236,7 +229,7 @@ uint32_t KernelPlacement::find_idlest_cpu(SchedState& s, const WakeContext& ctx,
   const Topology& topo = *s.topo;
   const auto& levels = topo.levels();
   const TaskId p = ctx.p;
-  if (!levels[static_cast<size_t>(level)].span[cpu].intersects(allowed_of(s, p))) return prev;
+  if (!levels[static_cast<size_t>(level)].span[cpu].intersects(s.allowed_cpus(p))) return prev;
   // Sync p's signals first except for a fork, whose child has none yet (5.x+).
   if (era_.find_idlest_55 && ctx.kind != WakeKind::kFork && s.util) s.util->sync_task(s, p);
   uint32_t new_cpu = cpu;

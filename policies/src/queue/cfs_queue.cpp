@@ -16,6 +16,7 @@
 #include <set>
 
 #include "queue/tunables.hpp"
+#include "features.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
@@ -25,10 +26,10 @@ using queue::calc_delta_fair;
 
 class CfsQueue final : public QueuePolicy {
  public:
-  explicit CfsQueue(const FeatureSet& f)
-      : gentle_(f.get("GENTLE_FAIR_SLEEPERS")), start_debit_(f.get("START_DEBIT")),
-        last_buddy_(f.get("LAST_BUDDY")), next_buddy_(f.get("NEXT_BUDDY")),
-        wakeup_preemption_(f.get("WAKEUP_PREEMPTION")) {}
+  explicit CfsQueue(const Features& f)
+      : gentle_(f.get(Feature::GENTLE_FAIR_SLEEPERS)), start_debit_(f.get(Feature::START_DEBIT)),
+        last_buddy_(f.get(Feature::LAST_BUDDY)), next_buddy_(f.get(Feature::NEXT_BUDDY)),
+        wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)) {}
 
   void attach(SchedState& s) override {
     int64_t factor = queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
@@ -189,7 +190,7 @@ class CfsQueue final : public QueuePolicy {
     uint32_t n = rq.nr + (adding ? 1 : 0);
     uint64_t load = rq.load + (adding ? w : 0);
     if (load == 0) return period(n);
-    __extension__ __int128 v = static_cast<__int128>(period(n)) * w / load;
+    Int128 v = static_cast<Int128>(period(n)) * w / load;
     return static_cast<int64_t>(v);
   }
   int64_t vslice(const Rq& rq, uint32_t w, bool adding) const { return calc_delta_fair(sched_slice(rq, w, adding), w); }
@@ -217,6 +218,11 @@ class CfsQueue final : public QueuePolicy {
 
 }  // namespace
 
-std::unique_ptr<QueuePolicy> make_cfs_queue(const FeatureSet& f) { return std::make_unique<CfsQueue>(f); }
+ModuleDef<QueuePolicy> cfs_queue() {
+  return {{"", "cfs", "CFS (4.17-6.5): vruntime tree, sleeper credit, wakeup granularity, buddies",
+           feature_docs({Feature::GENTLE_FAIR_SLEEPERS, Feature::START_DEBIT, Feature::LAST_BUDDY,
+                         Feature::NEXT_BUDDY, Feature::WAKEUP_PREEMPTION})},
+          [](const Features& f) { return std::make_unique<CfsQueue>(f); }};
+}
 
 }  // namespace schedsim

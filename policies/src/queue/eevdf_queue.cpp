@@ -17,20 +17,21 @@
 #include <set>
 
 #include "queue/tunables.hpp"
+#include "features.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
 namespace {
 
 using queue::calc_delta_fair;
-__extension__ typedef __int128 i128;
+using i128 = Int128;
 
 class EevdfQueue final : public QueuePolicy {
  public:
-  explicit EevdfQueue(const FeatureSet& f)
-      : place_lag_(f.get("PLACE_LAG")), deadline_initial_(f.get("PLACE_DEADLINE_INITIAL")),
-        rel_deadline_(f.get("PLACE_REL_DEADLINE")), run_to_parity_(f.get("RUN_TO_PARITY")),
-        wakeup_preemption_(f.get("WAKEUP_PREEMPTION")) {}
+  explicit EevdfQueue(const Features& f)
+      : place_lag_(f.get(Feature::PLACE_LAG)), deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)),
+        rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)), run_to_parity_(f.get(Feature::RUN_TO_PARITY)),
+        wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)) {}
 
   void attach(SchedState& s) override {
     base_slice_ = 750000 * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
@@ -243,26 +244,11 @@ class EevdfQueue final : public QueuePolicy {
 
 }  // namespace
 
-std::unique_ptr<QueuePolicy> make_eevdf_queue(const FeatureSet& f) { return std::make_unique<EevdfQueue>(f); }
-std::unique_ptr<QueuePolicy> make_cfs_queue(const FeatureSet& f);
-std::unique_ptr<QueuePolicy> make_fifo_queue(const FeatureSet& f);
-
-void register_queue_modules(PolicyRegistry& reg) {
-  reg.add_queue({"", "cfs", "CFS (4.17-6.5): vruntime tree, sleeper credit, wakeup granularity, buddies",
-                 {{"GENTLE_FAIR_SLEEPERS", true, "Sleeper credit on wakeup is half of sched_latency instead of all of it."},
-                  {"START_DEBIT", true, "A new task starts one vslice after min_vruntime, so forking cannot jump the queue."},
-                  {"LAST_BUDDY", true, "After a wakeup preemption, prefer to return to the preempted task (cache hot)."},
-                  {"NEXT_BUDDY", false, "Prefer the last wakee at the next pick even without a preemption."},
-                  {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
-                make_cfs_queue);
-  reg.add_queue({"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY",
-                 {{"PLACE_LAG", true, "Preserve a task's lag across sleep and migration when placing it."},
-                  {"PLACE_DEADLINE_INITIAL", true, "A new task's first deadline is half a slice away."},
-                  {"PLACE_REL_DEADLINE", true, "A migrating task keeps its deadline relative to its vruntime (6.12)."},
-                  {"RUN_TO_PARITY", true, "The running task is not preempted before its deadline is renewed."},
-                  {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
-                make_eevdf_queue);
-  reg.add_queue({"", "fifo", "FIFO baseline: no preemption, a task runs until it blocks", {}}, make_fifo_queue);
+ModuleDef<QueuePolicy> eevdf_queue() {
+  return {{"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY",
+           feature_docs({Feature::PLACE_LAG, Feature::PLACE_DEADLINE_INITIAL, Feature::PLACE_REL_DEADLINE,
+                         Feature::RUN_TO_PARITY, Feature::WAKEUP_PREEMPTION})},
+          [](const Features& f) { return std::make_unique<EevdfQueue>(f); }};
 }
 
 }  // namespace schedsim

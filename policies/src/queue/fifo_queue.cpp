@@ -2,6 +2,7 @@
 // priority). A baseline: a task runs until it blocks, sleeps or exits.
 #include <deque>
 
+#include "features.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
@@ -52,6 +53,9 @@ class FifoQueue final : public QueuePolicy {
 
 }  // namespace
 
-std::unique_ptr<QueuePolicy> make_fifo_queue(const FeatureSet&) { return std::make_unique<FifoQueue>(); }
+ModuleDef<QueuePolicy> fifo_queue() {
+  return {{"", "fifo", "FIFO baseline: no preemption, a task runs until it blocks", {}},
+          [](const Features&) { return std::make_unique<FifoQueue>(); }};
+}
 
 }  // namespace schedsim

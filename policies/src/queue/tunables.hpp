@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "schedsim/base/int128.hpp"
 #include "schedsim/base/time.hpp"
 
 namespace schedsim::queue {
@@ -18,7 +19,7 @@ inline int64_t tunable_factor(uint32_t nr_cpus) {
 /// calc_delta_fair(): d x NICE_0 / w, in table units (NICE_0 = 1024).
 inline int64_t calc_delta_fair(int64_t d, uint32_t weight) {
   if (weight == 1024) return d;
-  __extension__ __int128 v = static_cast<__int128>(d) * 1024 / weight;
+  Int128 v = static_cast<Int128>(d) * 1024 / weight;
   return static_cast<int64_t>(v);
 }
 

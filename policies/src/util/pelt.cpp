@@ -16,6 +16,7 @@
 #include <cmath>
 #include <memory>
 
+#include "features.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
@@ -95,9 +96,9 @@ bool SchedAvg::update(int64_t now_ns, uint64_t load, uint64_t runnable, bool run
 
 // ------------------------------------------------------------------------------------------
 
-PeltUtil::PeltUtil(bool util_est_module, const FeatureSet& f)
-    : util_est_(util_est_module && f.get("UTIL_EST")),
-      fastup_(util_est_module && f.get("UTIL_EST_FASTUP")) {}
+PeltUtil::PeltUtil(bool util_est_module, const Features& f)
+    : util_est_(util_est_module && f.get(Feature::UTIL_EST)),
+      fastup_(util_est_module && f.get(Feature::UTIL_EST_FASTUP)) {}
 
 void PeltUtil::attach(SchedState& s) {
   tasks_.assign(s.tasks.size(), Task{});
@@ -377,16 +378,15 @@ uint64_t PeltUtil::cpu_runnable(const SchedState&, uint32_t cpu) const {
 
 void register_util_modules(PolicyRegistry& reg) {
   reg.add_util({"", "pelt", "PELT util_avg/load_avg per task and CPU, blocked-load decay, no util_est", {}},
-               [](const FeatureSet& f) { return std::make_unique<pelt::PeltUtil>(false, f); });
+               [](const Features& f) { return std::make_unique<pelt::PeltUtil>(false, f); });
   reg.add_util(
       {"",
        "pelt-util-est",
        "PELT plus util_est (EWMA w=1/4 updated at sleep, UTIL_AVG_UNCHANGED skip)",
-       {{"UTIL_EST", true, "use the util_est estimate: cpu util = max(util_avg, sum of queued estimates)"},
-        {"UTIL_EST_FASTUP", true, "util_est: the ewma rises to a larger sample at once (5.11-6.8 flag)"}}},
-      [](const FeatureSet& f) { return std::make_unique<pelt::PeltUtil>(true, f); });
+       feature_docs({Feature::UTIL_EST, Feature::UTIL_EST_FASTUP})},
+      [](const Features& f) { return std::make_unique<pelt::PeltUtil>(true, f); });
   reg.add_util({"", "none", "all signals zero (placement sees no load or utilization)", {}},
-               [](const FeatureSet&) { return std::make_unique<pelt::NoUtil>(); });
+               [](const Features&) { return std::make_unique<pelt::NoUtil>(); });
 }
 
 }  // namespace schedsim

@@ -119,39 +119,109 @@ std::map<std::string, std::string> with(const std::string& slot, const std::stri
   return choice;
 }
 
+/// Two runs of `w` with the stack `choice` + `flags` under the full invariant check: each keeps
+/// the invariants and conserves work, and both give the same schedule.
+void check_runs(const std::map<std::string, std::string>& choice, const FeatureSet& flags, const Topology& topo,
+                const Workload& w) {
+  auto run_once = [&] {
+    PolicyStack st = builtin_registry().make(choice, flags);
+    SimConfig cfg;
+    cfg.check_invariants_full = true;
+    cfg.seed = 3;
+    cfg.jitter_permille = 100;
+    Simulation sim(w, topo, std::move(st), CostModel{}, cfg);
+    InvariantObserver inv;
+    sim.add_observer(&inv);
+    SimSummary sum = sim.run();
+    // Random programs may leave tasks blocked or tokens unconsumed (complete is false then), but
+    // the loop must always run out of events by itself.
+    REQUIRE(sum.stop == StopReason::kNone);
+    CHECK(sum.work_done == sum.work_expected);
+    CHECK(inv.wakes == sum.wakeups);
+    CHECK(inv.tokens == sum.tokens_banked);
+    return inv.hash;
+  };
+  uint64_t h1 = run_once();
+  uint64_t h2 = run_once();
+  CHECK(h1 == h2);
+}
+
+/// Machines the regular generator alone does not give: clusters inside an SMT LLC, and
+/// asymmetric capacity (the upper half of the CPUs at `little` capacity).
+Topology cluster_machine(uint32_t cores, uint32_t per_cluster) {
+  RegularMachine m;
+  m.name = "clusters";
+  m.cores_per_package = cores;
+  m.threads = 2;
+  m.cores_per_cluster = per_cluster;
+  return Topology::build(make_regular_machine(m));
+}
+Topology asymmetric_machine(uint32_t cores, uint32_t little) {
+  RegularMachine m;
+  m.name = "asym";
+  m.cores_per_package = cores;
+  MachineSpec spec = make_regular_machine(m);
+  for (auto& c : spec.cpus)
+    if (c.cpu >= cores / 2) c.capacity = little;
+  return Topology::build(spec);
+}
+
 }  // namespace
 
 TEST_CASE("every module of every slot keeps the engine invariants", "[conformance][property]") {
-  const PolicyRegistry& reg = builtin_registry();
-  for (const auto& mod : reg.all()) {
+  for (const auto& mod : builtin_registry().all()) {
     DYNAMIC_SECTION(mod.slot << "=" << mod.name) {
       std::mt19937_64 rng(0x5eed + std::hash<std::string>{}(mod.slot + mod.name) % 1000);
       for (int iter = 0; iter < 12; ++iter) {
         Topology topo = random_topology(rng);
         Workload w = random_workload(rng, topo.nr_cpus());
         validate_workload(w, "random");
-        auto run_once = [&] {
-          PolicyStack st = reg.make(with(mod.slot, mod.name), FeatureSet{});
-          SimConfig cfg;
-          cfg.check_invariants_full = true;
-          cfg.seed = 3;
-          cfg.jitter_permille = 100;
-          Simulation sim(w, topo, std::move(st), CostModel{}, cfg);
-          InvariantObserver inv;
-          sim.add_observer(&inv);
-          SimSummary sum = sim.run();
-          // Random programs may leave tasks blocked or tokens unconsumed (complete is false
-          // then), but the loop must always run out of events by itself.
-          REQUIRE(sum.stop == StopReason::kNone);
-          CHECK(sum.work_done == sum.work_expected);
-          // Every wake action either woke a blocked task or banked a token (or hit an exited task).
-          CHECK(inv.wakes == sum.wakeups);
-          CHECK(inv.tokens == sum.tokens_banked);
-          return inv.hash;
-        };
-        uint64_t h1 = run_once();
-        uint64_t h2 = run_once();
-        CHECK(h1 == h2);
+        check_runs(with(mod.slot, mod.name), FeatureSet{}, topo, w);
+      }
+    }
+  }
+}
+
+TEST_CASE("placement modules keep the invariants with non-default flags, clusters and asymmetric capacity",
+          "[conformance][property]") {
+  struct Config {
+    const char* placement;
+    std::vector<const char*> flags;  // NO_X turns X off
+  };
+  const Config configs[] = {
+      {"sis-fold-opt", {"NO_SIS_FOLD"}},
+      {"sis-fold-2018", {"NO_SIS_FOLD", "NO_SIS_ONCE"}},
+      {"sis-fold-opt", {"SIS_FOLD_ALWAYS", "NO_SIS_AGE"}},
+      {"sis-5.12", {"SIS_PROP", "NO_SIS_UTIL"}},
+      {"sis-5.12", {"SIS_PROP"}},
+      {"sis-4.17", {"SIS_AVG_CPU", "NO_SIS_PROP"}},
+      {"sis-5.11", {"NO_WA_IDLE", "NO_WA_BIAS"}},
+      {"sis-util", {"NO_SIS_UTIL", "NO_WA_WEIGHT"}},
+  };
+  std::vector<std::pair<std::string, Topology>> machines;
+  machines.emplace_back("clusters-4x2", cluster_machine(8, 2));
+  machines.emplace_back("clusters-2x3", cluster_machine(6, 3));
+  machines.emplace_back("asym-1024-512", asymmetric_machine(6, 512));
+  machines.emplace_back("asym-1024-160", asymmetric_machine(4, 160));
+  REQUIRE(machines[0].second.has_clusters());
+  REQUIRE(machines[2].second.asymmetric());
+  for (const Config& c : configs) {
+    FeatureSet flags;
+    std::string label = c.placement;
+    for (const char* f : c.flags) {
+      std::string name = f;
+      const bool on = name.rfind("NO_", 0) != 0;
+      flags.set(on ? name : name.substr(3), on);
+      label += " " + name;
+    }
+    for (const auto& [mname, topo] : machines) {
+      DYNAMIC_SECTION(label << " on " << mname) {
+        std::mt19937_64 rng(0xf1a6 + std::hash<std::string>{}(label + mname) % 1000);
+        for (int iter = 0; iter < 6; ++iter) {
+          Workload w = random_workload(rng, topo.nr_cpus());
+          validate_workload(w, "random");
+          check_runs(with("placement", c.placement), flags, topo, w);
+        }
       }
     }
   }

@@ -412,4 +412,29 @@ TEST_CASE("times near INT64_MAX and huge runs fail clearly instead of overflowin
     CHECK(s.stop == StopReason::kStopAt);
     CHECK(s.work_done == Duration::ms(100));
   }
+TEST_CASE("a pinned task bypasses the placement module", "[engine]") {
+  // B may run only on CPU 3; A wakes it from CPU 0 ten times. core.c's select_task_rq() skips
+  // the class hook for a single allowed CPU: every wake is placed on 3 with outcome "pinned" and
+  // no search cost, whatever the module would have probed.
+  Workload w;
+  TaskId a(0), b(1);
+  w.add_task(task("A", {Action::run(Duration::us(100)), Action::wake(b), Action::block(), Action::loop(3, 9)}));
+  TaskSpec tb = task("B", {Action::block(), Action::run(Duration::us(100)), Action::wake(a), Action::loop(3, 9)});
+  tb.affinity = CpuMask::of({3});
+  w.add_task(tb);
+  Topology t = machine(4, 1);
+  Simulation sim(w, t, stack("sis-util"), zero_costs(), SimConfig{});
+  Recorder rec;
+  sim.add_observer(&rec);
+  SimSummary s = sim.run();
+  CHECK(s.complete);
+  uint32_t to_b = 0;
+  for (const WakeFact& f : rec.wakes) {
+    if (f.wakee != b) continue;
+    to_b += f.kind == WakeKind::kWakeup ? 1 : 0;  // the start placement is pinned as well
+    CHECK(f.placement.cpu == 3);
+    CHECK(f.placement.outcome == PlaceOutcome::kPinned);
+    CHECK(f.placement.probes_cpu + f.placement.probes_core == 0);
+  }
+  CHECK(to_b == 10);
 }

@@ -21,7 +21,7 @@ struct PeltRig {
   explicit PeltRig(bool util_est = true) {
     f.set("UTIL_EST", true);
     f.set("UTIL_EST_FASTUP", true);
-    u = std::make_unique<PeltUtil>(util_est, f);
+    u = std::make_unique<PeltUtil>(util_est, Features::from(f));
     m.s.util = u.get();
     u->attach(m.s);
   }

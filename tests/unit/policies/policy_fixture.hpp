@@ -115,7 +115,7 @@ inline std::unique_ptr<placement::KernelPlacement> make_module(
     const std::string& name, std::initializer_list<std::pair<const char*, bool>> overrides = {}) {
   for (const auto& d : placement::placement_module_defs())
     if (d.name == name)
-      return std::make_unique<placement::KernelPlacement>(d.search, d.era, module_features(name, overrides));
+      return d.make(Features::from(module_features(name, overrides)));
   return nullptr;
 }
 

@@ -56,3 +56,37 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   CHECK(default_modules() == kernel_profile("6.12").modules);
   CHECK_THROWS_WITH(kernel_profile("6.11"), Catch::Contains("did you mean"));
 }
+
+TEST_CASE("every module flag is a declared Feature with the declared doc", "[policies][registry][features]") {
+  for (const auto& mi : builtin_registry().all())
+    for (const auto& f : mi.features) {
+      INFO(mi.slot << " " << mi.name << " " << f.name);
+      std::optional<Feature> id = find_feature(f.name);
+      REQUIRE(id.has_value());
+      CHECK(f.doc == feature_info(*id).doc);
+    }
+  // sis-5.12 is the one module whose default differs from its features.def line.
+  for (const auto& f : builtin_registry().info(Slot::kPlacement, "sis-5.12").features)
+    if (f.name == "SIS_PROP") CHECK_FALSE(f.default_on);
+  CHECK(find_feature("SIS_PROP").has_value());
+  CHECK_FALSE(find_feature("SIS_PORP").has_value());
+}
+
+TEST_CASE("typed flags are resolved from names; an unknown name is an error", "[policies][registry][features]") {
+  FeatureSet named;
+  named.set("SIS_UTIL", true);
+  named.set("WA_BIAS", false);
+  Features f = Features::from(named);
+  CHECK(f.get(*find_feature("SIS_UTIL")));
+  CHECK_FALSE(f.get(*find_feature("WA_BIAS")));
+  CHECK_FALSE(f.get(*find_feature("SIS_PROP")));  // not given: reads off
+  named.set("SIS_UTLI", true);
+  CHECK_THROWS_WITH(Features::from(named), Catch::Contains("did you mean") && Catch::Contains("SIS_UTIL"));
+}
+
+TEST_CASE("slots by enum and by name", "[policies][registry]") {
+  for (Slot s : kAllSlots) CHECK(parse_slot(to_string(s)) == s);
+  CHECK(slot_names() == std::vector<std::string>{"placement", "idle-cores", "util", "queue", "balance"});
+  CHECK_THROWS_WITH(parse_slot("placment"), Catch::Contains("did you mean"));
+  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "fifo"});
+}

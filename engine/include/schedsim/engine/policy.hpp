@@ -1,6 +1,7 @@
 #pragma once
 /// The policy slots. The engine owns these interfaces and calls them; it never includes a module.
-/// Modules live in policies/ and are registered by name in a PolicyRegistry the CLI fills.
+/// Modules live in policies/ and are registered by name in its PolicyRegistry
+/// (schedsim/policies/registry.hpp), which builds the PolicyStack a Simulation runs with.
 ///
 ///   placement   select_task_rq(): where a woken, forked or exec'ing task runs
 ///   idle-cores  the LLC's idle-core hint the placement search consults
@@ -20,23 +21,17 @@
 
 namespace schedsim {
 
-/// sched_feat flags: name -> on/off, with the kernel's NO_ convention on the command line.
+/// The resolved sched_feat flags of a run by name (kernel names, the NO_ convention on the command
+/// line), as reports show them. Modules do not read flags from here: they read them by the typed
+/// Feature enum (schedsim/policies/features.hpp), which the policy registry builds from this.
 class FeatureSet {
  public:
-  bool get(const std::string& name) const;
   bool has(const std::string& name) const { return flags_.count(name) != 0; }
   void set(const std::string& name, bool on) { flags_[name] = on; }
   const std::map<std::string, bool>& all() const { return flags_; }
 
  private:
   std::map<std::string, bool> flags_;
-};
-
-/// One feature flag a module understands, with its default and a one-paragraph doc.
-struct FeatureDoc {
-  std::string name;
-  bool default_on;
-  std::string doc;
 };
 
 enum class WakeKind : uint8_t { kWakeup, kFork, kExec };
@@ -181,7 +176,7 @@ class BalancePolicy {
   virtual void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, uint32_t cpu) = 0;
 };
 
-/// A chosen module of each slot plus the feature flags; what a Simulation runs with.
+/// A chosen module of each slot plus, for reports, the module names and the resolved flags.
 struct PolicyStack {
   std::unique_ptr<PlacementPolicy> placement;
   std::unique_ptr<IdleCoresPolicy> idle_cores;
@@ -190,55 +185,6 @@ struct PolicyStack {
   std::unique_ptr<BalancePolicy> balance;
   std::map<std::string, std::string> names;  ///< slot -> module name, for reports
   FeatureSet features;
-};
-
-/// The slots in display order.
-const std::vector<std::string>& slot_names();
-
-/// A named module factory for one slot.
-struct ModuleInfo {
-  std::string slot, name, summary;
-  std::vector<FeatureDoc> features;  ///< the sched_feat flags the module reads
-};
-
-/// The registry the CLI fills (policies/register_builtin.cpp) and the engine's callers consult.
-class PolicyRegistry {
- public:
-  using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const FeatureSet&)>;
-  using IdleCoresFactory = std::function<std::unique_ptr<IdleCoresPolicy>(const FeatureSet&)>;
-  using UtilFactory = std::function<std::unique_ptr<UtilPolicy>(const FeatureSet&)>;
-  using QueueFactory = std::function<std::unique_ptr<QueuePolicy>(const FeatureSet&)>;
-  using BalanceFactory = std::function<std::unique_ptr<BalancePolicy>(const FeatureSet&)>;
-
-  void add_placement(ModuleInfo info, PlacementFactory f);
-  void add_idle_cores(ModuleInfo info, IdleCoresFactory f);
-  void add_util(ModuleInfo info, UtilFactory f);
-  void add_queue(ModuleInfo info, QueueFactory f);
-  void add_balance(ModuleInfo info, BalanceFactory f);
-
-  /// Every module of every slot, slots in slot_names() order, modules in registration order.
-  std::vector<ModuleInfo> all() const;
-  std::vector<std::string> names(const std::string& slot) const;
-  const ModuleInfo& info(const std::string& slot, const std::string& name) const;
-  /// Every feature flag any module understands, with its default.
-  std::vector<FeatureDoc> all_features() const;
-
-  /// Builds a stack. `choice` maps slot -> module name; features hold explicit NO_/X settings
-  /// over the defaults of the chosen modules. Throws InputError for unknown names or flags
-  /// that no chosen module reads.
-  PolicyStack make(const std::map<std::string, std::string>& choice, const FeatureSet& explicit_features) const;
-
- private:
-  struct Entry {
-    ModuleInfo info;
-    PlacementFactory placement;
-    IdleCoresFactory idle_cores;
-    UtilFactory util;
-    QueueFactory queue;
-    BalanceFactory balance;
-  };
-  std::vector<Entry> entries_;
-  const Entry& find(const std::string& slot, const std::string& name) const;
 };
 
 }  // namespace schedsim

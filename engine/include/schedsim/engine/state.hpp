@@ -80,6 +80,11 @@ struct SchedState {
   LlcShared& llc_of(uint32_t cpu) { return llcs[topo->llc_index(cpu)]; }
   const LlcShared& llc_of(uint32_t cpu) const { return llcs[topo->llc_index(cpu)]; }
   bool allowed(TaskId p, uint32_t cpu) const { return tasks[p.v].affinity->test(cpu); }
+  /// p's allowed CPUs (a hand-built state may leave affinity unset: then every CPU).
+  const CpuMask& allowed_cpus(TaskId p) const {
+    const CpuMask* m = tasks[p.v].affinity;
+    return m ? *m : topo->all_cpus();
+  }
   /// A core is idle when none of its SMT threads is busy (truth, not the hint).
   bool core_idle(uint32_t cpu) const { return core_busy_threads[topo->core_index(cpu)] == 0; }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "schedsim/engine/policy.hpp"
+#include "schedsim/policies/features.hpp"
 
 namespace schedsim::pelt {
 
@@ -46,7 +47,7 @@ struct SchedAvg {
 /// PELT-based util modules: `pelt` (util_est off) and `pelt-util-est`.
 class PeltUtil final : public UtilPolicy {
  public:
-  PeltUtil(bool util_est_module, const FeatureSet& f);
+  PeltUtil(bool util_est_module, const Features& f);
 
   void attach(SchedState& s) override;
   void task_new(SchedState& s, TaskId p, uint32_t cpu) override;

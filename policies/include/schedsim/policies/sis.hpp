@@ -3,30 +3,26 @@
 /// version by version (kernel-model.md §3-§4), plus simple baselines. Exposed here so unit tests
 /// can pin each piece against the spec on a hand-built SchedState.
 ///
-/// One class models every kernel variant: the wake path's era (which fast checks and wake_affine
-/// steps exist) and the LLC search are chosen at construction. Every probe of a CPU made by a
-/// search is counted in the PlacementResult and priced with the cost model; the simulated time
-/// is what feeds avg_scan_cost / wake_avg_idle, as the kernel's measured time does.
+/// One class, KernelPlacement, models the wake path every kernel variant shares (wake_affine,
+/// wake_wide, select_idle_sibling's fast checks, the fork/exec slow path); what differs is the
+/// era (which fast checks and wake_affine steps exist) and the LLC search select_idle_sibling
+/// ends with, an LlcSearch object. Each variant is one file under policies/src/placement/
+/// (sis_4_17.cpp, sis_fold_opt.cpp, ...) holding its search and its PlacementModuleDef, plus one
+/// line in policies/src/placement/modules.def. Every probe of a CPU made by a search is counted
+/// in the PlacementResult and priced with the cost model; the simulated time is what feeds
+/// avg_scan_cost / wake_avg_idle, as the kernel's measured time does.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "schedsim/engine/policy.hpp"
+#include "schedsim/policies/features.hpp"
+#include "schedsim/policies/registry.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
 
 namespace schedsim::placement {
-
-/// Which LLC search select_idle_sibling() ends with (the module's identity).
-enum class LlcSearch : uint8_t {
-  kSeparate,   ///< 4.17-5.11: select_idle_core, select_idle_cpu (SIS_PROP), select_idle_smt
-  kFold2018,   ///< 2018 RFC SIS_FOLD: one folded pass, core-wise whenever SMT is present
-  kFoldOpt,    ///< "Optimize SIS_FOLD": fold only when test_idle_cores() says yes
-  kMerged,     ///< 5.12-6.6: select_idle_smt(prev) + merged core/CPU scan (SIS_PROP/SIS_UTIL)
-  kUtil,       ///< 6.7+: SIS_UTIL only, cluster aware
-  kPrev,       ///< baseline: always prev
-  kFirstIdle,  ///< baseline: the lowest-numbered idle CPU of the target's LLC
-  kFullScan,   ///< baseline: unlimited scan, first wholly idle core else first idle CPU
-  kRandomIdle, ///< baseline: a uniformly chosen idle CPU of the LLC (seeded by task and time)
-};
 
 /// The version-dependent parts of the wake path around the LLC search (kernel-model.md §3-§4.1).
 struct Era {
@@ -49,12 +45,12 @@ Era era_5_11();
 Era era_5_15();  ///< 5.15-6.6 (5.12 merged search, 6.1's kthread rule)
 Era era_6_12();
 
-/// The sched_feat flags the placement modules read (features.def), resolved once.
+/// The sched_feat flags the placement modules read (placement/features.def), resolved once.
 struct Knobs {
   bool sis_prop = false, sis_util = false, sis_avg_cpu = false;
   bool sis_fold = false, sis_age = false, sis_once = false, sis_fold_always = false;
   bool wa_idle = true, wa_weight = true, wa_bias = true;
-  static Knobs from(const FeatureSet& f);
+  static Knobs from(const Features& f);
 };
 
 /// update_idle_cpu_scan()'s budget (kernel-model.md §4.6): with x = sum_util / W,
@@ -66,10 +62,50 @@ uint64_t sis_prop_nr(uint32_t span_weight, int64_t avg_idle_ns, int64_t avg_cost
 /// update_avg(): a += (s - a) / 8, signed.
 Duration update_avg(Duration avg, Duration sample);
 
+/// What an LLC search may use from the wake path around it: the state, the question, the era's
+/// idle test, the flags, the idle-core hint (its reads are recorded in the result) and the cost
+/// of probes. Built by KernelPlacement for one select_idle_sibling() call.
+struct SearchEnv {
+  SchedState& s;
+  const WakeContext& ctx;
+  const Era& era;
+  const Knobs& k;
+  PlacementResult& r;
+
+  /// idle_cpu()/available_idle_cpu() as the era defines it.
+  bool is_idle(uint32_t cpu) const;
+  /// test_idle_cores(target), noted in r (hint_consulted, hint_value).
+  bool test_idle_cores(uint32_t target);
+  /// set_idle_cores(target, 0) after a scan that found no idle core.
+  void clear_idle_cores(uint32_t target);
+  /// The simulated time of `cpu_probes` plain and `core_probes` core-wise probes.
+  Duration probe_time(uint32_t cpu_probes, uint32_t core_probes) const;
+};
+
+/// The part of select_idle_sibling() that differs between kernel variants (and the baselines
+/// that replace more of the wake path). One implementation per file under policies/src/placement/.
+class LlcSearch {
+ public:
+  /// How much of select_task_rq_fair() the search replaces.
+  enum class Scope : uint8_t {
+    kLlc,      ///< the LLC scan after select_idle_sibling's fast checks (every kernel variant)
+    kSibling,  ///< all of select_idle_sibling, fast checks included (first-idle, full-scan, ...)
+    kWhole,    ///< all of select_task_rq_fair: no wake_affine, no slow path (prev)
+  };
+  virtual ~LlcSearch() = default;
+  virtual Scope scope() const { return Scope::kLlc; }
+  /// Searches for a CPU for env.ctx.p near `target` (`prev` = p's previous CPU). Returns the CPU
+  /// and sets env.r.outcome, or returns kNoCpu (kLlc scope only: the wake path then falls back).
+  virtual uint32_t search(SearchEnv& env, uint32_t prev, uint32_t target) = 0;
+};
+
+/// "No CPU found" from a search.
+inline constexpr uint32_t kNoCpu = CpuMask::kMaxCpus;
+
 /// select_task_rq_fair() for one era and one LLC search.
 class KernelPlacement final : public PlacementPolicy {
  public:
-  KernelPlacement(LlcSearch search, const Era& era, const FeatureSet& features);
+  KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features);
 
   /// With SIS_UTIL, seeds every LLC's nr_idle_scan as one periodic balance of the (still idle)
   /// machine would: a simulated run starts on a machine that has been up, not at boot.
@@ -100,40 +136,9 @@ class KernelPlacement final : public PlacementPolicy {
   const Knobs& knobs() const { return k_; }
 
  private:
-  uint32_t llc_search(SchedState& s, const WakeContext& ctx, uint32_t prev, uint32_t target,
-                      PlacementResult& r);
-  bool test_idle_cores(SchedState& s, uint32_t target, PlacementResult& r) const;
-  void clear_idle_cores(SchedState& s, uint32_t target) const;
-  // Variant A (4.17-5.11).
-  uint32_t select_idle_core_417(SchedState& s, TaskId p, uint32_t target, PlacementResult& r);
-  uint32_t select_idle_cpu_417(SchedState& s, const WakeContext& ctx, uint32_t target,
-                               PlacementResult& r);
-  uint32_t select_idle_smt(SchedState& s, TaskId p, uint32_t target, const CpuMask& llc,
-                           PlacementResult& r) const;
-  // Variant B/C (5.12+).
-  uint32_t select_idle_core_512(const SchedState& s, uint32_t core, CpuMask& cpus, uint32_t& idle_cpu,
-                                PlacementResult& r) const;
-  /// One pass of the 5.12+ select_idle_cpu() loop over `cpus`, wrapping from target + 1: with
-  /// has_idle_core each core is probed whole (select_idle_core, not budgeted) and the first wholly
-  /// idle core ends the pass and is returned; otherwise each CPU costs one unit of `nr` and the
-  /// first idle CPU ends the pass. `idle_cpu` receives that idle CPU, or the core scan's idle
-  /// sibling fallback. `exhausted` is set when nr ran out (the kernel then returns "none" without
-  /// touching the hint or the cost).
-  uint32_t scan_llc_512(const SchedState& s, CpuMask& cpus, uint32_t target, bool has_idle_core,
-                        int64_t& nr, uint32_t& idle_cpu, bool& exhausted, PlacementResult& r) const;
-  uint32_t select_idle_cpu_512(SchedState& s, const WakeContext& ctx, bool has_idle_core,
-                               uint32_t target, PlacementResult& r);
-  uint32_t select_idle_cpu_612(SchedState& s, const WakeContext& ctx, bool has_idle_core,
-                               uint32_t target, PlacementResult& r);
-  // 2018 fold.
-  uint32_t select_idle_cpu_fold(SchedState& s, const WakeContext& ctx, uint32_t target,
-                                PlacementResult& r);
-  int64_t fold_budget(SchedState& s, uint32_t this_cpu) const;
   // Asymmetric capacity.
   uint32_t select_idle_capacity(const SchedState& s, TaskId p, uint32_t target, uint32_t task_util,
                                 PlacementResult& r) const;
-  // Baselines.
-  uint32_t baseline_search(SchedState& s, const WakeContext& ctx, uint32_t target, PlacementResult& r);
   // Slow path pieces.
   int find_idlest_group_55(const SchedState& s, TaskId p, int level, uint32_t this_cpu) const;
   int find_idlest_group_417(const SchedState& s, TaskId p, int level, uint32_t this_cpu,
@@ -141,18 +146,22 @@ class KernelPlacement final : public PlacementPolicy {
   uint32_t find_idlest_group_cpu(const SchedState& s, TaskId p, const CpuMask& group,
                                  uint32_t this_cpu) const;
 
-  LlcSearch search_;
+  std::unique_ptr<LlcSearch> search_;
   Era era_;
   Knobs k_;
-  uint64_t rng_calls_ = 0;  ///< random-idle: part of the seed, so two picks at one instant differ
 };
 
-/// Module metadata (name, summary, flags with defaults) and factories, in registration order.
+/// One placement module: name, summary, the era of its wake path, the flags it reads with their
+/// defaults, and its LLC search. Each variant file defines one (policies/src/placement/modules.def
+/// lists them in registration order).
 struct PlacementModuleDef {
   std::string name, summary;
-  LlcSearch search;
   Era era;
   std::vector<FeatureDoc> features;
+  std::function<std::unique_ptr<LlcSearch>()> make_search;
+
+  /// A fresh module with `flags` (already resolved: defaults plus explicit settings).
+  std::unique_ptr<KernelPlacement> make(const Features& flags) const;
 };
 const std::vector<PlacementModuleDef>& placement_module_defs();
 

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "schedsim/base/int128.hpp"
+
 namespace schedsim {
 
-/// A 128-bit integer usable under -Wpedantic (write Int128, not a bare __int128).
-__extension__ typedef __int128 Int128;
 
 class Histogram {
  public:

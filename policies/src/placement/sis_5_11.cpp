@@ -1,0 +1,13 @@
+// sis-5.11: the 4.17 LLC search (sis_4_17.cpp) on the 5.11 wake path: per-CPU kthread stacking,
+// wake_affine_idle's prev-idle step, asymmetric capacity, and select_idle_cpu() intersecting
+// the affinity before the SIS_PROP budget is spent (kernel-model.md §3, §4.2).
+#include "placement/sis_shared.hpp"
+
+namespace schedsim::placement {
+
+PlacementModuleDef sis_5_11() {
+  return {"sis-5.11", "5.11: separate scans as 4.17, plus kthread stacking, prev-idle affine, asym capacity",
+          era_5_11(), module_flags({Feature::SIS_PROP, Feature::SIS_AVG_CPU}), make_separate_scans};
+}
+
+}  // namespace schedsim::placement

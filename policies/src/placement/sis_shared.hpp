@@ -1,0 +1,102 @@
+#pragma once
+// The kernel pieces several placement variants share (kernel-model.md §4), so that no variant
+// file repeats them: CPU walks, the capacity fit, the wake_avg_idle aging, the 4.17 core and SMT
+// scans, the 5.12+ scan loop, the SIS_UTIL budget, the fold pass of the 2018 RFC and its
+// optimized form, and the helper that lists a module's flags. Internal to policies/.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "features.hpp"
+#include "schedsim/policies/sis.hpp"
+
+namespace schedsim::placement {
+
+/// for_each_cpu_wrap(): set CPUs >= start, then those < start. `m` may shrink while walking;
+/// removed CPUs are skipped because the walk re-reads the mask. f returns false to stop.
+template <class F>
+void for_each_cpu_wrap(const CpuMask& m, uint32_t start, F&& f) {
+  for (uint32_t c = m.next_from(start); c < CpuMask::kMaxCpus; c = m.next(c))
+    if (!f(c)) return;
+  for (uint32_t c = m.first(); c < start; c = m.next(c))
+    if (!f(c)) return;
+}
+
+/// idle_cpu() as `era` defines it: nothing running or queued, and from 5.8 no wakeup in flight.
+inline bool era_idle(const Era& era, const CpuSched& c) {
+  return era.idle_checks_ttwu ? c.idle() : !c.curr.valid() && c.nr_running == 0;
+}
+
+/// fits_capacity(): u < 80% of cap, i.e. u * 1280 < cap * 1024 (util_fits_cpu without uclamp).
+inline bool fits_capacity(uint64_t util, uint64_t cap) { return util * 1280 < cap * 1024; }
+
+/// The simulated time of `cpu_probes` plain and `core_probes` core-wise probes (the default cost
+/// model when the state has none).
+Duration probe_time(const SchedState& s, uint32_t cpu_probes, uint32_t core_probes);
+
+/// The 5.14+ aged idle estimate (also the 2018 RFC's SIS_AGE): every jiffy since the last
+/// idle->wake transition halves rq->wake_avg_idle, up to `now_jiffies`.
+void age_wake_avg_idle(CpuSched& rq, int64_t now_jiffies);
+
+/// SIS_UTIL's depth for a scan of target's LLC: nr_idle_scan + 1 (1 = skip the scan).
+inline int64_t sis_util_budget(const SchedState& s, uint32_t target) {
+  return static_cast<int64_t>(s.llc_of(target).nr_idle_scan) + 1;
+}
+
+/// 4.17-5.11 select_idle_core(): with the hint set, every core of target's LLC probed whole
+/// (no early exit inside a core) until a wholly idle one; an exhaustive miss clears the hint.
+uint32_t select_idle_core_417(SearchEnv& e, uint32_t target);
+/// select_idle_smt(): an idle SMT sibling of `target` inside `llc` that p may use.
+uint32_t select_idle_smt(SearchEnv& e, uint32_t target, const CpuMask& llc);
+
+/// 5.12+ select_idle_core() for one core: probes its siblings (core-wise) and returns the core
+/// when all are idle; otherwise removes them from `cpus` and leaves the first idle sibling in
+/// `idle_cpu` as the fallback.
+uint32_t select_idle_core_512(SearchEnv& e, uint32_t core, CpuMask& cpus, uint32_t& idle_cpu);
+/// One pass of the 5.12+ select_idle_cpu() loop over `cpus`, wrapping from target + 1: with
+/// has_idle_core each core is probed whole (select_idle_core, not budgeted) and the first wholly
+/// idle core ends the pass and is returned; otherwise each CPU costs one unit of `nr` and the
+/// first idle CPU ends the pass. `idle_cpu` receives that idle CPU, or the core scan's idle
+/// sibling fallback. `exhausted` is set when nr ran out (the kernel then returns "none" without
+/// touching the hint or the cost).
+uint32_t scan_llc_512(SearchEnv& e, CpuMask& cpus, uint32_t target, bool has_idle_core, int64_t& nr, uint32_t& idle_cpu,
+                      bool& exhausted);
+/// The start select_idle_sibling() has before select_idle_cpu() from 5.12 on: with SMT, read the
+/// hint; without an idle core, try prev's SMT siblings when prev shares target's LLC. Returns
+/// that sibling (outcome set) or kNoCpu, and the hint in `has_idle_core`.
+uint32_t merged_prelude(SearchEnv& e, uint32_t prev, uint32_t target, bool& has_idle_core);
+
+/// A 5.12+ LLC search: merged_prelude(), then `SelectIdleCpu(e, has_idle_core, target)`, that
+/// variant's select_idle_cpu().
+template <uint32_t (*SelectIdleCpu)(SearchEnv&, bool, uint32_t)>
+class MergedSearch final : public LlcSearch {
+ public:
+  uint32_t search(SearchEnv& e, uint32_t prev, uint32_t target) override {
+    bool has_idle_core = false;
+    uint32_t i = merged_prelude(e, prev, target, has_idle_core);
+    if (i != kNoCpu) return i;
+    return SelectIdleCpu(e, has_idle_core, target);
+  }
+};
+
+/// The 2018 RFC's search (sis-fold-2018) and "Optimize SIS_FOLD" (sis-fold-opt): one folded
+/// pass with SIS_FOLD, the separate 4.17 scans with the RFC's budget under NO_SIS_FOLD.
+/// `optimized`: fold core-wise only when the hint says so (or SIS_FOLD_ALWAYS), and clear the
+/// hint after a core-wise miss.
+std::unique_ptr<LlcSearch> make_fold_search(bool optimized);
+/// 4.17-5.11: select_idle_core, select_idle_cpu (SIS_PROP / SIS_AVG_CPU), select_idle_smt.
+std::unique_ptr<LlcSearch> make_separate_scans();
+
+/// A placement module's flag list: `own` (the features.def default, or this module's own) followed
+/// by the wake_affine flags every kernel wake path reads.
+std::vector<FeatureDoc> module_flags(std::initializer_list<FlagDefault> own);
+
+/// An LlcSearch factory for a search type with a default constructor.
+template <class Search>
+std::unique_ptr<LlcSearch> make_search() {
+  return std::make_unique<Search>();
+}
+
+}  // namespace schedsim::placement
