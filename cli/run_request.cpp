@@ -98,7 +98,7 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   if (w.tasks.empty() && rep) {
     for (auto& line : r.incomplete)
       if (line.rfind("the workload has no tasks", 0) == 0)
-        line = fmt::format("no tasks selected: {} kept none of the {} tasks seen in the trace; nothing was simulated",
+        line = fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen in the trace; nothing was simulated",
                            rep->selection, rep->tasks_seen);
   }
   if (rep && w.observed.present && w.observed.total_runtime.count() != r.work_expected_ns)

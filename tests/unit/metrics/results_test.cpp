@@ -245,3 +245,28 @@ TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]")
   CHECK(html.find("class=\"curve\" data-run=\"1\"") != std::string::npos);
   CHECK(render_html_report(runs, "A <title>", {"a.json", "b.json"}) == html);
 }
+
+TEST_CASE("an incomplete run keeps its reasons in every format", "[metrics][json]") {
+  RunResults r = toy_results(true);
+  r.complete = false;
+  r.work_expected_ns = r.work_done_ns + 5;
+  r.incomplete = {"the simulation ran out of events with 1 task blocked forever",
+                  "task 0 ('a'): blocked at action 1 (block), never woken"};
+  std::string j = render_json(r);
+  RunResults back = parse_results_json(j, "mem.json");
+  CHECK_FALSE(back.complete);
+  CHECK(back.incomplete == r.incomplete);
+  CHECK(back.work_expected_ns == r.work_expected_ns);
+  CHECK(render_json(back) == j);
+  std::string csv = render_csv(r);
+  CHECK(csv.find(",summary,incomplete,1,\"task 0 ('a'): blocked at action 1 (block), never woken\"\n") != std::string::npos);
+  CHECK(csv.find(",summary,,complete,0\n") != std::string::npos);
+  std::string t = render_table(r);
+  CHECK(t.find("INCOMPLETE RUN (complete: false)\n  the simulation ran out of events") != std::string::npos);
+  // Files written before these members existed still load.
+  std::string old = j;
+  old.erase(old.find("    \"work_expected_ns\""), old.find("    \"busy_ns\"") - old.find("    \"work_expected_ns\""));
+  RunResults o = parse_results_json(old, "old.json");
+  CHECK(o.work_expected_ns == -1);
+  CHECK(o.incomplete.empty());
+}
