@@ -10,6 +10,7 @@
 #include "schedsim/metrics/progress.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/topology/topology.hpp"
+#include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
 
 namespace schedsim::cli {
@@ -126,6 +127,12 @@ RunOutcome execute_run(const RunRequest& req) {
   if (!req.trace_window.empty()) parse_trace_window(req.trace_window, fopts);
 
   Topology topo = load_topology(req.topology);
+  // Machine cost profile: this machine as a KVM guest gets the guest's idle-wake model unless the
+  // user chose one (presets and imported files keep the constant; a cost file gives theirs).
+  if (!cost.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
+    cost.idle_wake = IdleWakeMode::kVmHaltPoll;
+    config.cost_overrides["idle_wake"] = "vm-halt-poll (host: KVM guest)";
+  }
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   Workload w = load_workload_input(req.input, req.workload_gen, req.extract);
   config.workload = w.name;

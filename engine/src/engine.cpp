@@ -378,11 +378,21 @@ struct Simulation::Impl : BalanceOps {
     resched(cpu);
   }
 
-  Duration wake_delay(uint32_t from_cpu, uint32_t to_cpu, Duration scan) const {
+  // Search time + IPI to another CPU + the idle-wake cost of an idle target (idle_wake.hpp: by
+  // how long the target had been idle; idle_stamp is when it went idle, unset = idle since the
+  // start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
+  // timer interrupt is local: that CPU already left idle to run the handler.
+  Duration wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
+    const uint32_t from_cpu = ctx.waker_cpu;
     Duration d = scan;
     if (from_cpu != to_cpu)
       d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
-    if (!s.cpus[to_cpu].curr.valid()) d += cost.idle_exit;
+    const CpuSched& c = s.cpus[to_cpu];
+    if (!c.curr.valid()) {
+      Duration idle_for = s.now - (c.idle_stamp_set ? c.idle_stamp : Instant::zero());
+      bool timer_local = ctx.kind == WakeKind::kWakeup && !ctx.from_task && from_cpu == to_cpu;
+      d += idle_wake_cost(cost, idle_for, timer_local);
+    }
     return d;
   }
 
@@ -453,7 +463,7 @@ struct Simulation::Impl : BalanceOps {
     TaskSched& ts = s.tasks[t];
     WakeFact f = decide(ctx);
     const PlacementResult& res = f.placement;
-    f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
+    f.delay = wake_delay(ctx, res.cpu, res.scan_cost);
     for (auto* o : obs) o->on_wake(f);
     prog[t].in_flight = true;
     ts.state = TaskState::kRunnable;
@@ -694,7 +704,10 @@ struct Simulation::Impl : BalanceOps {
     Prog& pr = prog[t];
     if (gen != pr.sleep_gen || s.tasks[t].state != TaskState::kSleeping) return;
     s.tasks[t].state = TaskState::kBlocked;
-    // A timer wakeup: from hard-irq context on the CPU the task slept on.
+    // A timer wakeup: from hard-irq context on the CPU the task slept on. If that CPU was idle,
+    // the interrupt's own idle exit came before the waking; a replayed sleep already contains
+    // it (it lasts from the switch-out to the recorded sched_waking), so nothing is added here;
+    // wake_delay() charges only what follows the waking (idle_wake.hpp, timer_wake_local).
     activate(t, TaskId(), s.tasks[t].cpu, false);
   }
 
