@@ -133,6 +133,7 @@ ROWS = [
 
 print(f"Binary: `{binary}`; kernels: {', '.join(kernels)}. Errors are (simulated - observed) / observed.\n")
 summary = []
+notes = {}
 for name, r in runs.items():
     print(f"### {name}\n")
     print(f"{r['machine']}; replayed on `{r['topo']}`" + (f" with `{r['sel']}`" if r["sel"] else "") + ".\n")
@@ -141,6 +142,7 @@ for name, r in runs.items():
     print("|" + "---|" * (2 + 2 * len(kernels)))
     for label, oname, simf, f in ROWS:
         obs = None
+        bound = ""
         cells = []
         for k in kernels:
             d = r["k"][k]
@@ -148,10 +150,15 @@ for name, r in runs.items():
             o = om.get(oname)
             if o is not None:
                 obs = o["observed"]
+                if o.get("note", "").startswith("lower bound"):
+                    bound = ">= "
+                    notes[name] = o["note"]
             sim = simf(d) if simf else (o["simulated"] if o else None)
             cells.append((sim, err(sim, obs)))
-        print(f"| {label} | {f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
+        print(f"| {label} | {bound}{f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
     print()
+    if name in notes:
+        print(f"Observed wake latency (>=) is a {notes[name]}.\n")
     for k in kernels:
         s = r["k"][k]["summary"]
         w = r["k"][k]["placement"]["wakeups"]
