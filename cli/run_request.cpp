@@ -3,8 +3,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/utsname.h>
+
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
@@ -59,13 +62,23 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
                    "trace-cmd report, perf script; plain, gzip or zstd)");
 }
 
+// --kernel host: the running kernel's profile (uname -r), with a warning naming the choice.
+static const KernelProfile& host_kernel_profile() {
+  struct utsname u;
+  if (uname(&u) != 0) throw InputError(SourceLoc{"--kernel host"}, "cannot read the running kernel's release (uname)");
+  std::string note;
+  const KernelProfile& p = kernel_profile_for_release(u.release, note);
+  log::get("cli")->warn("{}", note);
+  return p;
+}
+
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
                                const std::vector<std::string>& features, RunConfig& config) {
   const PolicyRegistry& reg = builtin_registry();
   std::map<std::string, std::string> choice = default_modules();
   FeatureSet explicit_features;
   if (!kernel.empty()) {
-    const KernelProfile& prof = kernel_profile(kernel);
+    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : kernel_profile(kernel);
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }

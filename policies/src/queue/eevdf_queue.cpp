@@ -14,6 +14,10 @@
 //
 // Simplifications: one level (no groups); DELAY_DEQUEUE is not modeled (a sleeping task leaves
 // the queue at once, as in 6.6); PREEMPT_SHORT is moot because every task has the base slice.
+//
+// Base slice (sysctl_sched_base_slice, scaled by tunable_factor()): 0.75 ms up to 6.14, 0.70 ms
+// from 6.15 (2ae891b82695 "sched: Reduce the default slice to avoid tasks getting an extra
+// tick"; also in 6.12.y stable). The module `eevdf-6.15` is this queue with the 0.70 ms slice.
 #include <set>
 
 #include "queue/tunables.hpp"
@@ -27,13 +31,13 @@ __extension__ typedef __int128 i128;
 
 class EevdfQueue final : public QueuePolicy {
  public:
-  explicit EevdfQueue(const FeatureSet& f)
-      : place_lag_(f.get("PLACE_LAG")), deadline_initial_(f.get("PLACE_DEADLINE_INITIAL")),
+  EevdfQueue(const FeatureSet& f, int64_t base_slice_ns)
+      : base_slice_ns_(base_slice_ns), place_lag_(f.get("PLACE_LAG")), deadline_initial_(f.get("PLACE_DEADLINE_INITIAL")),
         rel_deadline_(f.get("PLACE_REL_DEADLINE")), run_to_parity_(f.get("RUN_TO_PARITY")),
         wakeup_preemption_(f.get("WAKEUP_PREEMPTION")) {}
 
   void attach(SchedState& s) override {
-    base_slice_ = 750000 * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
+    base_slice_ = base_slice_ns_ * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
     tick_ = s.cost->tick.count();
     rq_.assign(s.cpus.size(), Rq{});
     se_.assign(s.tasks.size(), Se{});
@@ -235,6 +239,7 @@ class EevdfQueue final : public QueuePolicy {
     }
   }
 
+  int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
   int64_t base_slice_ = 0, tick_ = 4000000;
   std::vector<Rq> rq_;
@@ -243,11 +248,18 @@ class EevdfQueue final : public QueuePolicy {
 
 }  // namespace
 
-std::unique_ptr<QueuePolicy> make_eevdf_queue(const FeatureSet& f) { return std::make_unique<EevdfQueue>(f); }
+std::unique_ptr<QueuePolicy> make_eevdf_queue(const FeatureSet& f) { return std::make_unique<EevdfQueue>(f, 750000); }
+std::unique_ptr<QueuePolicy> make_eevdf_615_queue(const FeatureSet& f) { return std::make_unique<EevdfQueue>(f, 700000); }
 std::unique_ptr<QueuePolicy> make_cfs_queue(const FeatureSet& f);
 std::unique_ptr<QueuePolicy> make_fifo_queue(const FeatureSet& f);
 
 void register_queue_modules(PolicyRegistry& reg) {
+  const std::vector<FeatureDoc> kEevdfFlags = {
+      {"PLACE_LAG", true, "Preserve a task's lag across sleep and migration when placing it."},
+      {"PLACE_DEADLINE_INITIAL", true, "A new task's first deadline is half a slice away."},
+      {"PLACE_REL_DEADLINE", true, "A migrating task keeps its deadline relative to its vruntime (6.12)."},
+      {"RUN_TO_PARITY", true, "The running task is not preempted before its deadline is renewed."},
+      {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}};
   reg.add_queue({"", "cfs", "CFS (4.17-6.5): vruntime tree, sleeper credit, wakeup granularity, buddies",
                  {{"GENTLE_FAIR_SLEEPERS", true, "Sleeper credit on wakeup is half of sched_latency instead of all of it."},
                   {"START_DEBIT", true, "A new task starts one vslice after min_vruntime, so forking cannot jump the queue."},
@@ -256,12 +268,12 @@ void register_queue_modules(PolicyRegistry& reg) {
                   {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
                 make_cfs_queue);
   reg.add_queue({"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY",
-                 {{"PLACE_LAG", true, "Preserve a task's lag across sleep and migration when placing it."},
-                  {"PLACE_DEADLINE_INITIAL", true, "A new task's first deadline is half a slice away."},
-                  {"PLACE_REL_DEADLINE", true, "A migrating task keeps its deadline relative to its vruntime (6.12)."},
-                  {"RUN_TO_PARITY", true, "The running task is not preempted before its deadline is renewed."},
-                  {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."}}},
+                 kEevdfFlags},
                 make_eevdf_queue);
+  // ---- fid-impl: base-slice variant (6.15+); same flags as eevdf ----
+  reg.add_queue({"", "eevdf-6.15", "EEVDF with the 6.15 base slice of 0.70 ms (2ae891b82695; was 0.75 ms)",
+                 kEevdfFlags},
+                make_eevdf_615_queue);
   reg.add_queue({"", "fifo", "FIFO baseline: no preemption, a task runs until it blocks", {}}, make_fifo_queue);
 }
 

@@ -135,3 +135,26 @@ TEST_CASE("balance: newidle pulls a waiting task, none never does", "[policies][
   CHECK(kernel.migrations >= 1);
   CHECK(kernel.end < Instant::zero() + Duration::ms(30));
 }
+
+TEST_CASE("eevdf-6.15: the 0.70 ms base slice ends a request earlier than 0.75 ms", "[policies][queue]") {
+  // One CPU (factor 1), tick 50 us, two hogs starting together. A is picked first with the
+  // PLACE_DEADLINE_INITIAL half-slice request: 375 us with eevdf, 350 us with eevdf-6.15. The
+  // deadline expiry is noticed at the first tick at or after it: 400 us vs 350 us.
+  Topology t = cpus(1);
+  for (const auto& [queue, first_switch_us] : {std::pair{std::string("eevdf"), 400}, std::pair{std::string("eevdf-6.15"), 350}}) {
+    INFO(queue);
+    auto choice = default_modules();
+    choice["queue"] = queue;
+    choice["balance"] = "none";
+    choice["placement"] = "prev";
+    CostModel c = zero_costs();
+    c.tick = Duration::us(50);
+    Workload w = two_hogs(Duration::ms(2));  // the simulation keeps a reference
+    Simulation sim(w, t, builtin_registry().make(choice, FeatureSet{}), c, SimConfig{});
+    Switches sw;
+    sim.add_observer(&sw);
+    sim.run();
+    REQUIRE(sw.in.size() >= 2);
+    CHECK(sw.in[1].first == Instant::zero() + Duration::us(first_switch_us));
+  }
+}
