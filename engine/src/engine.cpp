@@ -426,7 +426,41 @@ struct Simulation::Impl : BalanceOps {
     ctx.from_task = waker.valid();
     ctx.sync = sync && waker.valid();
     ctx.prev_cpu = ts.cpu;
+    if (pol.queue->is_delayed(ctx.p)) {
+      wake_delayed(ctx);
+      return;
+    }
     place_and_send(ctx);
+  }
+
+  // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
+  // waker re-queues it in place on its CPU, then the wakeup-preemption check.
+  void wake_delayed(const WakeContext& ctx) {
+    uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu;
+    WakeFact f;
+    f.at = s.now;
+    f.wakee = ctx.p;
+    f.waker = ctx.waker;
+    f.waker_cpu = ctx.waker_cpu;
+    f.prev_cpu = cpu;
+    f.kind = ctx.kind;
+    f.sync = ctx.sync;
+    f.placement.cpu = cpu;
+    f.placement.outcome = PlaceOutcome::kDelayed;
+    f.target_was_idle = false;
+    for (auto* o : obs) o->on_wake(f);
+    s.tasks[t].state = TaskState::kRunnable;
+    pol.util->update(s, cpu);
+    pol.util->enqueue(s, ctx.p, cpu, false);
+    pol.queue->requeue_delayed(s, cpu, ctx.p);
+    for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
+    refresh_cpu(cpu);
+    if (!s.cpus[cpu].curr.valid()) {
+      resched(cpu);
+    } else {
+      update_progress(cpu);
+      if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
+    }
   }
 
   // select_task_rq() for ctx (bypassed for a single allowed CPU), checked against the affinity,

@@ -23,7 +23,7 @@ std::map<std::string, std::string> slots(const std::string& placement, const std
           {"balance", "kernel"}};
 }
 
-// The placement/util flags of 6.12, unchanged up to 6.18.
+// The placement/util/queue flags of 6.12, unchanged up to 6.18.
 std::map<std::string, bool> flags_6_12() {
   return {{"SIS_UTIL", true},
           {"WA_IDLE", true},
@@ -31,7 +31,10 @@ std::map<std::string, bool> flags_6_12() {
           {"WA_BIAS", true},
           {"UTIL_EST", true},
           // The flag is gone in 6.12 but its behaviour became unconditional.
-          {"UTIL_EST_FASTUP", true}};
+          {"UTIL_EST_FASTUP", true},
+          // EEVDF's delayed dequeue, on by default since v6.12 (152e11f6df29, 54a58a787791).
+          {"DELAY_DEQUEUE", true},
+          {"DELAY_ZERO", true}};
 }
 
 }  // namespace
@@ -83,16 +86,16 @@ const std::vector<KernelProfile>& kernel_profiles() {
         {"WA_BIAS", true},
         {"UTIL_EST", true},
         {"UTIL_EST_FASTUP", true}}},
-      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF; DELAY_DEQUEUE, PREEMPT_SHORT not modelled",
+      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF with DELAY_DEQUEUE; PREEMPT_SHORT not modelled",
        slots("sis-util", "eevdf"),
        flags_6_12()},
-      // ---- fid-impl: 6.13-6.18 (docs/kernel-versions.md). Only the 6.15 base slice of the
-      // changes since 6.12 is modelled; DELAY_DEQUEUE/DELAY_ZERO and PREEMPT_SHORT (6.12), the
-      // 6.14 runnable accounting, the 6.17 RUN_TO_PARITY and newidle rules are not, in 6.12 either.
-      {"6.15", "6.12 plus the 0.70 ms base slice (2ae891b82695); DELAY_DEQUEUE, PREEMPT_SHORT, 6.13-6.14 changes not modelled",
+      // ---- fid-impl: 6.13-6.18 (docs/kernel-versions.md). Of the changes since 6.12 only the
+      // 6.15 base slice is modelled; PREEMPT_SHORT (6.12), the 6.14 runnable accounting, the
+      // 6.17 RUN_TO_PARITY and newidle rules are not.
+      {"6.15", "6.12 plus the 0.70 ms base slice (2ae891b82695); PREEMPT_SHORT, 6.13-6.14 changes not modelled",
        slots("sis-util", "eevdf-6.15"),
        flags_6_12()},
-      {"6.18", "as 6.15; DELAY_DEQUEUE, PREEMPT_SHORT, the 6.17 RUN_TO_PARITY and newidle rules not modelled",
+      {"6.18", "as 6.15; PREEMPT_SHORT, the 6.17 RUN_TO_PARITY and newidle rules not modelled",
        slots("sis-util", "eevdf-6.15"),
        flags_6_12()},
   };
