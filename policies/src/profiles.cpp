@@ -79,7 +79,9 @@ const std::vector<KernelProfile>& kernel_profiles() {
         {"UTIL_EST_FASTUP", true}}},
       {"6.6", "merged scan with SIS_UTIL, first EEVDF release",
        slots("sis-5.12", "eevdf"),
-       {{"SIS_PROP", false},
+       {{"DELAY_DEQUEUE", false},  // from 6.12
+        {"DELAY_ZERO", false},
+        {"SIS_PROP", false},
         {"SIS_UTIL", true},
         {"WA_IDLE", true},
         {"WA_WEIGHT", true},

@@ -314,9 +314,10 @@ void register_queue_modules(PolicyRegistry& reg) {
       {"PLACE_REL_DEADLINE", true, "A migrating task keeps its deadline relative to its vruntime (6.12)."},
       {"RUN_TO_PARITY", true, "The running task is not preempted before its deadline is renewed."},
       {"WAKEUP_PREEMPTION", true, "Allow a woken task to preempt the running one."},
-      // ---- fid-impl: DELAY_DEQUEUE (v6.12). Off by default: profiles 6.12+ turn them on. ----
-      {"DELAY_DEQUEUE", false, "A task sleeping while not eligible stays queued until picked or woken (6.12)."},
-      {"DELAY_ZERO", false, "With DELAY_DEQUEUE, a delayed task's positive lag is dropped (6.12)."}};
+      // ---- fid-impl: DELAY_DEQUEUE (v6.12, on by default there, like PLACE_REL_DEADLINE; the
+      // 6.6 profile turns them off) ----
+      {"DELAY_DEQUEUE", true, "A task sleeping while not eligible stays queued until picked or woken (6.12)."},
+      {"DELAY_ZERO", true, "With DELAY_DEQUEUE, a delayed task's positive lag is dropped (6.12)."}};
   reg.add_queue({"", "cfs", "CFS (4.17-6.5): vruntime tree, sleeper credit, wakeup granularity, buddies",
                  {{"GENTLE_FAIR_SLEEPERS", true, "Sleeper credit on wakeup is half of sched_latency instead of all of it."},
                   {"START_DEBIT", true, "A new task starts one vslice after min_vruntime, so forking cannot jump the queue."},
