@@ -9,14 +9,18 @@
 
 #include <fmt/format.h>
 
+#include <sys/utsname.h>
+
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/topology/topology.hpp"
+#include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
 
 namespace schedsim::cli {
@@ -201,13 +205,23 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
                    "trace-cmd report, perf script; plain, gzip or zstd)");
 }
 
+// --kernel host: the running kernel's profile (uname -r), with a warning naming the choice.
+static const KernelProfile& host_kernel_profile() {
+  struct utsname u;
+  if (uname(&u) != 0) throw InputError(SourceLoc{"--kernel host"}, "cannot read the running kernel's release (uname)");
+  std::string note;
+  const KernelProfile& p = kernel_profile_for_release(u.release, note);
+  log::get("cli")->warn("{}", note);
+  return p;
+}
+
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
                                const std::vector<std::string>& features, RunConfig& config) {
   const PolicyRegistry& reg = builtin_registry();
   std::map<std::string, std::string> choice = default_modules();
   FeatureSet explicit_features;
   if (!kernel.empty()) {
-    const KernelProfile& prof = kernel_profile(kernel);
+    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : kernel_profile(kernel);
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }
@@ -278,6 +292,12 @@ RunOutcome execute_run(const RunRequest& req) {
   RunGuard guard(parse_max_memory(req.max_memory));
 
   Topology topo = load_topology(req.topology);
+  // Machine cost profile: this machine as a KVM guest gets the guest's idle-wake model unless the
+  // user chose one (presets and imported files keep the constant; a cost file gives theirs).
+  if (!cost.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
+    cost.idle_wake = IdleWakeMode::kVmHaltPoll;
+    config.cost_overrides["idle_wake"] = "vm-halt-poll (host: KVM guest)";
+  }
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   traces::ImportReport import_report;
   Workload w = load_workload_input(req.input, req.workload_gen, req.extract, &import_report);

@@ -6,6 +6,9 @@
 #   scripts/fidelity.sh SCHEDSIM [KERNEL...]        (default kernels: 6.12 6.1)
 #     SCHEDSIM  the schedsim binary to measure (e.g. build-ci/cli/schedsim)
 #     KERNEL    --kernel profiles to replay with, one column group each
+#   Each trace is replayed with its recording machine's cost file when it has one (the 16-CPU
+#   guest: tests/data/traces/xeon-vm-16cpu/costs.json, its idle-wake model); FIDELITY_NO_MACHINE_COST=1
+#   replays every trace with the default costs instead (the "before" of a cost-model change).
 #   env: FIDELITY_COST='name=value ...'  extra --cost arguments for every run (model changes)
 #        FIDELITY_EXTRA='...'            extra run options for every run (e.g. -F NO_X)
 #
@@ -32,16 +35,16 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 D=$here/tests/data/traces
 X=$D/xeon-vm-16cpu
 
-# name | trace | topology | selection options | machine and kernel
+# name | trace | topology | selection options | machine and kernel | machine cost file
 TRACES=(
   "hackbench-pipe-g2|$D/hackbench-pipe-g2.ftrace.gz|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "perf-bench-pipe|$D/perf-bench-pipe.ftrace.gz|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "perf-bench-messaging|$D/perf-bench-messaging.ftrace.gz|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "fork-loop|$D/fork-loop.ftrace.zst|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "perf-sched-messaging|$D/perf-sched-messaging.perf-script.gz|smp2|--comm sched-messaging|2-vCPU KVM guest (AMD EPYC), Linux 6.18, perf 6.1 script, other builds running"
-  "xeon16 msg-g1-l400|$X/msg-g1-l400.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet"
-  "xeon16 fork-2000|$X/fork-2000.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet"
-  "xeon16 periodic-t24|$X/periodic-t24.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet"
+  "xeon16 msg-g1-l400|$X/msg-g1-l400.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet|$X/costs.json"
+  "xeon16 fork-2000|$X/fork-2000.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet|$X/costs.json"
+  "xeon16 periodic-t24|$X/periodic-t24.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet|$X/costs.json"
 )
 
 work=$(mktemp -d)
@@ -56,12 +59,17 @@ i=0
 manifest=$work/manifest.tsv
 : >"$manifest"
 for entry in "${TRACES[@]}"; do
-  IFS='|' read -r name trace topo sel machine <<<"$entry"
+  IFS='|' read -r name trace topo sel machine mcost <<<"$entry"
   # shellcheck disable=SC2206
   sel_args=($sel)
+  mcost_args=()
+  if [ -n "$mcost" ] && [ -z "${FIDELITY_NO_MACHINE_COST:-}" ]; then
+    mcost_args=(--cost "$mcost")
+    machine="$machine; cost file \`${mcost#"$here"/}\`"
+  fi
   for k in "${KERNELS[@]}"; do
     out=$work/$i-$k.json
-    if ! "$SCHEDSIM" run "$trace" -t "$topo" "${sel_args[@]}" --kernel "$k" "${cost_args[@]}" \
+    if ! "$SCHEDSIM" run "$trace" -t "$topo" "${sel_args[@]}" --kernel "$k" "${mcost_args[@]}" "${cost_args[@]}" \
          "${extra_args[@]}" --progress never -f json -o "$out" 2>"$work/$i-$k.err"; then
       echo "fidelity: run failed: $name --kernel $k" >&2
       cat "$work/$i-$k.err" >&2
@@ -125,6 +133,7 @@ ROWS = [
 
 print(f"Binary: `{binary}`; kernels: {', '.join(kernels)}. Errors are (simulated - observed) / observed.\n")
 summary = []
+notes = {}
 for name, r in runs.items():
     print(f"### {name}\n")
     print(f"{r['machine']}; replayed on `{r['topo']}`" + (f" with `{r['sel']}`" if r["sel"] else "") + ".\n")
@@ -133,6 +142,7 @@ for name, r in runs.items():
     print("|" + "---|" * (2 + 2 * len(kernels)))
     for label, oname, simf, f in ROWS:
         obs = None
+        bound = ""
         cells = []
         for k in kernels:
             d = r["k"][k]
@@ -140,10 +150,15 @@ for name, r in runs.items():
             o = om.get(oname)
             if o is not None:
                 obs = o["observed"]
+                if o.get("note", "").startswith("lower bound"):
+                    bound = ">= "
+                    notes[name] = o["note"]
             sim = simf(d) if simf else (o["simulated"] if o else None)
             cells.append((sim, err(sim, obs)))
-        print(f"| {label} | {f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
+        print(f"| {label} | {bound}{f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
     print()
+    if name in notes:
+        print(f"Observed wake latency (>=) is a {notes[name]}.\n")
     for k in kernels:
         s = r["k"][k]["summary"]
         w = r["k"][k]["placement"]["wakeups"]

@@ -421,11 +421,21 @@ struct Simulation::Impl : BalanceOps {
     resched(cpu);
   }
 
-  Duration wake_delay(uint32_t from_cpu, uint32_t to_cpu, Duration scan) const {
+  // Search time + IPI to another CPU + the idle-wake cost of an idle target (idle_wake.hpp: by
+  // how long the target had been idle; idle_stamp is when it went idle, unset = idle since the
+  // start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
+  // timer interrupt is local: that CPU already left idle to run the handler.
+  Duration wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
+    const uint32_t from_cpu = ctx.waker_cpu;
     Duration d = scan;
     if (from_cpu != to_cpu)
       d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
-    if (!s.cpus[to_cpu].curr.valid()) d += cost.idle_exit;
+    const CpuSched& c = s.cpus[to_cpu];
+    if (!c.curr.valid()) {
+      Duration idle_for = s.now - (c.idle_stamp_set ? c.idle_stamp : Instant::zero());
+      bool timer_local = ctx.kind == WakeKind::kWakeup && !ctx.from_task && from_cpu == to_cpu;
+      d += idle_wake_cost(cost, idle_for, timer_local);
+    }
     return d;
   }
 
@@ -462,7 +472,41 @@ struct Simulation::Impl : BalanceOps {
     ctx.from_task = waker.valid();
     ctx.sync = sync && waker.valid();
     ctx.prev_cpu = ts.cpu;
+    if (pol.queue->is_delayed(ctx.p)) {
+      wake_delayed(ctx);
+      return;
+    }
     place_and_send(ctx);
+  }
+
+  // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
+  // waker re-queues it in place on its CPU, then the wakeup-preemption check.
+  void wake_delayed(const WakeContext& ctx) {
+    uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu;
+    WakeFact f;
+    f.at = s.now;
+    f.wakee = ctx.p;
+    f.waker = ctx.waker;
+    f.waker_cpu = ctx.waker_cpu;
+    f.prev_cpu = cpu;
+    f.kind = ctx.kind;
+    f.sync = ctx.sync;
+    f.placement.cpu = cpu;
+    f.placement.outcome = PlaceOutcome::kDelayed;
+    f.target_was_idle = false;
+    for (auto* o : obs) o->on_wake(f);
+    s.tasks[t].state = TaskState::kRunnable;
+    pol.util->update(s, cpu);
+    pol.util->enqueue(s, ctx.p, cpu, false);
+    pol.queue->requeue_delayed(s, cpu, ctx.p);
+    for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
+    refresh_cpu(cpu);
+    if (!s.cpus[cpu].curr.valid()) {
+      resched(cpu);
+    } else {
+      update_progress(cpu);
+      if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
+    }
   }
 
   // select_task_rq() for ctx (bypassed for a single allowed CPU), checked against the affinity,
@@ -499,7 +543,7 @@ struct Simulation::Impl : BalanceOps {
     TaskSched& ts = s.tasks[t];
     WakeFact f = decide(ctx);
     const PlacementResult& res = f.placement;
-    f.delay = wake_delay(ctx.waker_cpu, res.cpu, res.scan_cost);
+    f.delay = wake_delay(ctx, res.cpu, res.scan_cost);
     for (auto* o : obs) o->on_wake(f);
     Instant arrive = checked_after(f.delay.count(), [&] {
       return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
@@ -743,7 +787,10 @@ struct Simulation::Impl : BalanceOps {
     Prog& pr = prog[t];
     if (gen != pr.sleep_gen || s.tasks[t].state != TaskState::kSleeping) return;
     s.tasks[t].state = TaskState::kBlocked;
-    // A timer wakeup: from hard-irq context on the CPU the task slept on.
+    // A timer wakeup: from hard-irq context on the CPU the task slept on. If that CPU was idle,
+    // the interrupt's own idle exit came before the waking; a replayed sleep already contains
+    // it (it lasts from the switch-out to the recorded sched_waking), so nothing is added here;
+    // wake_delay() charges only what follows the waking (idle_wake.hpp, timer_wake_local).
     activate(t, TaskId(), s.tasks[t].cpu, false);
   }
 

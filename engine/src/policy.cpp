@@ -13,6 +13,7 @@ const char* to_string(PlaceOutcome o) {
     case PlaceOutcome::kIdleSibling: return "idle_sibling";
     case PlaceOutcome::kCapacity: return "capacity";
     case PlaceOutcome::kFallback: return "fallback";
+    case PlaceOutcome::kDelayed: return "delayed";
     case PlaceOutcome::kSlowPath: return "slow_path";
     case PlaceOutcome::kPinned: return "pinned";
     case PlaceOutcome::kCount: break;

@@ -486,6 +486,16 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
       add(name + ".max_ns", static_cast<double>(sim.max()), static_cast<double>(ob.max()));
     };
     add_dist("wakeup_latency", wakeup_latency_, obs.wakeup_latency);
+    if (obs.wakeup_latency_inferred > 0) {
+      // Those samples stop at a switch-in placed as late as the trace allows, so the observed
+      // latencies are lower bounds (docs/fidelity.md, "Measurement caveats").
+      const uint64_t n = obs.wakeup_latency.count();
+      const std::string note = fmt::format(
+          "lower bound: {} of {} samples ({:.0f}%) end at a switch-in from idle the trace did not record",
+          obs.wakeup_latency_inferred, n, n ? 100.0 * static_cast<double>(obs.wakeup_latency_inferred) / static_cast<double>(n) : 0.0);
+      for (auto& c : r.observed)
+        if (c.metric.rfind("wakeup_latency.", 0) == 0 && c.metric != "wakeup_latency.count") c.note = note;
+    }
     add_dist("preempt_delay", preempt_delay_, obs.runqueue_wait);
     add("wakeups", static_cast<double>(wakeups_), static_cast<double>(obs.wakeups));
     add("migrations", static_cast<double>(r.migrations_total), static_cast<double>(obs.migrations));

@@ -280,10 +280,19 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
   if (r.has_observed) {
     out += "\nsimulated vs observed (recorded trace)\n";
     TextTable t({"metric", "simulated", "observed", "rel error"});
-    for (const auto& x : r.observed)
-      t.add({x.metric, num(x.simulated), num(x.observed),
+    std::vector<std::string> notes;
+    for (const auto& x : r.observed) {
+      // A figure with a note is marked ">=" (a lower bound) or "*" and its note printed once below.
+      std::string mark;
+      if (!x.note.empty()) {
+        mark = x.note.rfind("lower bound", 0) == 0 ? ">=" : "*";
+        if (std::find(notes.begin(), notes.end(), x.note) == notes.end()) notes.push_back(x.note);
+      }
+      t.add({x.metric, num(x.simulated), mark + num(x.observed),
              x.observed != 0 ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
+    }
     out += t.render();
+    for (const auto& n : notes) out += "  " + std::string(n.rfind("lower bound", 0) == 0 ? ">=" : "*") + " observed wakeup_latency is a " + n + "\n";
   }
   return out;
 }
@@ -393,6 +402,7 @@ std::string render_csv(const RunResults& r) {
     row("observed", o.metric, "simulated", num(o.simulated));
     row("observed", o.metric, "observed", num(o.observed));
     row("observed", o.metric, "rel_error", num(o.rel_error));
+    if (!o.note.empty()) row("observed", o.metric, "note", o.note);
   }
   const UtilTimeline& tl = r.timeline;
   for (size_t cpu = 0; cpu < tl.busy.size(); ++cpu)

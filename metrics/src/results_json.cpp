@@ -303,9 +303,11 @@ std::string render_json(const RunResults& r) {
 
   if (r.has_observed) {
     ojson obs = ojson::array();
-    for (const auto& o : r.observed)
+    for (const auto& o : r.observed) {
       obs.push_back(ojson{{"metric", o.metric}, {"simulated", o.simulated}, {"observed", o.observed},
                           {"rel_error", o.rel_error}});
+      if (!o.note.empty()) obs.back()["note"] = o.note;
+    }
     j["observed"] = std::move(obs);
   } else {
     j["observed"] = nullptr;
@@ -524,6 +526,7 @@ RunResults parse_results_json(const std::string& text, const std::string& source
       x.simulated = rd.dbl(obs[i], ptr, "simulated");
       x.observed = rd.dbl(obs[i], ptr, "observed");
       x.rel_error = rd.dbl(obs[i], ptr, "rel_error");
+      if (obs[i].is_object() && obs[i].contains("note")) x.note = rd.str(obs[i], ptr, "note");
       r.observed.push_back(std::move(x));
     }
   }

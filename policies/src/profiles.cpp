@@ -5,6 +5,7 @@
 // defaults (GENTLE_FAIR_SLEEPERS, PLACE_LAG, ...) follow the module chosen (cfs <= 6.1, eevdf
 // >= 6.6). A flag a version lacks is set off when the chosen module would otherwise read it
 // (UTIL_EST_FASTUP in 4.17).
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ std::map<std::string, std::string> slots(const std::string& placement, const std
           {"util", "pelt-util-est"},
           {"queue", queue},
           {"balance", "kernel"}};
+}
+
+// The placement/util/queue flags of 6.12, unchanged up to 6.18.
+std::map<std::string, bool> flags_6_12() {
+  return {{"SIS_UTIL", true},
+          {"WA_IDLE", true},
+          {"WA_WEIGHT", true},
+          {"WA_BIAS", true},
+          {"UTIL_EST", true},
+          // The flag is gone in 6.12 but its behaviour became unconditional.
+          {"UTIL_EST_FASTUP", true},
+          // EEVDF's delayed dequeue, on by default since v6.12 (152e11f6df29, 54a58a787791).
+          {"DELAY_DEQUEUE", true},
+          {"DELAY_ZERO", true}};
 }
 
 }  // namespace
@@ -64,22 +79,27 @@ const std::vector<KernelProfile>& kernel_profiles() {
         {"UTIL_EST_FASTUP", true}}},
       {"6.6", "merged scan with SIS_UTIL, first EEVDF release",
        slots("sis-5.12", "eevdf"),
-       {{"SIS_PROP", false},
+       {{"DELAY_DEQUEUE", false},  // from 6.12
+        {"DELAY_ZERO", false},
+        {"SIS_PROP", false},
         {"SIS_UTIL", true},
         {"WA_IDLE", true},
         {"WA_WEIGHT", true},
         {"WA_BIAS", true},
         {"UTIL_EST", true},
         {"UTIL_EST_FASTUP", true}}},
-      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF",
+      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF with DELAY_DEQUEUE; PREEMPT_SHORT not modelled",
        slots("sis-util", "eevdf"),
-       {{"SIS_UTIL", true},
-        {"WA_IDLE", true},
-        {"WA_WEIGHT", true},
-        {"WA_BIAS", true},
-        {"UTIL_EST", true},
-        // The flag is gone in 6.12 but its behaviour became unconditional.
-        {"UTIL_EST_FASTUP", true}}},
+       flags_6_12()},
+      // ---- fid-impl: 6.13-6.18 (docs/kernel-versions.md). Of the changes since 6.12 only the
+      // 6.15 base slice is modelled; PREEMPT_SHORT (6.12), the 6.14 runnable accounting, the
+      // 6.17 RUN_TO_PARITY and newidle rules are not.
+      {"6.15", "6.12 plus the 0.70 ms base slice (2ae891b82695); PREEMPT_SHORT, 6.13-6.14 changes not modelled",
+       slots("sis-util", "eevdf-6.15"),
+       flags_6_12()},
+      {"6.18", "as 6.15; PREEMPT_SHORT, the 6.17 RUN_TO_PARITY and newidle rules not modelled",
+       slots("sis-util", "eevdf-6.15"),
+       flags_6_12()},
   };
   return profiles;
 }
@@ -91,6 +111,38 @@ const KernelProfile& kernel_profile(const std::string& version) {
     names.push_back(p.version);
   }
   throw InputError(unknown_choice_message("kernel version", version, names));
+}
+
+namespace {
+// "6.18.44-fc" -> {6, 18}; false if it does not start with MAJOR.MINOR.
+bool major_minor(const std::string& text, int& major, int& minor) {
+  return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2 && major >= 0 && minor >= 0;
+}
+}  // namespace
+
+const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note) {
+  int maj = 0, min = 0;
+  if (!major_minor(release, maj, min))
+    throw InputError(SourceLoc{"--kernel host"}, "cannot read a version from the running kernel's release '" + release + "'");
+  const KernelProfile* best = nullptr;
+  int bmaj = -1, bmin = -1;
+  for (const auto& p : kernel_profiles()) {
+    int pm = 0, pn = 0;
+    if (!major_minor(p.version, pm, pn)) continue;
+    bool not_newer = pm < maj || (pm == maj && pn <= min);
+    bool later = pm > bmaj || (pm == bmaj && pn > bmin);
+    if (not_newer && later) {
+      best = &p;
+      bmaj = pm;
+      bmin = pn;
+    }
+  }
+  if (!best)
+    throw InputError(SourceLoc{"--kernel host"}, "the running kernel " + release + " is older than every profile (oldest " +
+                                                     kernel_profiles().front().version + ")");
+  note = "--kernel host: running " + release + ", profile " + best->version +
+         (bmaj == maj && bmin == min ? "" : " (the newest profile not newer than it)") + ": " + best->summary;
+  return *best;
 }
 
 std::map<std::string, std::string> default_modules() { return kernel_profile("6.12").modules; }

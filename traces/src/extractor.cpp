@@ -111,6 +111,7 @@ struct Extractor::Impl {
   bool has_selection = false;
   std::unique_ptr<std::regex> comm_re;
   bool seen_waking = false;
+  bool inferring_switch_in = false;  // switch_in() is placing a switch-in the trace did not record
   int64_t first_ts = -1, last_ts = -1;
   int64_t prev_last_ts = -1;  // the event CPU's previous event (before the current one)
   int64_t sel_first = -1, sel_last = -1;
@@ -355,7 +356,11 @@ struct Extractor::Impl {
       case St::kWoken:
         // Like the simulator's report, a new task's first wait (wake_up_new_task to switch-in)
         // is fork latency and stays out of the wakeup latency distribution.
-        if (n.selected && !n.fork_wait) obs.wakeup_latency.record(ts - n.since);
+        if (n.selected && !n.fork_wait) {
+          obs.wakeup_latency.record(ts - n.since);
+          // Placed at the CPU's previous event, the latest it can be: the sample is a lower bound.
+          if (inferring_switch_in) ++obs.wakeup_latency_inferred;
+        }
         n.fork_wait = false;
         break;
       case St::kBlocked:
@@ -412,8 +417,10 @@ struct Extractor::Impl {
       }
     } else {
       ++rep.inferred_switch_ins;
+      inferring_switch_in = true;
     }
     switch_in(ord, ev.cpu, at);
+    inferring_switch_in = false;
     return true;
   }
 

@@ -187,6 +187,8 @@ void write_json(const Workload& w, OutFile& out) {
         "    \"span\": {}, \"total_runtime\": {}, \"nr_cpus\": {},\n    \"wakeup_latency\": ",
         s.wakeups, s.migrations, s.context_switches, s.span.count(), s.total_runtime.count(), s.nr_cpus);
     json_histogram(o, s.wakeup_latency, "    ");
+    if (s.wakeup_latency_inferred > 0)
+      o += fmt::format(",\n    \"wakeup_latency_inferred\": {}", s.wakeup_latency_inferred);
     o += ",\n    \"runqueue_wait\": ";
     json_histogram(o, s.runqueue_wait, "    ");
     o += "\n  },\n";
@@ -309,7 +311,7 @@ void write_cbor(const Workload& w, OutFile& out) {
   if (w.observed.present) {
     const ObservedStats& s = w.observed;
     c.text("observed");
-    c.map(8);
+    c.map(s.wakeup_latency_inferred > 0 ? 9 : 8);
     c.text("wakeups");
     c.integer(static_cast<int64_t>(s.wakeups));
     c.text("migrations");
@@ -324,6 +326,10 @@ void write_cbor(const Workload& w, OutFile& out) {
     c.integer(s.nr_cpus);
     c.text("wakeup_latency");
     cbor_histogram(c, s.wakeup_latency);
+    if (s.wakeup_latency_inferred > 0) {
+      c.text("wakeup_latency_inferred");
+      c.integer(static_cast<int64_t>(s.wakeup_latency_inferred));
+    }
     c.text("runqueue_wait");
     cbor_histogram(c, s.runqueue_wait);
   }
@@ -624,7 +630,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     static const std::vector<std::string> root = {"schedsim_workload", "name", "source", "meta", "observed", "tasks"};
     static const std::vector<std::string> observed = {"wakeups",       "migrations", "context_switches",
                                                       "span",          "total_runtime", "nr_cpus",
-                                                      "wakeup_latency", "runqueue_wait"};
+                                                      "wakeup_latency", "runqueue_wait", "wakeup_latency_inferred"};
     static const std::vector<std::string> hist = {"count", "min", "max", "sum", "sum_sq", "samples", "buckets"};
     static const std::vector<std::string> task = {"name",       "pid",        "tgid",        "nice",   "affinity",
                                                   "kthread",    "start",      "start_time",  "initial_cpu",
@@ -798,6 +804,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     else if (f.key == "context_switches") s.context_switches = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
     else if (f.key == "span") s.span = Duration::ns(as_duration(v));
     else if (f.key == "total_runtime") s.total_runtime = Duration::ns(as_duration(v));
+    else if (f.key == "wakeup_latency_inferred")
+      s.wakeup_latency_inferred = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
     else if (f.key == "nr_cpus") {
       int64_t n = as_nonneg(v, "a non-negative integer");
       if (n > static_cast<int64_t>(CpuMask::kMaxCpus))

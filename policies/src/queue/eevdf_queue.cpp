@@ -12,8 +12,16 @@
 // a migrating task's deadline relative to its vruntime. Wakeup preemption: update_curr, then
 // preempt iff pick_eevdf() returns the wakee; tick preemption only through deadline expiry.
 //
-// Simplifications: one level (no groups); DELAY_DEQUEUE is not modeled (a sleeping task leaves
-// the queue at once, as in 6.6); PREEMPT_SHORT is moot because every task has the base slice.
+// DELAY_DEQUEUE / DELAY_ZERO (6.12, flags): an ineligible sleeper stays queued (weight in V,
+// counted in nr_running) until picked (then its dequeue completes and the pick repeats) or woken
+// in place (requeue_delayed(); the engine skips select_task_rq, as ttwu_runnable() does).
+//
+// Simplifications: one level (no groups); PREEMPT_SHORT is moot because every task has the base
+// slice; delayed tasks are never migrated (the 6.14 rule).
+//
+// Base slice (sysctl_sched_base_slice, scaled by tunable_factor()): 0.75 ms up to 6.14, 0.70 ms
+// from 6.15 (2ae891b82695 "sched: Reduce the default slice to avoid tasks getting an extra
+// tick"; also in 6.12.y stable). The module `eevdf-6.15` is this queue with the 0.70 ms slice.
 #include <set>
 
 #include "queue/tunables.hpp"
@@ -28,13 +36,14 @@ using i128 = Int128;
 
 class EevdfQueue final : public QueuePolicy {
  public:
-  explicit EevdfQueue(const Features& f)
-      : place_lag_(f.get(Feature::PLACE_LAG)), deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)),
-        rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)), run_to_parity_(f.get(Feature::RUN_TO_PARITY)),
-        wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)) {}
+  EevdfQueue(const Features& f, int64_t base_slice_ns)
+      : base_slice_ns_(base_slice_ns), place_lag_(f.get(Feature::PLACE_LAG)),
+        deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)), rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)),
+        run_to_parity_(f.get(Feature::RUN_TO_PARITY)), wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)),
+        delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)) {}
 
   void attach(SchedState& s) override {
-    base_slice_ = 750000 * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
+    base_slice_ = base_slice_ns_ * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
     tick_ = s.cost->tick.count();
     rq_.assign(s.cpus.size(), Rq{});
     se_.assign(s.tasks.size(), Se{});
@@ -62,6 +71,17 @@ class EevdfQueue final : public QueuePolicy {
   void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) override {
     Rq& rq = rq_[cpu];
     Se& se = se_[p.v];
+    // DELAY_DEQUEUE (152e11f6df29): a task going to sleep while not eligible (it ran more than
+    // its share) stays queued, its weight still in V, until it is picked or woken. Exits leave.
+    if (delay_dequeue_ && kind == DequeueKind::kSleep && s.tasks[p.v].state != TaskState::kExited &&
+        !se.delayed && !eligible(rq, se)) {
+      if (rq.curr == p) {
+        rq.curr = TaskId();
+        insert_tree(rq, p.v);  // stays in the sums
+      }
+      se.delayed = true;
+      return;
+    }
     // update_entity_lag(): remember how far from fair the entity leaves.
     int64_t limit = calc_delta_fair(std::max<int64_t>(2 * se.slice, tick_), se.weight);
     se.vlag = std::clamp(avg_vruntime(rq) - se.vruntime, -limit, limit);
@@ -79,10 +99,16 @@ class EevdfQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  TaskId pick_next(SchedState&, uint32_t cpu) override {
+  TaskId pick_next(SchedState& s, uint32_t cpu) override {
     Rq& rq = rq_[cpu];
     if (rq.curr.valid()) return rq.curr;
     uint32_t best = pick_eevdf(rq);
+    // A delayed entity that gets picked is eligible again: its dequeue completes (with
+    // DELAY_ZERO a positive lag is dropped) and the pick is repeated.
+    while (best != kNone && se_[best].delayed) {
+      finish_delayed_dequeue(s, cpu, best);
+      best = pick_eevdf(rq);
+    }
     if (best == kNone) return TaskId();
     remove_tree(rq, best);
     rq.curr = TaskId(best);
@@ -133,6 +159,24 @@ class EevdfQueue final : public QueuePolicy {
     return r && rq.nr > 1;
   }
 
+  bool is_delayed(TaskId p) const override { return p.v < se_.size() && se_[p.v].delayed; }
+
+  void requeue_delayed(SchedState&, uint32_t cpu, TaskId p) override {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[p.v];
+    se.delayed = false;
+    // requeue_delayed_entity(): with DELAY_ZERO an entity that has become owed service (lag > 0)
+    // is re-placed at zero lag; otherwise it keeps its vruntime and deadline.
+    if (delay_zero_ && avg_vruntime(rq) - se.vruntime > 0) {
+      remove(rq, p.v);
+      --rq.nr;
+      se.vlag = 0;
+      place_entity(rq, se);
+      add(rq, p.v);
+      ++rq.nr;
+    }
+  }
+
   void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
     for (const auto& [d, t] : rq_[cpu].by_deadline)
       if (!fn(TaskId(t))) return;
@@ -144,6 +188,7 @@ class EevdfQueue final : public QueuePolicy {
     int64_t vruntime = 0, deadline = 0, vlag = 0, slice = 0;
     uint32_t weight = 1024, cpu = 0;
     bool is_new = false, rel_deadline = false;
+    bool delayed = false;  // asleep but still queued (DELAY_DEQUEUE)
   };
   struct Rq {
     std::set<std::pair<int64_t, uint32_t>> by_deadline, by_vruntime;  // queued, curr excluded
@@ -179,6 +224,18 @@ class EevdfQueue final : public QueuePolicy {
     if (curr && (best == kNone || curr->deadline < se_[best].deadline)) return rq.curr.v;
     if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
     return best;
+  }
+  void finish_delayed_dequeue(SchedState& s, uint32_t cpu, uint32_t t) {
+    Rq& rq = rq_[cpu];
+    Se& se = se_[t];
+    int64_t limit = calc_delta_fair(std::max<int64_t>(2 * se.slice, tick_), se.weight);
+    se.vlag = std::clamp(avg_vruntime(rq) - se.vruntime, -limit, limit);
+    if (delay_zero_ && se.vlag > 0) se.vlag = 0;
+    remove(rq, t);
+    se.delayed = false;
+    --rq.nr;
+    s.cpus[cpu].nr_running = rq.nr;
+    update_min_vruntime(rq);
   }
   void place_entity(Rq& rq, Se& se) {
     se.slice = base_slice_;
@@ -236,7 +293,9 @@ class EevdfQueue final : public QueuePolicy {
     }
   }
 
+  int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
+  bool delay_dequeue_, delay_zero_;
   int64_t base_slice_ = 0, tick_ = 4000000;
   std::vector<Rq> rq_;
   std::vector<Se> se_;
@@ -244,11 +303,21 @@ class EevdfQueue final : public QueuePolicy {
 
 }  // namespace
 
+static std::vector<FeatureDoc> eevdf_flags() {
+  return feature_docs({Feature::PLACE_LAG, Feature::PLACE_DEADLINE_INITIAL, Feature::PLACE_REL_DEADLINE,
+                       Feature::RUN_TO_PARITY, Feature::WAKEUP_PREEMPTION, Feature::DELAY_DEQUEUE,
+                       Feature::DELAY_ZERO});
+}
+
 ModuleDef<QueuePolicy> eevdf_queue() {
-  return {{"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY",
-           feature_docs({Feature::PLACE_LAG, Feature::PLACE_DEADLINE_INITIAL, Feature::PLACE_REL_DEADLINE,
-                         Feature::RUN_TO_PARITY, Feature::WAKEUP_PREEMPTION})},
-          [](const Features& f) { return std::make_unique<EevdfQueue>(f); }};
+  return {{"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY", eevdf_flags()},
+          [](const Features& f) { return std::make_unique<EevdfQueue>(f, 750000); }};
+}
+
+// The 6.15 base slice (0.70 ms, commit 2ae891b82695; was 0.75 ms); same flags as eevdf.
+ModuleDef<QueuePolicy> eevdf_615_queue() {
+  return {{"", "eevdf-6.15", "EEVDF with the 6.15 base slice of 0.70 ms (2ae891b82695; was 0.75 ms)", eevdf_flags()},
+          [](const Features& f) { return std::make_unique<EevdfQueue>(f, 700000); }};
 }
 
 }  // namespace schedsim

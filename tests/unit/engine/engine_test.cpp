@@ -412,6 +412,8 @@ TEST_CASE("times near INT64_MAX and huge runs fail clearly instead of overflowin
     CHECK(s.stop == StopReason::kStopAt);
     CHECK(s.work_done == Duration::ms(100));
   }
+}
+
 TEST_CASE("a pinned task bypasses the placement module", "[engine]") {
   // B may run only on CPU 3; A wakes it from CPU 0 ten times. core.c's select_task_rq() skips
   // the class hook for a single allowed CPU: every wake is placed on 3 with outcome "pinned" and

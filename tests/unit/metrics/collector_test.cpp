@@ -261,12 +261,9 @@ TEST_CASE("utilization timeline doubles its bucket width and conserves busy time
   CHECK(r.cpus[0].utilization == Approx(0.85));
 }
 
-TEST_CASE("observed stats produce simulated-vs-observed rows", "[metrics]") {
-  Fixture fx(machine(1), {"A"});
-  fx.w.observed.present = true;
-  fx.w.observed.wakeup_latency.record(2000);
-  fx.w.observed.wakeups = 2;
-  fx.w.observed.span = Duration::ns(8000);
+namespace {
+// One task woken at 0, enqueued at 1 us, switched in at 3 us; the run ends at 10 us.
+RunResults one_wakeup_run(Fixture& fx) {
   MetricsCollector m(fx.w);
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(0), kIdle);
@@ -275,6 +272,17 @@ TEST_CASE("observed stats produce simulated-vs-observed rows", "[metrics]") {
   m.on_switch(ns(3000), 0, kIdle, SwitchReason::kBlock, T(0));
   m.on_end(fx.state, ns(10000));
   RunResults r = m.results(RunConfig{});
+  return r;
+}
+}  // namespace
+
+TEST_CASE("observed stats produce simulated-vs-observed rows", "[metrics]") {
+  Fixture fx(machine(1), {"A"});
+  fx.w.observed.present = true;
+  fx.w.observed.wakeup_latency.record(2000);
+  fx.w.observed.wakeups = 2;
+  fx.w.observed.span = Duration::ns(8000);
+  RunResults r = one_wakeup_run(fx);
   REQUIRE(r.has_observed);
   auto find = [&](const std::string& name) -> const Comparison& {
     for (const auto& c : r.observed)
@@ -287,4 +295,25 @@ TEST_CASE("observed stats produce simulated-vs-observed rows", "[metrics]") {
   CHECK(find("wakeups").rel_error == Approx(-0.5));      // 1 vs 2
   CHECK(find("makespan_ns").rel_error == Approx(0.25));  // 10000 vs 8000
   CHECK(find("migrations").rel_error == 0);              // observed 0: no ratio
+}
+
+TEST_CASE("observed wakeup latency with inferred switch-ins carries a lower-bound note", "[metrics]") {
+  Fixture fx(machine(1), {"A"});
+  fx.w.observed.present = true;
+  for (int i = 0; i < 4; ++i) fx.w.observed.wakeup_latency.record(2000);
+  fx.w.observed.wakeup_latency_inferred = 3;
+  RunResults r = one_wakeup_run(fx);
+  REQUIRE(r.has_observed);
+  for (const auto& c : r.observed) {
+    INFO(c.metric);
+    bool bounded = c.metric.rfind("wakeup_latency.", 0) == 0 && c.metric != "wakeup_latency.count";
+    CHECK(c.note == (bounded ? "lower bound: 3 of 4 samples (75%) end at a switch-in from idle the trace did not record"
+                             : ""));
+  }
+  std::string table = render_table(r);
+  CHECK(table.find(">=2000") != std::string::npos);
+  CHECK(table.find(">= observed wakeup_latency is a lower bound: 3 of 4 samples") != std::string::npos);
+  RunResults back = parse_results_json(render_json(r), "mem");
+  REQUIRE(back.observed.size() == r.observed.size());
+  for (size_t i = 0; i < r.observed.size(); ++i) CHECK(back.observed[i].note == r.observed[i].note);
 }

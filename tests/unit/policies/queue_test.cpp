@@ -135,3 +135,73 @@ TEST_CASE("balance: newidle pulls a waiting task, none never does", "[policies][
   CHECK(kernel.migrations >= 1);
   CHECK(kernel.end < Instant::zero() + Duration::ms(30));
 }
+
+TEST_CASE("eevdf-6.15: the 0.70 ms base slice ends a request earlier than 0.75 ms", "[policies][queue]") {
+  // One CPU (factor 1), tick 50 us, two hogs starting together. A is picked first with the
+  // PLACE_DEADLINE_INITIAL half-slice request: 375 us with eevdf, 350 us with eevdf-6.15. The
+  // deadline expiry is noticed at the first tick at or after it: 400 us vs 350 us.
+  Topology t = cpus(1);
+  for (const auto& [queue, first_switch_us] : {std::pair{std::string("eevdf"), 400}, std::pair{std::string("eevdf-6.15"), 350}}) {
+    INFO(queue);
+    auto choice = default_modules();
+    choice["queue"] = queue;
+    choice["balance"] = "none";
+    choice["placement"] = "prev";
+    CostModel c = zero_costs();
+    c.tick = Duration::us(50);
+    Workload w = two_hogs(Duration::ms(2));  // the simulation keeps a reference
+    Simulation sim(w, t, builtin_registry().make(choice, FeatureSet{}), c, SimConfig{});
+    Switches sw;
+    sim.add_observer(&sw);
+    sim.run();
+    REQUIRE(sw.in.size() >= 2);
+    CHECK(sw.in[1].first == Instant::zero() + Duration::us(first_switch_us));
+  }
+}
+
+TEST_CASE("eevdf DELAY_DEQUEUE: a task that sleeps ineligible is woken in place, no placement", "[policies][queue]") {
+  // 3 CPUs (base slice 0.75 ms x 2). A and B start on CPU0, A first; B is pinned there. A runs
+  // 1 ms and blocks: it ran 1 ms, B none, so A is behind V (not eligible) and, with DELAY_DEQUEUE,
+  // stays queued. C on CPU1 wakes A at 1.5 ms. Delayed: A is re-queued on CPU0 without
+  // select_task_rq (outcome "delayed", no migration). Without: first-idle moves it to idle CPU2.
+  Topology t = cpus(3);
+  for (bool dd : {true, false}) {
+    INFO("DELAY_DEQUEUE " << dd);
+    Workload w;
+    TaskSpec a, b, c;
+    a.name = "A";
+    a.initial_cpu = 0;
+    a.program = {Action::run(Duration::ms(1)), Action::block(), Action::run(Duration::ms(1))};
+    b.name = "B";
+    b.initial_cpu = 0;
+    b.affinity = CpuMask::of({0});
+    b.program = {Action::run(Duration::ms(5))};
+    c.name = "C";
+    c.initial_cpu = 1;
+    c.affinity = CpuMask::of({1});
+    c.program = {Action::run(Duration::us(1500)), Action::wake(TaskId(0))};
+    w.add_task(a);
+    w.add_task(b);
+    w.add_task(c);
+    auto choice = default_modules();
+    choice["queue"] = "eevdf";
+    choice["balance"] = "none";
+    choice["placement"] = "first-idle";
+    FeatureSet f;
+    f.set("DELAY_DEQUEUE", dd);
+    f.set("DELAY_ZERO", dd);
+    Simulation sim(w, t, builtin_registry().make(choice, f), zero_costs(), SimConfig{});
+    struct Wakes : Observer {
+      std::vector<WakeFact> v;
+      void on_wake(const WakeFact& x) override { v.push_back(x); }
+    } wakes;
+    sim.add_observer(&wakes);
+    SimSummary s = sim.run();
+    CHECK(s.complete);
+    REQUIRE(wakes.v.size() == 1);
+    CHECK(wakes.v[0].at == Instant::zero() + Duration::us(1500));
+    CHECK(wakes.v[0].placement.outcome == (dd ? PlaceOutcome::kDelayed : PlaceOutcome::kIdleCpu));
+    CHECK(wakes.v[0].placement.cpu == (dd ? 0u : 2u));
+    CHECK(s.migrations == (dd ? 0u : 1u));
+  }
+}

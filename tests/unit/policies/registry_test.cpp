@@ -39,7 +39,7 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   const auto& reg = builtin_registry();
   std::vector<std::string> versions;
   for (const auto& p : kernel_profiles()) versions.push_back(p.version);
-  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12"});
+  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12", "6.15", "6.18"});
   for (const auto& p : kernel_profiles()) {
     INFO(p.version);
     FeatureSet f;
@@ -55,6 +55,24 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   CHECK(kernel_profile("6.6").modules.at("queue") == "eevdf");
   CHECK(default_modules() == kernel_profile("6.12").modules);
   CHECK_THROWS_WITH(kernel_profile("6.11"), Catch::Contains("did you mean"));
+  CHECK(kernel_profile("6.15").modules.at("queue") == "eevdf-6.15");
+  CHECK(kernel_profile("6.18").modules.at("queue") == "eevdf-6.15");
+}
+
+TEST_CASE("kernel host: the newest profile not newer than the running release", "[policies][registry]") {
+  std::string note;
+  CHECK(kernel_profile_for_release("6.18.44-fc-v857", note).version == "6.18");
+  CHECK(note.find("running 6.18.44-fc-v857, profile 6.18:") != std::string::npos);
+  CHECK(note.find("newest profile not newer") == std::string::npos);
+  CHECK(kernel_profile_for_release("6.17.0", note).version == "6.15");
+  CHECK(note.find("(the newest profile not newer than it)") != std::string::npos);
+  CHECK(kernel_profile_for_release("6.13.2", note).version == "6.12");
+  CHECK(kernel_profile_for_release("6.9.0-rc1", note).version == "6.6");
+  CHECK(kernel_profile_for_release("6.10", note).version == "6.6");    // 6.10 > 6.6, not 6.1
+  CHECK(kernel_profile_for_release("7.0.1", note).version == "6.18");
+  CHECK(kernel_profile_for_release("5.4.0-150-generic", note).version == "4.17");
+  CHECK_THROWS_WITH(kernel_profile_for_release("4.9.0", note), Catch::Contains("older than every profile"));
+  CHECK_THROWS_WITH(kernel_profile_for_release("linux", note), Catch::Contains("cannot read a version"));
 }
 
 TEST_CASE("every module flag is a declared Feature with the declared doc", "[policies][registry][features]") {
@@ -88,5 +106,5 @@ TEST_CASE("slots by enum and by name", "[policies][registry]") {
   for (Slot s : kAllSlots) CHECK(parse_slot(to_string(s)) == s);
   CHECK(slot_names() == std::vector<std::string>{"placement", "idle-cores", "util", "queue", "balance"});
   CHECK_THROWS_WITH(parse_slot("placment"), Catch::Contains("did you mean"));
-  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "fifo"});
+  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.15", "fifo"});
 }

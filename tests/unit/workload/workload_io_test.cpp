@@ -69,6 +69,7 @@ Workload sample_workload() {
   w.observed.span = Duration::ms(5);
   w.observed.total_runtime = Duration::ms(3);
   w.observed.nr_cpus = 2;
+  w.observed.wakeup_latency_inferred = 1;
   for (int i = 0; i < 100; ++i) w.observed.wakeup_latency.record(1000 + i * 37);
   // Beyond the exact limit the histogram keeps buckets: the file must keep them.
   for (int i = 0; i < 10000; ++i) w.observed.runqueue_wait.record((i * 7919) % 250000);
@@ -101,6 +102,7 @@ void check_same(const Workload& a, const Workload& b) {
   CHECK(a.observed.span == b.observed.span);
   CHECK(a.observed.total_runtime == b.observed.total_runtime);
   CHECK(a.observed.nr_cpus == b.observed.nr_cpus);
+  CHECK(a.observed.wakeup_latency_inferred == b.observed.wakeup_latency_inferred);
   for (auto [h1, h2] : {std::pair{&a.observed.wakeup_latency, &b.observed.wakeup_latency},
                         std::pair{&a.observed.runqueue_wait, &b.observed.runqueue_wait}}) {
     // Everything `run` prints survives exactly.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "schedsim/base/time.hpp"
+#include "schedsim/engine/idle_wake.hpp"
 
 namespace schedsim {
 
@@ -26,6 +27,14 @@ struct CostModel {
   Duration refill_numa = Duration::us(15);          ///< ... across NUMA nodes
   Duration tick = Duration::ms(4);                  ///< scheduler tick (HZ=250)
   int64_t smt_corun_permille = 650;                 ///< work rate of a thread while a sibling is busy
+  // ---- idle-wake cost model (idle_wake.hpp): which mechanism, and its parameters ----
+  IdleWakeMode idle_wake = IdleWakeMode::kConstant;  ///< constant: ipi + idle_exit
+  bool idle_wake_set = false;                        ///< chosen by --cost or a cost file
+  Duration halt_poll_min = Duration::us(50);         ///< vm-halt-poll: idle this short -> polled cost
+  Duration halt_poll_window = Duration::us(200);     ///< vm-halt-poll: idle this long -> halted cost
+  Duration idle_exit_polled = Duration::ns(3400);    ///< vm-halt-poll: exit while the host still polls
+  Duration idle_exit_halted = Duration::ns(13400);   ///< vm-halt-poll: exit after the host descheduled the vCPU
+  Duration timer_wake_local = Duration::us(2);       ///< vm-halt-poll: timer wake on its own idle CPU, after the waking
 
   struct Param {
     std::string name, unit, doc, source;

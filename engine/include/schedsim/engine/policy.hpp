@@ -60,6 +60,7 @@ enum class PlaceOutcome : uint8_t {
   kFallback,     ///< nothing idle found: target (possibly busy)
   kSlowPath,     ///< fork/exec find_idlest_cpu
   kPinned,       ///< single allowed CPU, class hook bypassed
+  kDelayed,      ///< still queued (DELAY_DEQUEUE): woken in place, no select_task_rq (ttwu_runnable)
   kCount
 };
 const char* to_string(PlaceOutcome o);
@@ -155,6 +156,12 @@ class QueuePolicy {
                                const std::function<bool(TaskId)>& fn) const = 0;
   /// Fork: initialise the child's queue state from the parent (task_fork_fair).
   virtual void task_fork(SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
+  // ---- DELAY_DEQUEUE (6.12+; fid-impl) ----
+  /// True while p sleeps but is still in its CPU's queue (a delayed dequeue): a wakeup then
+  /// re-queues it in place (requeue_delayed) instead of placing it.
+  virtual bool is_delayed(TaskId /*p*/) const { return false; }
+  /// ttwu_runnable() for a delayed p on cpu: p is runnable again where it is.
+  virtual void requeue_delayed(SchedState&, uint32_t /*cpu*/, TaskId /*p*/) {}
 };
 
 /// Operations the engine offers the balance slot.

@@ -130,6 +130,7 @@ struct Comparison {
   std::string metric;
   double simulated = 0, observed = 0;
   double rel_error = 0;          ///< (simulated - observed) / observed; 0 when observed == 0
+  std::string note;              ///< why the observed figure may be off ("" = none), e.g. a lower bound
 };
 
 struct RunResults {

@@ -106,6 +106,11 @@ struct KernelProfile {
 const std::vector<KernelProfile>& kernel_profiles();
 /// Throws InputError ("did you mean") for unknown versions.
 const KernelProfile& kernel_profile(const std::string& version);
+/// The profile for a running kernel's release string (uname -r, e.g. "6.18.44-fc"): the newest
+/// profile whose MAJOR.MINOR is not newer than the release's. `note` says which one and why, for
+/// the user (a silent fallback would hide that the profile is not the running kernel). Throws
+/// InputError when the release has no MAJOR.MINOR or predates every profile.
+const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note);
 
 /// The default slot choice when neither --kernel nor a slot option is given.
 std::map<std::string, std::string> default_modules();

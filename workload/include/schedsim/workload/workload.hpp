@@ -86,6 +86,8 @@ struct TaskSpec {
 struct ObservedStats {
   bool present = false;
   Histogram wakeup_latency;   ///< sched_waking to switch-in, ns
+  uint64_t wakeup_latency_inferred = 0;  ///< of those, samples ending at a switch-in the trace did
+                                         ///< not record (placed as late as possible: lower bounds)
   Histogram runqueue_wait;    ///< preempted (R) switch-out to next switch-in, ns
   uint64_t wakeups = 0;
   uint64_t migrations = 0;

@@ -1,0 +1,145 @@
+// The idle-wake cost model (engine/include/schedsim/engine/idle_wake.hpp): the formula, the cost
+// parameters that select it, and the engine charging it by the target's idle time and for timer
+// wakes on their own CPU. Expected delays are computed by hand from the parameters.
+#include <catch2/catch.hpp>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/engine/engine.hpp"
+#include "schedsim/policies/registry.hpp"
+#include "zero_costs.hpp"
+
+using namespace schedsim;
+
+namespace {
+
+CostModel halt_poll() {
+  CostModel c = schedsim::testing::zero_costs();
+  c.ipi_same_package = Duration::ns(600);
+  c.idle_exit = Duration::ns(2000);
+  c.idle_wake = IdleWakeMode::kVmHaltPoll;
+  c.halt_poll_min = Duration::us(50);
+  c.halt_poll_window = Duration::us(200);
+  c.idle_exit_polled = Duration::ns(3400);
+  c.idle_exit_halted = Duration::ns(13400);
+  c.timer_wake_local = Duration::ns(1700);
+  return c;
+}
+
+struct Wakes : Observer {
+  std::vector<WakeFact> wakes;
+  void on_wake(const WakeFact& f) override { wakes.push_back(f); }
+};
+
+Topology two_cpus() {
+  RegularMachine m;
+  m.name = "test";
+  m.packages = 1;
+  m.cores_per_package = 2;
+  m.threads = 1;
+  return Topology::build(make_regular_machine(m));
+}
+
+PolicyStack prev_stack() {
+  return builtin_registry().make({{"placement", "prev"}, {"idle-cores", "kernel"}, {"util", "pelt"},
+                                  {"queue", "cfs"}, {"balance", "kernel"}},
+                                 FeatureSet{});
+}
+
+TaskSpec task(std::string name, std::vector<Action> prog, int cpu, StartState st = StartState::kRunnable) {
+  TaskSpec t;
+  t.name = std::move(name);
+  t.program = std::move(prog);
+  t.start = st;
+  t.initial_cpu = cpu;
+  return t;
+}
+
+// Runs w on two CPUs with the prev-CPU placement; the one wake it makes lands on cpu1.
+WakeFact only_wake(const Workload& w, const CostModel& c, SimSummary& s) {
+  Topology t = two_cpus();
+  Simulation sim(w, t, prev_stack(), c, SimConfig{});
+  Wakes rec;
+  sim.add_observer(&rec);
+  s = sim.run();
+  REQUIRE(s.complete);
+  REQUIRE(rec.wakes.size() == 1);
+  REQUIRE(rec.wakes[0].placement.cpu == 1);
+  return rec.wakes[0];
+}
+
+// A on cpu0 runs `before` and wakes B, blocked on cpu1. If `b_runs` > 0, B first runs that long
+// on cpu1 and blocks, so cpu1 goes idle at b_runs instead of being idle since the start.
+Duration wake_delay_after(const CostModel& c, Duration before, Duration b_runs = Duration::zero()) {
+  Workload w;
+  w.add_task(task("A", {Action::run(before), Action::wake(TaskId(1)), Action::run(Duration::us(10))}, 0));
+  if (b_runs > Duration::zero())
+    w.add_task(task("B", {Action::run(b_runs), Action::block(), Action::run(Duration::us(5))}, 1));
+  else
+    // "start": "blocked" waits for one token before its program (docs/workload-format.md).
+    w.add_task(task("B", {Action::run(Duration::us(5))}, 1, StartState::kBlocked));
+  SimSummary s;
+  return only_wake(w, c, s).delay;
+}
+
+}  // namespace
+
+TEST_CASE("idle_wake_cost: constant and vm-halt-poll formulas", "[engine][idle-wake]") {
+  CostModel c = halt_poll();
+  CHECK(idle_wake_cost(c, Duration::zero(), false) == Duration::ns(3400));
+  CHECK(idle_wake_cost(c, Duration::us(50), false) == Duration::ns(3400));
+  CHECK(idle_wake_cost(c, Duration::us(125), false) == Duration::ns(8400));  // halfway up the ramp
+  CHECK(idle_wake_cost(c, Duration::us(200), false) == Duration::ns(13400));
+  CHECK(idle_wake_cost(c, Duration::s(5), false) == Duration::ns(13400));
+  CHECK(idle_wake_cost(c, Duration::s(5), true) == Duration::ns(1700));
+  // a window not above the minimum is a step at the minimum
+  c.halt_poll_window = Duration::us(50);
+  CHECK(idle_wake_cost(c, Duration::us(51), false) == Duration::ns(13400));
+  c.idle_wake = IdleWakeMode::kConstant;
+  CHECK(idle_wake_cost(c, Duration::zero(), false) == Duration::ns(2000));
+  CHECK(idle_wake_cost(c, Duration::s(5), true) == Duration::ns(2000));
+}
+
+TEST_CASE("idle_wake is a cost parameter with named modes", "[engine][idle-wake]") {
+  CostModel c;
+  CHECK(c.get("idle_wake") == "constant");
+  CHECK_FALSE(c.idle_wake_set);
+  c.set("idle_wake=vm-halt-poll");
+  CHECK(c.idle_wake == IdleWakeMode::kVmHaltPoll);
+  CHECK(c.idle_wake_set);
+  CHECK(c.get("idle_wake") == "vm-halt-poll");
+  c.set("idle_exit_halted=20us");
+  CHECK(c.idle_exit_halted == Duration::us(20));
+  CHECK_THROWS_AS(c.set("idle_wake=cstates"), InputError);
+  CHECK_THROWS_AS(c.set("idle_exit_polled=2s"), InputError);
+  CHECK(c.describe().find("idle_wake") != std::string::npos);
+}
+
+TEST_CASE("the engine charges the idle-wake cost by the target's idle time", "[engine][idle-wake]") {
+  CostModel c = halt_poll();
+  // cpu1 idle since the start: 10 us, 125 us, 300 us of idleness at the wake.
+  CHECK(wake_delay_after(c, Duration::us(10)) == Duration::ns(600 + 3400));
+  CHECK(wake_delay_after(c, Duration::us(125)) == Duration::ns(600 + 8400));
+  CHECK(wake_delay_after(c, Duration::us(300)) == Duration::ns(600 + 13400));
+  // B ran 280 us on cpu1 and blocked: at 300 us cpu1 has been idle only 20 us.
+  CHECK(wake_delay_after(c, Duration::us(300), Duration::us(280)) == Duration::ns(600 + 3400));
+  // constant: the same whatever the idleness
+  c.idle_wake = IdleWakeMode::kConstant;
+  CHECK(wake_delay_after(c, Duration::us(10)) == Duration::ns(2600));
+  CHECK(wake_delay_after(c, Duration::us(300)) == Duration::ns(2600));
+}
+
+TEST_CASE("a timer wake on its own idle CPU pays timer_wake_local, no IPI or exit", "[engine][idle-wake]") {
+  // B on cpu1: run 10 us, sleep 500 us, run 5 us. cpu1 is idle during the sleep; the timer fires
+  // there and the placement (prev) keeps B on cpu1.
+  for (bool halt : {true, false}) {
+    CostModel c = halt_poll();
+    if (!halt) c.idle_wake = IdleWakeMode::kConstant;
+    Workload w;
+    w.add_task(task("B", {Action::run(Duration::us(10)), Action::sleep(Duration::us(500)), Action::run(Duration::us(5))}, 1));
+    SimSummary s;
+    const WakeFact f = only_wake(w, c, s);  // the timer wake (B starts on cpu1 without placement)
+    CHECK(f.at == Instant::zero() + Duration::us(510));
+    CHECK(f.delay == (halt ? Duration::ns(1700) : Duration::ns(2000)));
+    CHECK(s.end == Instant::zero() + Duration::us(515) + f.delay);
+  }
+}
