@@ -26,6 +26,7 @@
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/base/random.hpp"
 
 namespace schedsim {
 
@@ -60,18 +61,8 @@ constexpr uint32_t kNiceWeight[40] = {
     1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
     110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
 
-// splitmix64: a tiny, portable, seeded generator (std:: distributions are not guaranteed to give
-// the same numbers across library versions; byte-identical output across machines needs this).
-struct Rng {
-  uint64_t x;
-  uint64_t next() {
-    uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-};
+// The portable seeded generator (base/random.hpp): byte-identical jitter across machines.
+using Rng = SplitMix64;
 
 }  // namespace
 

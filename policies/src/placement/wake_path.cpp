@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "schedsim/base/assert.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/policies/sis.hpp"
 
 namespace schedsim::placement {
@@ -49,13 +50,8 @@ const CpuMask& allowed_mask(const SchedState& s, TaskId p) {
 /// fits_capacity(): u < 80% of cap, i.e. u * 1280 < cap * 1024 (util_fits_cpu without uclamp).
 bool fits_capacity(uint64_t util, uint64_t cap) { return util * 1280 < cap * 1024; }
 
-/// splitmix64, the random-idle baseline's deterministic mixer.
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+/// splitmix64 (base/random.hpp), the random-idle baseline's deterministic mixer.
+constexpr uint64_t mix64(uint64_t x) { return splitmix64(x); }
 
 }  // namespace
 
