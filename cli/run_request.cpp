@@ -3,8 +3,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
@@ -40,7 +43,58 @@ int64_t parse_jitter(const std::string& text) {
   return static_cast<int64_t>(frac * 1000.0 + 0.5);
 }
 
+/// "1%" for 0.01: up to two decimals, no trailing zeros.
+std::string percent_text(double frac) {
+  std::string t = fmt::format("{:.2f}", frac * 100.0);
+  while (t.back() == '0') t.pop_back();
+  if (t.back() == '.') t.pop_back();
+  return t + "%";
+}
+
+/// A copy of `w` with every run() scaled by `speed` (the repetition's machine-speed factor).
+Workload scaled_workload(const Workload& w, double speed) {
+  Workload out = w;
+  for (auto& t : out.tasks)
+    for (auto& a : t.program)
+      if (a.kind == ActionKind::kRun) a.arg = std::llround(static_cast<double>(a.arg) * speed);
+  return out;
+}
+
 }  // namespace
+
+std::string NoiseModel::text() const {
+  std::vector<std::string> parts;
+  if (speed_std > 0) parts.push_back("speed=" + percent_text(speed_std));
+  if (jitter_permille > 0) parts.push_back("jitter=" + percent_text(static_cast<double>(jitter_permille) / 1000.0));
+  return parts.empty() ? "none" : join(parts, ",");
+}
+
+NoiseModel parse_noise(const std::string& spec) {
+  NoiseModel m;
+  if (spec == "none") return m;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    std::string part = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t eq = part.find('=');
+    std::string key = eq == std::string::npos ? part : part.substr(0, eq);
+    std::string val = eq == std::string::npos ? std::string() : part.substr(eq + 1);
+    if (key == "jitter" && !val.empty()) {
+      m.jitter_permille = parse_jitter(val);
+    } else if (key == "speed" && !val.empty()) {
+      // The same fraction syntax as --jitter; a uniform factor with this std must stay positive.
+      int64_t pm = parse_jitter(val);
+      m.speed_std = static_cast<double>(pm) / 1000.0;
+      if (m.speed_std * 1.7320508075688772 >= 1.0)
+        throw InputError(SourceLoc{"--noise"}, "speed std must be below 57%, got '" + val + "'");
+    } else {
+      throw InputError(SourceLoc{"--noise"}, "expected 'speed=S,jitter=J' (e.g. speed=1%,jitter=5%) or 'none', got '" + spec + "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return m;
+}
 
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract) {
@@ -89,9 +143,63 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
   return st;
 }
 
+namespace {
+
+ProgressReporter::Mode progress_mode(const std::string& p) {
+  return p == "always" ? ProgressReporter::Mode::kAlways
+         : p == "never" ? ProgressReporter::Mode::kNever
+                        : ProgressReporter::Mode::kAuto;
+}
+
+/// `run --repeat N`: N simulations of the same inputs, repetition r with seed
+/// derive_seed(seed, r), its own machine-speed factor and per-run jitter (NoiseModel).
+RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const Topology& topo, PolicyStack first,
+                           const CostModel& cost, SimConfig sim, RunConfig config) {
+  NoiseModel noise = parse_noise(req.noise.empty() ? "speed=" + percent_text(kDefaultSpeedStd) + ",jitter=" +
+                                                         percent_text(static_cast<double>(kDefaultJitterPermille) / 1000.0)
+                                                   : req.noise);
+  if (!req.jitter.empty()) noise.jitter_permille = sim.jitter_permille;
+  RunOutcome out;
+  for (uint32_t r = 0; r < req.repeat; ++r) {
+    uint64_t seed = derive_seed(req.seed, r);
+    SimConfig s = sim;
+    s.seed = seed;
+    s.jitter_permille = noise.jitter_permille;
+    double u = SplitMix64{derive_seed(seed, 1)}.uniform();
+    double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
+    Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
+    PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    Simulation simulation(wr, topo, std::move(policies), cost, s);
+    MetricsCollector metrics(wr);
+    simulation.add_observer(&metrics);
+    ProgressReporter progress(progress_mode(req.progress));
+    simulation.add_observer(&progress);
+    SimSummary summary = simulation.run();
+    RunResults res = metrics.results(config, &summary);
+    out.records.push_back(make_record(res, noise.text(), r, seed));
+    if (r == 0) {
+      out.summary = summary;
+      out.results = std::move(res);
+    }
+  }
+  std::string label = config.display_label();
+  if (req.format == "json") out.rendered = render_repeat_json(out.records);
+  else if (req.format == "csv") out.rendered = render_repeat_csv(out.records, label);
+  else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
+  else out.rendered = render_repeat_table(out.records, label);
+  return out;
+}
+
+}  // namespace
+
 RunOutcome execute_run(const RunRequest& req) {
-  if (req.format != "table" && req.format != "json" && req.format != "csv")
-    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv"}));
+  if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
+    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
+  if (req.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "expected at least 1 repetition");
+  if (req.repeat > 1 && !req.trace_out.empty())
+    throw InputError(SourceLoc{"--trace-out"}, "writes one schedule; it cannot be combined with --repeat");
+  if (req.repeat == 1 && !req.noise.empty())
+    throw InputError(SourceLoc{"--noise"}, "models run-to-run noise between repetitions: it needs --repeat N with N > 1");
   if (req.progress != "auto" && req.progress != "always" && req.progress != "never")
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", req.progress, {"auto", "always", "never"}));
   check_output_path(req.output, "--output");
@@ -133,12 +241,12 @@ RunOutcome execute_run(const RunRequest& req) {
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
 
+  if (req.repeat > 1) return execute_repeats(req, w, topo, std::move(policies), cost, sim, config);
+
   Simulation simulation(w, topo, std::move(policies), cost, sim);
   MetricsCollector metrics(w);
   simulation.add_observer(&metrics);
-  ProgressReporter progress(req.progress == "always" ? ProgressReporter::Mode::kAlways
-                            : req.progress == "never" ? ProgressReporter::Mode::kNever
-                                                      : ProgressReporter::Mode::kAuto);
+  ProgressReporter progress(progress_mode(req.progress));
   simulation.add_observer(&progress);
   std::unique_ptr<FtraceWriter> writer;
   if (!req.trace_out.empty()) {
@@ -150,7 +258,10 @@ RunOutcome execute_run(const RunRequest& req) {
   out.results = metrics.results(config, &out.summary);
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
-  else out.rendered = render_table(out.results, req.table_tasks);
+  else if (req.format == "jsonl") {
+    out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
+    out.rendered = render_jsonl(out.records);
+  } else out.rendered = render_table(out.results, req.table_tasks);
   if (writer) out.trace_text = writer->text();
   return out;
 }
