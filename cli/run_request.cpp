@@ -30,16 +30,9 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (fs::is_directory(p, ec)) throw InputError(SourceLoc{path}, option + ": is a directory");
 }
 
-int64_t parse_jitter(const std::string& text) {
-  std::string t = text;
-  bool pct = !t.empty() && t.back() == '%';
-  if (pct) t.pop_back();
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0' || !(v >= 0))
-    throw InputError(SourceLoc{"--jitter"}, "expected a fraction like 5% or 0.05, got '" + text + "'");
-  double frac = pct ? v / 100.0 : v;
-  if (frac >= 1.0) throw InputError(SourceLoc{"--jitter"}, "jitter must be below 100%, got '" + text + "'");
+int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
+  double frac = parse_fraction(text, flag);
+  if (frac >= 1.0) throw InputError(SourceLoc{flag}, "jitter must be below 100%, got '" + text + "'");
   return static_cast<int64_t>(frac * 1000.0 + 0.5);
 }
 
@@ -80,11 +73,10 @@ NoiseModel parse_noise(const std::string& spec) {
     std::string key = eq == std::string::npos ? part : part.substr(0, eq);
     std::string val = eq == std::string::npos ? std::string() : part.substr(eq + 1);
     if (key == "jitter" && !val.empty()) {
-      m.jitter_permille = parse_jitter(val);
+      m.jitter_permille = parse_jitter(val, "--noise");
     } else if (key == "speed" && !val.empty()) {
-      // The same fraction syntax as --jitter; a uniform factor with this std must stay positive.
-      int64_t pm = parse_jitter(val);
-      m.speed_std = static_cast<double>(pm) / 1000.0;
+      // A uniform factor with this std must stay positive.
+      m.speed_std = parse_fraction(val, "--noise");
       if (m.speed_std * 1.7320508075688772 >= 1.0)
         throw InputError(SourceLoc{"--noise"}, "speed std must be below 57%, got '" + val + "'");
     } else {
