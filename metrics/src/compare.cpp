@@ -398,6 +398,11 @@ std::string point_name(const CompareResult& c, size_t pi) {
     if (varies || (c.points.size() == 1 && kv.first != "noise" && kv.first != "nr_cpus" && kv.first != "workload"))
       shown.push_back(kv);
   }
+  // The workload name is derived from its source: show one of them.
+  bool has_source = std::any_of(shown.begin(), shown.end(), [](const auto& kv) { return kv.first == "workload_source"; });
+  if (has_source)
+    shown.erase(std::remove_if(shown.begin(), shown.end(), [](const auto& kv) { return kv.first == "workload"; }),
+                shown.end());
   return key_text(shown.empty() ? c.points[pi].key : shown);
 }
 
