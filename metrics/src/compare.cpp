@@ -576,9 +576,13 @@ GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gate
       for (const auto& r : c.points[pi].rows) {
         if (r.metric != g.metric) continue;
         std::string where = fmt::format("point {} ({})", pi + 1, point_name(c, pi));
-        if (r.kind == RowKind::kSingle) {
+        // A gate needs run-to-run spread: within-run intervals (one run per side) understate it.
+        if (r.kind != RowKind::kRepetitions) {
           out.untestable.push_back("--fail-on '" + g.text + "': " + where + ": " + r.metric +
-                                   " has one value per side, nothing to test; use run --repeat N");
+                                   (r.kind == RowKind::kSingle ? " has one value per side, nothing to test"
+                                                               : " has one run per side, which cannot show "
+                                                                 "run-to-run noise") +
+                                   "; gate on run --repeat N results (N >= 2 per side)");
           continue;
         }
         bool crosses = g.op == '>' ? r.change > g.threshold : r.change < g.threshold;
