@@ -546,6 +546,40 @@ std::string render_compare_csv(const CompareResult& c) {
   return out;
 }
 
+std::string render_compare_html(const CompareResult& c, const std::string& id,
+                                std::string (*esc)(const std::string&)) {
+  std::string out;
+  for (const auto& n : c.notes) out += "<p class=\"note\">note: " + esc(n) + "</p>\n";
+  for (size_t pi = 0; pi < c.points.size(); ++pi) {
+    const ComparePoint& p = c.points[pi];
+    bool reps = point_has_reps(p);
+    out += fmt::format("<table id=\"{}-{}\"><thead><tr><th>metric</th><th>base</th><th>new</th><th>change</th>"
+                       "<th>{:.0f}% CI</th><th>{}</th><th>{}</th><th>verdict</th></tr></thead><tbody>\n",
+                       id, pi, 100.0 * c.options.confidence, reps ? "p(t)" : "KS D", reps ? "p(U)" : "p(KS)");
+    for (const auto& r : p.rows) {
+      const MetricDef& d = *r.def;
+      std::string a = reps ? pval(r.p_welch_adj) : std::isnan(r.ks_d) ? "-" : fmt::format("{:.4f}", r.ks_d);
+      std::string b = reps ? pval(r.p_mw_adj) : pval(r.ks_p);
+      out += "<tr><td>" + esc(label_of(d)) + "</td><td>" + val(r.base.mean, d) + "</td><td>" + val(r.next.mean, d) +
+             "</td><td>" + pct(r.change) + "</td><td>" + ci_text(r.ci) + "</td><td>" + esc(a) + "</td><td>" + esc(b) +
+             "</td><td>" + esc(r.verdict) + "</td></tr>\n";
+    }
+    out += "</tbody></table>\n";
+  }
+  return out;
+}
+
+RecordFile record_file_of(const RunResults& r, const std::string& where) {
+  RecordFile f;
+  f.path = where;
+  f.kind = "results";
+  f.version = kResultsVersion;
+  f.records.push_back(make_record(r, "-", 0, r.config.seed));
+  f.where.push_back(where);
+  f.results = r;
+  return f;
+}
+
 Gate parse_gate(const std::string& text) {
   Gate g;
   g.text = text;
