@@ -227,6 +227,9 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     for (const auto& p : known)
       if (is_identity(p) && vb[p] != vn[p]) dropped.insert(p);
   }
+  // A plain results JSON does not record the noise (--jitter) it ran with: match without it.
+  for (const auto* f : {&base, &next})
+    if (f->kind == "results" && !contains(o.by, "noise")) dropped.insert("noise");
   std::vector<Group> gb = group_records(base, o, dropped, "BASE"), gn = group_records(next, o, dropped, "NEW");
   std::vector<std::pair<size_t, size_t>> pairs;
   if (o.allow_mismatch && gb.size() == 1 && gn.size() == 1) {
@@ -261,6 +264,9 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     const Record& ra = base.records[a.idx.front()];
     const Record& rb = next.records[b.idx.front()];
     std::vector<std::string> idd = differences(ra, rb, o, true);
+    if (dropped.count("noise") && !o.allow_mismatch)
+      idd.erase(std::remove_if(idd.begin(), idd.end(), [](const std::string& d) { return d.rfind("noise:", 0) == 0; }),
+                idd.end());
     if (!idd.empty()) {
       if (!o.allow_mismatch)
         throw InputError(SourceLoc{next.where[b.idx.front()]},
@@ -574,7 +580,7 @@ RecordFile record_file_of(const RunResults& r, const std::string& where) {
   f.path = where;
   f.kind = "results";
   f.version = kResultsVersion;
-  f.records.push_back(make_record(r, "-", 0, r.config.seed));
+  f.records.push_back(make_record(r, kNoiseUnrecorded, 0, r.config.seed));
   f.where.push_back(where);
   f.results = r;
   return f;

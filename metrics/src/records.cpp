@@ -365,7 +365,7 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
       f.kind = "results";
       RunResults r = parse_results_json(text, path);
       f.version = kResultsVersion;
-      f.records.push_back(make_record(r, "-", 0, r.config.seed));
+      f.records.push_back(make_record(r, kNoiseUnrecorded, 0, r.config.seed));
       f.where.push_back(path);
       f.results = std::move(r);
       return f;

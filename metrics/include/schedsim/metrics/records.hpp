@@ -16,6 +16,8 @@ namespace schedsim {
 inline constexpr const char* kRecordSchema = "schedsim-record";
 inline constexpr const char* kRepeatSchema = "schedsim-repeat";
 inline constexpr int kRecordVersion = 1;
+/// The `noise` parameter of a record read from a plain results JSON, which does not store it.
+inline constexpr const char* kNoiseUnrecorded = "unrecorded";
 
 /// Which way is better for a metric; kNone: a change is reported but is neither good nor bad.
 enum class Better { kLower, kHigher, kNone };
