@@ -359,6 +359,14 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         else any_small = true;
       }
     }
+  for (const auto* f : {&base, &next})
+    if (f->records.size() >= 2 && std::any_of(f->records.begin(), f->records.end(), [](const Record& r) {
+          auto it = r.params.find("noise");
+          return it != r.params.end() && it->second == "none";
+        }))
+      if (f == &base || next.path != base.path)
+        c.notes.push_back(f->path + ": repetitions ran without noise (--noise none); they differ only where a "
+                          "module draws random numbers, so the tests do not measure run-to-run noise");
   if (any_dist || any_single)
     c.notes.push_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
                       "inside each run (its latency histogram); a verdict marked 'within run' may not survive "
