@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,17 @@ std::string format_help(const std::string& usage, const std::string& description
   os << "usage: " << usage << "\n\n" << description << "\n";
   if (!desc.options().empty()) os << "\n" << desc;
   return os.str();
+}
+
+double parse_fraction(const std::string& text, const char* flag) {
+  std::string t = text;
+  bool pct = !t.empty() && t.back() == '%';
+  if (pct) t.pop_back();
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+    throw InputError(SourceLoc{flag}, "expected a fraction like 5% or 0.05, got '" + text + "'");
+  return pct ? v / 100.0 : v;
 }
 
 void write_output(const std::string& path, const std::string& content) {

@@ -46,6 +46,9 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc);
 
+/// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
+double parse_fraction(const std::string& text, const char* flag);
+
 /// Writes `content` to `path` atomically (temporary file in the same directory, then rename);
 /// "-" or "" writes to stdout. Never leaves a partial file behind. Throws InputError.
 void write_output(const std::string& path, const std::string& content);

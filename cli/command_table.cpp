@@ -17,6 +17,7 @@ SCHEDSIM_COMMAND(trace)
 SCHEDSIM_COMMAND(record)
 SCHEDSIM_COMMAND(gen)
 SCHEDSIM_COMMAND(report)
+SCHEDSIM_COMMAND(compare)
 #undef SCHEDSIM_COMMAND
 
 const std::vector<Command>& command_table() {
@@ -31,6 +32,7 @@ const std::vector<Command>& command_table() {
         {"record", "record a command's scheduler events through tracefs", run_record, help_record},
         {"gen", "generate a synthetic workload (messaging, pipe, schbench, fork, periodic)", run_gen, help_gen},
         {"report", "render results files into one self-contained HTML report", run_report, help_report},
+        {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on", run_compare, help_compare},
     };
     std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
       return std::string(a.name) < std::string(b.name);

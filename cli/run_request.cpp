@@ -11,10 +11,13 @@
 
 #include <sys/utsname.h>
 
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
@@ -38,16 +41,9 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (fs::is_directory(p, ec)) throw InputError(SourceLoc{path}, option + ": is a directory");
 }
 
-int64_t parse_jitter(const std::string& text) {
-  std::string t = text;
-  bool pct = !t.empty() && t.back() == '%';
-  if (pct) t.pop_back();
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0' || !(v >= 0))
-    throw InputError(SourceLoc{"--jitter"}, "expected a fraction like 5% or 0.05, got '" + text + "'");
-  double frac = pct ? v / 100.0 : v;
-  if (frac >= 1.0) throw InputError(SourceLoc{"--jitter"}, "jitter must be below 100%, got '" + text + "'");
+int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
+  double frac = parse_fraction(text, flag);
+  if (frac >= 1.0) throw InputError(SourceLoc{flag}, "jitter must be below 100%, got '" + text + "'");
   return static_cast<int64_t>(frac * 1000.0 + 0.5);
 }
 
@@ -128,6 +124,23 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   r.complete = sum.complete && r.incomplete.empty();
 }
 
+/// "1%" for 0.01: up to two decimals, no trailing zeros.
+std::string percent_text(double frac) {
+  std::string t = fmt::format("{:.2f}", frac * 100.0);
+  while (t.back() == '0') t.pop_back();
+  if (t.back() == '.') t.pop_back();
+  return t + "%";
+}
+
+/// A copy of `w` with every run() scaled by `speed` (the repetition's machine-speed factor).
+Workload scaled_workload(const Workload& w, double speed) {
+  Workload out = w;
+  for (auto& t : out.tasks)
+    for (auto& a : t.program)
+      if (a.kind == ActionKind::kRun) a.arg = std::llround(static_cast<double>(a.arg) * speed);
+  return out;
+}
+
 }  // namespace
 
 uint64_t parse_max_memory(const std::string& text) {
@@ -185,6 +198,39 @@ int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& er
   if (allow_incomplete) return kExitOk;
   err << "  (exit code 4; --allow-incomplete accepts an incomplete run with exit code 0)\n";
   return kExitIncomplete;
+}
+
+std::string NoiseModel::text() const {
+  std::vector<std::string> parts;
+  if (speed_std > 0) parts.push_back("speed=" + percent_text(speed_std));
+  if (jitter_permille > 0) parts.push_back("jitter=" + percent_text(static_cast<double>(jitter_permille) / 1000.0));
+  return parts.empty() ? "none" : join(parts, ",");
+}
+
+NoiseModel parse_noise(const std::string& spec) {
+  NoiseModel m;
+  if (spec == "none") return m;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    std::string part = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t eq = part.find('=');
+    std::string key = eq == std::string::npos ? part : part.substr(0, eq);
+    std::string val = eq == std::string::npos ? std::string() : part.substr(eq + 1);
+    if (key == "jitter" && !val.empty()) {
+      m.jitter_permille = parse_jitter(val, "--noise");
+    } else if (key == "speed" && !val.empty()) {
+      // A uniform factor with this std must stay positive.
+      m.speed_std = parse_fraction(val, "--noise");
+      if (m.speed_std * 1.7320508075688772 >= 1.0)
+        throw InputError(SourceLoc{"--noise"}, "speed std must be below 57%, got '" + val + "'");
+    } else {
+      throw InputError(SourceLoc{"--noise"}, "expected 'speed=S,jitter=J' (e.g. speed=1%,jitter=5%) or 'none', got '" + spec + "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return m;
 }
 
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
@@ -246,9 +292,76 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
   return st;
 }
 
+namespace {
+
+ProgressReporter::Mode progress_mode(const std::string& p) {
+  return p == "always" ? ProgressReporter::Mode::kAlways
+         : p == "never" ? ProgressReporter::Mode::kNever
+                        : ProgressReporter::Mode::kAuto;
+}
+
+/// `run --repeat N`: N simulations of the same inputs, repetition r with seed
+/// derive_seed(seed, r), its own machine-speed factor and per-run jitter (NoiseModel).
+RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const traces::ImportReport* rep,
+                           const Topology& topo, PolicyStack first, const CostModel& cost, SimConfig sim,
+                           RunConfig config, RunGuard& guard) {
+  NoiseModel noise = parse_noise(req.noise.empty() ? "speed=" + percent_text(kDefaultSpeedStd) + ",jitter=" +
+                                                         percent_text(static_cast<double>(kDefaultJitterPermille) / 1000.0)
+                                                   : req.noise);
+  if (!req.jitter.empty()) noise.jitter_permille = sim.jitter_permille;
+  RunOutcome out;
+  for (uint32_t r = 0; r < req.repeat; ++r) {
+    uint64_t seed = derive_seed(req.seed, r);
+    SimConfig s = sim;
+    s.seed = seed;
+    s.jitter_permille = noise.jitter_permille;
+    double u = SplitMix64{derive_seed(seed, 1)}.uniform();
+    double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
+    Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
+    PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    Simulation simulation(wr, topo, std::move(policies), cost, s);
+    MetricsCollector metrics(wr);
+    simulation.add_observer(&metrics);
+    ProgressReporter progress(progress_mode(req.progress));
+    simulation.add_observer(&progress);
+    progress.set_poll([&guard](Instant at) { guard.poll(at); });
+    // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
+    // the first are kept (the others differ only by their noise), every incomplete reason is kept
+    // with its repetition's index.
+    RunOutcome one;
+    one.summary = simulation.run();
+    one.results = metrics.results(config, &one.summary);
+    check_completeness(one, wr, rep, req, s);
+    out.records.push_back(make_record(one.results, noise.text(), r, seed));
+    if (r == 0) {
+      out.summary = one.summary;
+      out.results = one.results;
+      out.notes = std::move(one.notes);
+      for (auto& line : out.results.incomplete) line = "repetition 0: " + line;
+    } else if (!one.results.complete) {
+      out.results.complete = false;
+      for (const auto& line : one.results.incomplete)
+        out.results.incomplete.push_back(fmt::format("repetition {}: {}", r, line));
+    }
+  }
+  std::string label = config.display_label();
+  if (req.format == "json") out.rendered = render_repeat_json(out.records);
+  else if (req.format == "csv") out.rendered = render_repeat_csv(out.records, label);
+  else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
+  else out.rendered = render_repeat_table(out.records, label);
+  return out;
+}
+
+}  // namespace
+
 RunOutcome execute_run(const RunRequest& req) {
-  if (req.format != "table" && req.format != "json" && req.format != "csv")
-    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv"}));
+  if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
+    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
+  if (req.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "expected at least 1 repetition");
+  if (req.repeat > 1 && !req.trace_out.empty())
+    throw InputError(SourceLoc{"--trace-out"}, "writes one schedule; it cannot be combined with --repeat");
+  if (req.repeat == 1 && !req.noise.empty())
+    throw InputError(SourceLoc{"--noise"}, "models run-to-run noise between repetitions: it needs --repeat N with N > 1");
   if (req.progress != "auto" && req.progress != "always" && req.progress != "never")
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", req.progress, {"auto", "always", "never"}));
   check_output_path(req.output, "--output");
@@ -308,13 +421,14 @@ RunOutcome execute_run(const RunRequest& req) {
   config.nr_cpus = topo.nr_cpus();
 
   guard.check_memory("after loading the workload");
+  if (req.repeat > 1)
+    return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost, sim, config,
+                           guard);
 
   Simulation simulation(w, topo, std::move(policies), cost, sim);
   MetricsCollector metrics(w);
   simulation.add_observer(&metrics);
-  ProgressReporter progress(req.progress == "always" ? ProgressReporter::Mode::kAlways
-                            : req.progress == "never" ? ProgressReporter::Mode::kNever
-                                                      : ProgressReporter::Mode::kAuto);
+  ProgressReporter progress(progress_mode(req.progress));
   simulation.add_observer(&progress);
   progress.set_poll([&guard](Instant at) { guard.poll(at); });
   RunOutcome out;
@@ -348,7 +462,10 @@ RunOutcome execute_run(const RunRequest& req) {
   check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim);
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
-  else out.rendered = render_table(out.results, req.table_tasks);
+  else if (req.format == "jsonl") {
+    out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
+    out.rendered = render_jsonl(out.records);
+  } else out.rendered = render_table(out.results, req.table_tasks);
   if (writer && body) {
     writer->flush_body();
     body->flush();

@@ -10,6 +10,7 @@
 
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/engine/engine.hpp"
+#include "schedsim/metrics/records.hpp"
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -37,6 +38,8 @@ struct RunRequest {
   std::string max_memory;     ///< "" = default (see parse_max_memory), "0"/"none" = unlimited
   size_t table_tasks = 20;
   traces::ExtractOptions extract;
+  uint32_t repeat = 1;        ///< repetitions with modelled noise (docs/compare.md "Noise model")
+  std::string noise;          ///< "speed=S,jitter=J" or "none"; "" = the default for repeat > 1
 };
 
 struct RunOutcome {
@@ -50,6 +53,7 @@ struct RunOutcome {
   /// When trace_out names a file: the complete trace, written and closed under its temporary
   /// name, not yet renamed; the caller commits it together with the results (commit_together).
   std::unique_ptr<AtomicFile> trace_file;
+  std::vector<Record> records;  ///< one per repetition (format jsonl, or repeat > 1)
 };
 
 /// The memory budget in bytes for `--max-memory TEXT`: "0" or "none" = 0 (unlimited); a size
@@ -67,6 +71,19 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
 /// from the profile, then explicit X / NO_X. Fills `config` with what was chosen.
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
                                const std::vector<std::string>& features, RunConfig& config);
+/// The noise model of `run --repeat`: each repetition scales every run() of the workload by a
+/// machine-speed factor drawn once per repetition, U[1 - sqrt(3) s, 1 + sqrt(3) s] (std s), and
+/// the engine scales each run() again by U[1 - j, 1 + j] (--jitter).
+struct NoiseModel {
+  double speed_std = 0;    ///< s, a fraction
+  int64_t jitter_permille = 0;
+  std::string text() const;  ///< "speed=1%,jitter=5%" or "none"
+};
+/// Defaults calibrated in docs/compare.md from repeated real hackbench runs.
+inline constexpr double kDefaultSpeedStd = 0.01;
+inline constexpr int64_t kDefaultJitterPermille = 50;
+/// Parses "speed=1%,jitter=5%" (either part may be left out: 0), or "none". Throws InputError.
+NoiseModel parse_noise(const std::string& spec);
 /// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the

@@ -1,5 +1,11 @@
 # Every dependency comes from Debian 12 packages (scripts/install-deps.sh); nothing is downloaded.
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+# Boost.Math (header-only; Debian libboost-math-dev): Student's t, normal and beta distributions for
+# schedsim::stats. Checked here so a missing package fails at configure time, not mid-build.
+find_path(SCHEDSIM_BOOST_MATH_INCLUDE boost/math/distributions/students_t.hpp HINTS ${Boost_INCLUDE_DIRS})
+if(NOT SCHEDSIM_BOOST_MATH_INCLUDE)
+  message(FATAL_ERROR "Boost.Math headers not found (Debian: apt-get install libboost-math-dev)")
+endif()
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(spdlog 1.10 REQUIRED)
 find_package(ZLIB REQUIRED)

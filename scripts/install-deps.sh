@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh --test     build + test dependencies (tracing and browser tests)
 set -euo pipefail
 
-build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev nlohmann-json3-dev
+build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev libboost-math-dev
+            nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev)
 # Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
 # browser; scripts/lint.sh needs clang-tidy.

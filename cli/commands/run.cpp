@@ -30,7 +30,9 @@ po::options_description run_options() {
       ("cost,c", po::value<std::vector<std::string>>()->composing(), "cost parameter name=value, a JSON file of them, or 'list', repeatable")
       ("seed", po::value<uint64_t>()->default_value(1), "seed for jitter and randomized modules")
       ("jitter", po::value<std::string>(), "scale each run() by U[1-j,1+j], e.g. 5%")
-      ("format,f", po::value<std::string>()->default_value("table"), "table, json or csv")
+      ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare)")
+      ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
+      ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
       ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically) instead of stdout")
       ("label", po::value<std::string>(), "label of this run in reports")
       ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it)")
@@ -119,6 +121,8 @@ int run_run(const std::vector<std::string>& args) {
   req.seed = vm["seed"].as<uint64_t>();
   if (vm.count("jitter")) req.jitter = vm["jitter"].as<std::string>();
   req.format = vm["format"].as<std::string>();
+  req.repeat = vm["repeat"].as<uint32_t>();
+  if (vm.count("noise")) req.noise = vm["noise"].as<std::string>();
   req.output = vm["output"].as<std::string>();
   if (vm.count("label")) req.label = vm["label"].as<std::string>();
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();

@@ -30,7 +30,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/int128.hpp"
 #include "schedsim/base/log.hpp"
-#include "schedsim/base/splitmix64.hpp"
+#include "schedsim/base/random.hpp"
 
 namespace schedsim {
 
@@ -65,7 +65,8 @@ constexpr uint32_t kNiceWeight[40] = {
     1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
     110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
 
-using Rng = SplitMix64;  // schedsim/base/splitmix64.hpp: the same numbers on every machine
+// The portable seeded generator (base/random.hpp): byte-identical jitter across machines.
+using Rng = SplitMix64;
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "schedsim/metrics/compare.hpp"
+
 namespace schedsim {
 
 namespace {
@@ -412,6 +414,27 @@ svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fi
 svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
 )";
 
+/// Each later run against the first: one run per side, so percentile changes carry within-run
+/// bootstrap intervals and KS of the histograms (compare's one-run mode, docs/compare.md).
+std::string delta_section(const std::vector<RunResults>& runs, const std::vector<std::string>& sources) {
+  auto where = [&](size_t i) { return i < sources.size() ? sources[i] : runs[i].config.display_label(); };
+  std::string s = "<h2 id=\"sec-compare\">Changes against the first run</h2>\n";
+  s += "<p class=\"note\">Base: " + esc(runs[0].config.display_label()) +
+       ". Times in microseconds. For significance across repetitions use run --repeat N and schedsim compare "
+       "(docs/compare.md).</p>\n";
+  CompareOptions o;
+  o.allow_mismatch = true;
+  o.metrics = {"makespan", "wakeup.mean", "wakeup.p50", "wakeup.p90", "wakeup.p99", "wakeup.p99_9",
+               "runqueue_wait.mean", "runqueue_wait.p99", "probes.mean", "migrations"};
+  RecordFile base = record_file_of(runs[0], where(0));
+  for (size_t i = 1; i < runs.size(); ++i) {
+    s += "<h3>" + esc(runs[i].config.display_label()) + "</h3>\n";
+    s += render_compare_html(compare_records(base, record_file_of(runs[i], where(i)), o), "compare-" + std::to_string(i),
+                             esc);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
@@ -441,6 +464,7 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
     s += heatmap(i, runs[i]);
   }
   s += "<h2 id=\"sec-latency\">Latency percentiles</h2>\n" + latency_table(runs);
+  if (runs.size() >= 2) s += delta_section(runs, sources);
   s += "<h2 id=\"sec-migrations\">Migrations by topology level</h2>\n" + migration_table(runs);
   s += "<h2 id=\"sec-cpus\">Per-CPU utilization and wasted idle time</h2>\n" + cpu_table(runs);
   s += "<h2 id=\"sec-tasks\">Tasks with the largest delay</h2>\n";

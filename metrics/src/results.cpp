@@ -7,7 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "report_util.hpp"
+
 namespace schedsim {
+
+using report_util::TextTable;
+using report_util::csv_field;
+using report_util::num;
 
 namespace {
 
@@ -25,67 +31,10 @@ std::string secs(int64_t ns) {
   return fmt::format("{}{}.{:06d}", sign, a / 1000000000, (a % 1000000000) / 1000);
 }
 
-/// A column-aligned text table: the first column left-aligned, the others right-aligned.
-class TextTable {
- public:
-  /// `key_value`: every column left-aligned (for "name  value" lists).
-  explicit TextTable(std::vector<std::string> header, bool key_value = false)
-      : rows_{std::move(header)}, key_value_(key_value) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  std::string render(const std::string& indent = "  ") const {
-    std::vector<size_t> w;
-    for (const auto& r : rows_)
-      for (size_t i = 0; i < r.size(); ++i) {
-        if (w.size() <= i) w.push_back(0);
-        w[i] = std::max(w[i], r[i].size());
-      }
-    std::string out;
-    for (const auto& r : rows_) {
-      std::string line = indent;
-      for (size_t i = 0; i < r.size(); ++i) {
-        if (i) line += "  ";
-        size_t pad = w[i] - r[i].size();
-        if (i == 0 || key_value_)
-          line += r[i] + std::string(pad, ' ');
-        else
-          line += std::string(pad, ' ') + r[i];
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-  bool key_value_ = false;
-};
-
 std::vector<std::string> dist_row(const std::string& name, const Distribution& d) {
   if (d.count == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-", "-"};
   return {name,      std::to_string(d.count), us(d.mean),  us(d.stddev), us(d.min), us(d.p50),
           us(d.p90), us(d.p99),               us(d.p999),  us(d.max)};
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-/// Numbers in CSV and JSON-like text: integers as is, fractions with up to 6 decimals, no
-/// trailing zeros (fixed, locale-independent).
-std::string num(double v) {
-  if (std::isnan(v) || std::isinf(v)) return "0";
-  std::string s = fmt::format("{:.6f}", v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "schedsim/base/splitmix64.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/base/time.hpp"
 #include "schedsim/workload/workload.hpp"
 

@@ -2,7 +2,7 @@
 // all), first-idle, full-scan and random-idle (each replaces select_idle_sibling() on the kernel
 // wake path: wake_affine picks the target, the fork/exec slow path is the kernel's).
 #include "placement/sis_shared.hpp"
-#include "schedsim/base/splitmix64.hpp"
+#include "schedsim/base/random.hpp"
 
 namespace schedsim::placement {
 namespace {

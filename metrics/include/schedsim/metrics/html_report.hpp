@@ -7,7 +7,8 @@
 ///   placement-bars           placement outcomes as 100%-stacked bars, one per run
 ///   heatmap-<i>              per-CPU utilization timeline of run i (rows CPUs, columns time)
 /// Tables: summary (one row per run), latency percentiles, per-CPU and per-LLC utilization,
-/// migrations by level, the tasks with the largest maximum delay, simulated vs observed.
+/// migrations by level, the tasks with the largest maximum delay, simulated vs observed; with two or
+/// more runs, each later run's changes against the first (compare-<i>-0, compare's one-run mode).
 #include <string>
 #include <vector>
 

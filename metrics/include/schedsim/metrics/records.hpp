@@ -1,0 +1,78 @@
+#pragma once
+/// Records: one run (or one repetition of a run) reduced to flat parameters and scalar metrics,
+/// the unit `schedsim compare` matches and tests. Written by `run --format jsonl` (one line per
+/// repetition), inside `run --repeat N --format json` (schema schedsim-repeat), and read back from
+/// those and from plain results JSON (docs/results-schema.md "Records").
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schedsim/metrics/results.hpp"
+
+namespace schedsim {
+
+inline constexpr const char* kRecordSchema = "schedsim-record";
+inline constexpr const char* kRepeatSchema = "schedsim-repeat";
+inline constexpr int kRecordVersion = 1;
+/// The `noise` parameter of a record read from a plain results JSON, which does not store it.
+inline constexpr const char* kNoiseUnrecorded = "unrecorded";
+
+/// Which way is better for a metric; kNone: a change is reported but is neither good nor bad.
+enum class Better { kLower, kHigher, kNone };
+
+struct MetricDef {
+  const char* name;      ///< e.g. "wakeup.p99"
+  Better better;
+  const char* unit;      ///< "ns" or "" (a count or a ratio)
+  bool compare_default;  ///< in compare's default metric set
+  const char* doc;
+};
+/// Every scalar metric a record carries, in a fixed order.
+const std::vector<MetricDef>& metric_catalog();
+/// The catalog entry, or nullptr.
+const MetricDef* find_metric(const std::string& name);
+/// For "wakeup.p99" etc.: the run's distribution it is a statistic of (nullptr for scalars).
+const Distribution* metric_distribution(const RunResults& r, const std::string& metric);
+/// The percentile (0-100) a metric reads from its distribution, or -1 (mean, count, scalars).
+double metric_percentile(const std::string& metric);
+
+struct Record {
+  std::map<std::string, std::string> params;  ///< flat: workload, topology, module.<slot>, feature.<F>, ...
+  uint32_t rep = 0;                           ///< repetition index
+  uint64_t seed = 0;                          ///< the seed this repetition ran with
+  std::map<std::string, double> metrics;      ///< every catalog metric
+};
+
+/// The run's parameters, flattened: workload, workload_source, topology, nr_cpus, seed, label,
+/// noise, module.<slot>, feature.<FLAG> (on/off), cost.<param>.
+std::map<std::string, std::string> run_params(const RunConfig& c, const std::string& noise);
+/// Every catalog metric of one run.
+std::map<std::string, double> scalar_metrics(const RunResults& r);
+Record make_record(const RunResults& r, const std::string& noise, uint32_t rep, uint64_t seed);
+
+/// JSON Lines: one compact object per record, newline-terminated.
+std::string render_jsonl(const std::vector<Record>& recs);
+/// `run --repeat N` renderings: per-repetition values and statistics across repetitions (count,
+/// mean, std, min, p99, max) of every metric.
+std::string render_repeat_table(const std::vector<Record>& recs, const std::string& label);
+std::string render_repeat_json(const std::vector<Record>& recs);
+std::string render_repeat_csv(const std::vector<Record>& recs, const std::string& label);
+
+/// Records read from a file, with where each came from (for error messages).
+struct RecordFile {
+  std::string path;
+  std::string kind;                      ///< "results", "repeat" or "jsonl"
+  int version = 0;
+  std::vector<Record> records;
+  std::vector<std::string> where;        ///< per record: "path:line" or "path /repetitions/3"
+  std::optional<RunResults> results;     ///< the full results, for a plain results file
+};
+/// Reads a results JSON, a repeat JSON or a JSON Lines file of records. Throws InputError with
+/// file, line or JSON path: missing or empty file, malformed or truncated JSON, unknown schema,
+/// unsupported version, versions mixed within the file, missing or mistyped members.
+RecordFile load_record_file(const std::string& path);
+RecordFile parse_record_text(const std::string& text, const std::string& path);
+
+}  // namespace schedsim

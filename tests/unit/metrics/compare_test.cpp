@@ -1,0 +1,123 @@
+// compare_records on hand-built records: verdict rules (significance from both corrected tests,
+// minimum effect, better direction), corrections, matching errors.
+#include <catch2/catch.hpp>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/metrics/compare.hpp"
+
+using namespace schedsim;
+
+namespace {
+
+RecordFile file(const std::string& placement, const std::vector<double>& makespan, const std::vector<double>& cs,
+                const std::string& topology = "t") {
+  RecordFile f;
+  f.path = placement + ".jsonl";
+  f.kind = "jsonl";
+  f.version = kRecordVersion;
+  for (size_t i = 0; i < makespan.size(); ++i) {
+    Record r;
+    r.params = {{"workload", "w"}, {"topology", topology}, {"module.placement", placement}, {"seed", "1"}};
+    r.rep = static_cast<uint32_t>(i);
+    r.metrics = {{"makespan", makespan[i]}, {"context_switches", cs[i]}};
+    f.records.push_back(r);
+    f.where.push_back(f.path + ":" + std::to_string(i + 1));
+  }
+  return f;
+}
+
+const std::vector<double> kBase = {100, 101, 99, 100, 102, 98, 100, 101, 99, 100};
+
+std::vector<double> scaled(double f) {
+  std::vector<double> v;
+  for (double x : kBase) v.push_back(x * f);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("verdicts honour significance, minimum effect and direction") {
+  CompareOptions o;
+  o.metrics = {"makespan", "context_switches"};
+  // +20% on makespan and -20% on context switches: far outside the spread of kBase.
+  RecordFile a = file("x", kBase, kBase);
+  RecordFile b = file("y", scaled(1.2), scaled(0.8));
+  CompareResult c = compare_records(a, b, o);
+  REQUIRE(c.points.size() == 1);
+  REQUIRE(c.points[0].rows.size() == 2);
+  const CompareRow& mk = c.points[0].rows[0];
+  CHECK(mk.metric == "makespan");
+  CHECK(mk.change == Approx(0.2));
+  CHECK(mk.verdict == "regressed");  // lower is better
+  CHECK(mk.ci.lo < 0.2);
+  CHECK(mk.ci.hi > 0.2);
+  CHECK(c.points[0].rows[1].verdict == "changed");  // no better direction
+  CHECK(c.tested == 2);
+  CHECK(c.differs == std::vector<std::string>{"module.placement: x -> y"});
+
+  // A real but tiny difference: base values 1000 +- 0.1, new ones 0.5% higher (no overlap, so
+  // both tests are significant), stays below the default --min-effect of 1%.
+  std::vector<double> tight, tiny;
+  for (double x : kBase) {
+    tight.push_back(1000 + (x - 100) / 20);
+    tiny.push_back(1005 + (x - 100) / 20);
+  }
+  CompareResult t = compare_records(file("x", tight, kBase), file("y", tiny, kBase), o);
+  CHECK(t.points[0].rows[0].significant);
+  CHECK(t.points[0].rows[0].change == Approx(0.005));
+  CHECK(t.points[0].rows[0].verdict == "no significant change");
+  o.min_effect = 0.001;
+  CompareResult t2 = compare_records(file("x", tight, kBase), file("y", tiny, kBase), o);
+  CHECK(t2.points[0].rows[0].verdict == "regressed");
+  // Overlapping samples (shift 0.5 within a spread of 4): neither test is significant.
+  std::vector<double> shifted;
+  for (double x : kBase) shifted.push_back(x + 0.5);
+  CompareResult t3 = compare_records(file("x", kBase, kBase), file("y", shifted, kBase), o);
+  CHECK_FALSE(t3.points[0].rows[0].significant);
+  CHECK(t3.points[0].rows[0].verdict == "no significant change");
+}
+
+TEST_CASE("Holm and BH adjust the raw p-values of the family") {
+  CompareOptions o;
+  o.metrics = {"makespan", "context_switches"};
+  CompareResult h = compare_records(file("x", kBase, kBase), file("y", scaled(1.02), scaled(1.01)), o);
+  o.correction = "bh";
+  CompareResult b = compare_records(file("x", kBase, kBase), file("y", scaled(1.02), scaled(1.01)), o);
+  const auto& hr = h.points[0].rows;
+  std::vector<double> raw = {hr[0].p_welch, hr[1].p_welch};
+  std::vector<double> holm = stats::holm(raw), bh = stats::benjamini_hochberg(raw);
+  CHECK(hr[0].p_welch_adj == Approx(holm[0]));
+  CHECK(hr[1].p_welch_adj == Approx(holm[1]));
+  CHECK(b.points[0].rows[0].p_welch_adj == Approx(bh[0]));
+  CHECK(b.points[0].rows[1].p_welch_adj == Approx(bh[1]));
+}
+
+TEST_CASE("different machines are refused unless allowed") {
+  CompareOptions o;
+  o.metrics = {"makespan"};
+  RecordFile a = file("x", kBase, kBase), b = file("y", kBase, kBase, "other");
+  CHECK_THROWS_AS(compare_records(a, b, o), InputError);
+  o.by = {"workload"};
+  CHECK_THROWS_WITH(compare_records(a, b, o), Catch::Contains("topology: t -> other"));
+  o.by.clear();
+  o.allow_mismatch = true;
+  CompareResult c = compare_records(a, b, o);
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0].find("topology: t -> other") != std::string::npos);
+}
+
+TEST_CASE("gates: syntax, threshold direction, significance") {
+  CHECK_THROWS_AS(parse_gate("makespan"), InputError);
+  CHECK_THROWS_AS(parse_gate("makespan>5"), InputError);
+  CHECK_THROWS_AS(parse_gate("nosuch>+5%"), InputError);
+  Gate g = parse_gate("makespan>+5%");
+  CHECK(g.threshold == Approx(0.05));
+  CompareOptions o;
+  o.metrics = {"makespan"};
+  CompareResult up = compare_records(file("x", kBase, kBase), file("y", scaled(1.2), kBase), o);
+  CHECK(evaluate_gates(up, {g}).failures.size() == 1);
+  CHECK(evaluate_gates(up, {parse_gate("makespan>+25%")}).failures.empty());
+  CHECK(evaluate_gates(up, {parse_gate("makespan<-5%")}).failures.empty());
+  CompareResult same = compare_records(file("x", kBase, kBase), file("y", kBase, kBase), o);
+  CHECK(evaluate_gates(same, {g}).failures.empty());
+}
