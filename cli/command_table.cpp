@@ -17,6 +17,8 @@ SCHEDSIM_COMMAND(trace)
 SCHEDSIM_COMMAND(record)
 SCHEDSIM_COMMAND(gen)
 SCHEDSIM_COMMAND(report)
+SCHEDSIM_COMMAND(sweep)
+SCHEDSIM_COMMAND(merge)
 #undef SCHEDSIM_COMMAND
 
 const std::vector<Command>& command_table() {
@@ -31,6 +33,8 @@ const std::vector<Command>& command_table() {
         {"record", "record a command's scheduler events through tracefs", run_record, help_record},
         {"gen", "generate a synthetic workload (messaging, pipe, schbench, fork, periodic)", run_gen, help_gen},
         {"report", "render results files into one self-contained HTML report", run_report, help_report},
+        {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)", run_sweep, help_sweep},
+        {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
     };
     std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
       return std::string(a.name) < std::string(b.name);
