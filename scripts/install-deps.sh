@@ -6,8 +6,9 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev)
-# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a browser.
-test_pkgs=(rt-tests linux-perf chromium)
+# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
+# browser; the Slurm sweep test runs a one-node Slurm (scripts/slurm-local.sh).
+test_pkgs=(rt-tests linux-perf chromium slurm-wlm munge)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -208,9 +208,20 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cout << fmt::format("submitted array job {} and merge job {} (afterok:{})\n", s.array_id, s.merge_id, s.array_id);
     if (!vm["wait"].as<bool>()) return kExitOk;
     std::cout.flush();
-    if (s.merge_status != 0)
-      throw InputError(fmt::format("the merge job {} failed or was cancelled (exit {}); see {}/logs/ for the shard and merge logs",
-                                   s.merge_id, s.merge_status, so.dir));
+    // sbatch --wait exits 0 for a merge job cancelled because a shard failed (it never ran), so
+    // the merged file is the evidence; scontrol names the state while it still remembers the job.
+    std::error_code ec2;
+    if (s.merge_status != 0 || !fs::exists(so.output, ec2)) {
+      std::string state;
+      try {
+        sweep::run_program({"scontrol", "show", "job", "-o", s.merge_id}, state);
+      } catch (const InputError&) {
+      }
+      size_t at = state.find("JobState=");
+      state = at == std::string::npos ? "unknown" : state.substr(at + 9, state.find(' ', at) - at - 9);
+      throw InputError(fmt::format("the merge job {} did not write {} (state {}, sbatch --wait exit {}): a shard failed? see {}/logs/",
+                                   s.merge_id, output, state, s.merge_status, so.dir));
+    }
     sweep::ResultsFile merged = sweep::read_results(so.output);
     print_summary(merged.spec, merged.records, summary);
     return kExitOk;
