@@ -22,6 +22,13 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& what) : path_
   if (!fs::is_directory(dir, ec))
     throw InputError(SourceLoc{path}, "cannot write " + what + ": directory '" + dir.string() + "' does not exist");
   if (fs::is_directory(target, ec)) throw InputError(SourceLoc{path}, "cannot write " + what + ": it is a directory");
+  // A device or FIFO (/dev/null, /dev/stdout, a named pipe) is written in place: renaming a
+  // temporary over it would replace the device node with a regular file (as root, /dev/null).
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) {
+    f_ = std::fopen(path.c_str(), "wb");
+    if (!f_) throw InputError(SourceLoc{path}, "cannot write " + what + ": " + std::strerror(errno));
+    return;
+  }
   tmp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   f_ = std::fopen(tmp_.c_str(), "wb");
   if (!f_)
@@ -32,13 +39,13 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& what) : path_
 AtomicFile::~AtomicFile() {
   if (f_ && f_ != stdout) {
     std::fclose(f_);
-    std::remove(tmp_.c_str());
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
   }
 }
 
 void AtomicFile::fail(const std::string& why) {
   if (f_ && f_ != stdout) std::fclose(f_);
-  if (f_ != stdout) std::remove(tmp_.c_str());
+  if (f_ != stdout && !tmp_.empty()) std::remove(tmp_.c_str());
   f_ = nullptr;
   throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": " + why);
 }
@@ -58,9 +65,10 @@ void AtomicFile::commit() {
   ok = std::fclose(f_) == 0 && ok;
   f_ = nullptr;
   if (!ok) {
-    std::remove(tmp_.c_str());
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
     throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": write failed (disk full?)");
   }
+  if (tmp_.empty()) return;  // written in place (a device or FIFO)
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int e = errno;
     std::remove(tmp_.c_str());
