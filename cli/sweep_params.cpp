@@ -204,6 +204,17 @@ std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed,
   return rec.dump() + "\n";
 }
 
+std::string run_unit(const sweep::Point& p, uint32_t rep) {
+  uint64_t seed = sweep::derive_seed(p.seed, rep);
+  try {
+    RunOutcome out = execute_run(point_request(p, seed));
+    return write_record(p, rep, seed, out.results);
+  } catch (const InputError& e) {
+    throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),
+                     e.context());
+  }
+}
+
 sweep::SummaryOptions summary_options(const std::string& format) {
   sweep::SummaryOptions o;
   o.format = format;

@@ -267,16 +267,7 @@ int run_sweep(const std::vector<std::string>& args) {
   };
   auto work = [&](size_t i) {
     uint64_t u = units[done + i];
-    const sweep::Point& p = points[u / spec.repeat];
-    auto rep = static_cast<uint32_t>(u % spec.repeat);
-    uint64_t seed = sweep::derive_seed(p.seed, rep);
-    try {
-      RunOutcome out = execute_run(point_request(p, seed));
-      return write_record(p, rep, seed, out.results);
-    } catch (const InputError& e) {
-      throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),
-                       e.context());
-    }
+    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat));
   };
   auto sink = [&](size_t, std::string&& line) {
     if (writer) writer->append(line);
