@@ -17,7 +17,7 @@ struct ExecuteOptions {
 };
 
 /// Runs work(i) for i in [0, count) on `jobs` threads, delivering sink(i, result) in increasing
-/// i on the calling thread. Units are started in order; at most about 4 x jobs results wait for
+/// i on the calling thread. Units are started in order; at most 64 x jobs results wait for
 /// an earlier one. If work(i) throws, no unit after i is started, units before i are still
 /// delivered, and the exception is rethrown once they are.
 void execute_ordered(size_t count, const ExecuteOptions& opts, const std::function<std::string(size_t)>& work,
