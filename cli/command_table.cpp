@@ -18,6 +18,8 @@ SCHEDSIM_COMMAND(record)
 SCHEDSIM_COMMAND(gen)
 SCHEDSIM_COMMAND(report)
 SCHEDSIM_COMMAND(compare)
+SCHEDSIM_COMMAND(sweep)
+SCHEDSIM_COMMAND(merge)
 #undef SCHEDSIM_COMMAND
 
 const std::vector<Command>& command_table() {
@@ -33,6 +35,8 @@ const std::vector<Command>& command_table() {
         {"gen", "generate a synthetic workload (messaging, pipe, schbench, fork, periodic)", run_gen, help_gen},
         {"report", "render results files into one self-contained HTML report", run_report, help_report},
         {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on", run_compare, help_compare},
+        {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)", run_sweep, help_sweep},
+        {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
     };
     std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
       return std::string(a.name) < std::string(b.name);

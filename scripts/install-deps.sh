@@ -8,8 +8,9 @@ build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev libboost-math
             nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev)
 # Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
-# browser; scripts/lint.sh needs clang-tidy.
-test_pkgs=(rt-tests linux-perf chromium clang-tidy)
+# browser; scripts/lint.sh needs clang-tidy; the Slurm sweep test runs a one-node Slurm
+# (scripts/slurm-local.sh).
+test_pkgs=(rt-tests linux-perf chromium clang-tidy slurm-wlm munge)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -39,6 +39,9 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
 case "$cmd" in
   start)
     [ "$(id -u)" -eq 0 ] || skip "needs root to start munged and slurmd"
+    # munged (as the munge user) opens /dev/null; a program that renamed a regular file over it
+    # (as root) makes it fail with "Failed to open /dev/null: Permission denied".
+    [ -c /dev/null ] || die "/dev/null is not a character device (something replaced it with a regular file); restore it: rm /dev/null && mknod -m 666 /dev/null c 1 3"
     missing=()
     for p in slurm-wlm munge; do
       dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,293 @@
+// `schedsim sweep`: options -> a sweep::Spec -> points run in parallel through execute_run ->
+// ordered JSON Lines records -> a summary. The logic lives in sweep/ and cli/sweep_params.cpp.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "../command.hpp"
+#include "../run_request.hpp"
+#include "../sweep_params.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/sweep/executor.hpp"
+#include "schedsim/sweep/jsonl.hpp"
+#include "schedsim/sweep/slurm.hpp"
+#include "schedsim/sweep/spec.hpp"
+#include "schedsim/sweep/summary.hpp"
+
+namespace schedsim::cli {
+
+namespace {
+
+po::options_description sweep_options() {
+  po::options_description d("options");
+  d.add_options()
+      ("spec", po::value<std::string>(), "read the grid from this JSON spec file (docs/sweep.md); --set adds or replaces parameters")
+      ("set", po::value<std::vector<std::string>>()->composing(), "KEY=V1[,V2...]: one value fixes a parameter, several sweep it (crossed with the others); repeatable")
+      ("zip", po::value<std::vector<std::string>>()->composing(), "KEY=V1,V2...: every --zip parameter advances together (equal lengths), crossed with the --set ones")
+      ("repeat,r", po::value<uint32_t>(), "repetitions per point (default 1, or the spec's)")
+      ("seed", po::value<uint64_t>(), "sweep seed (default 1, or the spec's); repetition seeds derive from it, the point and the index")
+      ("jobs,j", po::value<unsigned>(), "simulations run in parallel (default: every CPU this process may use)")
+      ("output,o", po::value<std::string>(), "stream the records to this JSON Lines file (created; never overwritten)")
+      ("resume", po::bool_switch(), "continue the -o file of an interrupted sweep: skip its records, refuse a changed spec")
+      ("summary", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv, markdown or none")
+      ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
+      ("dry-run", po::bool_switch(), "print the points (index, seed, label) and stop")
+      ("shard", po::value<std::string>(), "run only slice K/N of the (point, repetition) list (round robin); `schedsim merge` joins the slices")
+      ("slurm", po::bool_switch(), "write a Slurm array job running the shards and a merge job instead of running (needs -o)")
+      ("array-size", po::value<uint32_t>(), "--slurm: number of array tasks (shards), default min(runs, 100)")
+      ("partition", po::value<std::string>(), "--slurm: the partition to submit to")
+      ("slurm-dir", po::value<std::string>(), "--slurm: directory for the spec, scripts, shards and logs (default OUTPUT.slurm)")
+      ("submit", po::bool_switch(), "--slurm: submit with sbatch (array, then merge with --dependency=afterok)")
+      ("wait", po::bool_switch(), "--slurm --submit: wait for the merge job, then print the summary");
+  return d;
+}
+
+const char* kDescription =
+    "Runs a grid of simulations: every combination of the swept parameters (the points), each\n"
+    "repeated --repeat times with seeds derived from --seed, the point and the repetition, on\n"
+    "--jobs threads. Records stream to -o in (point, repetition) order, so the file is the same\n"
+    "bytes for any --jobs and a killed sweep continues with --resume. Parameters are `run`\n"
+    "options (topology, placement, kernel, input, workload-gen, jitter, ...), generator options\n"
+    "gen.KEY, cost parameters cost.NAME and sched_feat flags feature.NAME=on|off; docs/sweep.md\n"
+    "lists them and the spec file format.\n\n"
+    "examples:\n"
+    "  schedsim sweep --set workload-gen='messaging --pipe --thread' --set placement=sis-fold-2018,sis-fold-opt \\\n"
+    "      --set gen.group=1,2,5,10,20,40 --set topology=xeon-e5-2690v2 --repeat 10 -o fold.jsonl\n"
+    "  schedsim sweep --spec study.json -o study.jsonl --resume\n"
+    "  schedsim sweep --spec study.json -o study.jsonl --slurm --array-size 20 --submit";
+
+/// The progress line: runs and points done, rate, ETA (stderr, rewritten in place).
+class Progress {
+ public:
+  Progress(bool on, size_t total_runs, size_t total_points, size_t already)
+      : on_(on), total_(total_runs), points_(total_points), base_(already), start_(std::chrono::steady_clock::now()) {}
+  void update(size_t runs_done, size_t points_done) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (runs_done < total_ && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    double rate = secs > 0 ? static_cast<double>(runs_done - base_) / secs : 0;
+    std::string eta = "-";
+    if (rate > 0) {
+      auto left = static_cast<long>(static_cast<double>(total_ - runs_done) / rate + 0.5);
+      eta = fmt::format("{}:{:02d}:{:02d}", left / 3600, (left / 60) % 60, left % 60);
+    }
+    std::fprintf(stderr, "\rsweep: %zu/%zu points, %zu/%zu runs, %.2f runs/s, ETA %s   ", points_done, points_,
+                 runs_done, total_, rate, eta.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (on_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool on_;
+  size_t total_, points_, base_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("schedsim") : p.string();
+}
+
+void print_summary(const sweep::Spec& spec, const std::vector<std::string>& records, const std::string& format) {
+  if (format == "none") return;
+  std::vector<std::string> warnings;
+  std::cout << sweep::render_summary(spec, records, summary_options(format), warnings);
+  std::cout.flush();
+  for (const auto& w : warnings) std::cerr << "schedsim: warning: " << w << "\n";
+}
+
+void check_choice(const std::string& option, const std::string& value, const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), value) == valid.end())
+    throw InputError(SourceLoc{"--" + option}, unknown_choice_message(option + " value", value, valid));
+}
+
+}  // namespace
+
+std::string help_sweep() {
+  return format_help("schedsim sweep [WORKLOAD|TRACE] [--spec FILE] [--set KEY=V1,V2...]... [options]", kDescription,
+                     sweep_options());
+}
+
+int run_sweep(const std::vector<std::string>& args) {
+  po::options_description d = sweep_options();
+  d.add_options()("input", po::value<std::string>(), "");
+  po::positional_options_description pos;
+  pos.add("input", 1);
+  po::variables_map vm;
+  if (!parse_args(args, d, pos, vm, help_sweep)) return kExitOk;
+
+  std::string summary = vm["summary"].as<std::string>();
+  check_choice("summary", summary, {"table", "csv", "markdown", "none"});
+  std::string progress = vm["progress"].as<std::string>();
+  check_choice("progress", progress, {"auto", "always", "never"});
+
+  // The spec: file, then --set / --zip, then the positional input.
+  sweep::Spec spec;
+  if (vm.count("spec")) spec = sweep::load_spec_file(vm["spec"].as<std::string>());
+  {
+    sweep::Spec cli = sweep::spec_from_cli(vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                                           vm.count("zip") ? vm["zip"].as<std::vector<std::string>>() : std::vector<std::string>{});
+    for (const auto& [k, v] : cli.fixed) sweep::set_param(spec, k, {v}, cli.origin(k));
+    for (const auto& a : cli.axes) {
+      if (a.keys.size() == 1) {
+        sweep::set_param(spec, a.keys[0], a.values[0], cli.origin(a.keys[0]));
+      } else {
+        for (const auto& k : a.keys)
+          for (const auto& existing : spec.keys())
+            if (existing == k) throw InputError(SourceLoc{"--zip"}, "parameter '" + k + "' is also in the spec file");
+        spec.axes.push_back(a);
+        for (const auto& k : a.keys) spec.origins.emplace_back(k, cli.origin(k));
+      }
+    }
+  }
+  if (vm.count("input")) sweep::set_param(spec, "input", {vm["input"].as<std::string>()}, "WORKLOAD argument");
+  if (vm.count("repeat")) spec.repeat = vm["repeat"].as<uint32_t>();
+  if (spec.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "must be at least 1");
+  if (vm.count("seed")) spec.seed = vm["seed"].as<uint64_t>();
+  check_sweep_keys(spec);
+  std::vector<sweep::Point> points = sweep::expand(spec);
+
+  if (vm["dry-run"].as<bool>()) {
+    std::cout << fmt::format("{} points x {} repetitions = {} runs; spec hash {}\n", points.size(), spec.repeat,
+                             points.size() * spec.repeat, spec.hash());
+    for (const auto& p : points) {
+      std::string params;
+      for (const auto& [k, v] : p.params) params += (params.empty() ? "" : " ") + k + "=" + sweep::sh_quote(v);
+      std::cout << fmt::format("{:>4}  seed {:016x}  {}\n", p.index, p.seed, p.label.empty() ? params : p.label);
+    }
+    return kExitOk;
+  }
+  validate_points(points);
+
+  std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
+  bool resume = vm["resume"].as<bool>();
+  if (resume && output.empty()) throw InputError(SourceLoc{"--resume"}, "needs -o FILE (the results file to continue)");
+  if (output == "-") throw InputError(SourceLoc{"--output"}, "a sweep streams to a file; '-' is not supported (the summary goes to stdout)");
+  for (const char* o : {"array-size", "partition", "slurm-dir"})
+    if (vm.count(o) && !vm["slurm"].as<bool>()) throw InputError(SourceLoc{std::string("--") + o}, "only with --slurm");
+  if ((vm["submit"].as<bool>() && !vm["slurm"].as<bool>()) || (vm["wait"].as<bool>() && !vm["submit"].as<bool>()))
+    throw InputError(SourceLoc{vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "--wait" : "--submit"},
+                     vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "only with --submit" : "only with --slurm");
+
+  if (vm["slurm"].as<bool>()) {
+    if (output.empty()) throw InputError(SourceLoc{"--slurm"}, "needs -o FILE (where the merge job writes the records)");
+    if (vm.count("shard")) throw InputError(SourceLoc{"--slurm"}, "the array runs every shard; drop --shard");
+    namespace fs = std::filesystem;
+    sweep::SlurmOptions so;
+    so.output = fs::absolute(output).lexically_normal().string();
+    so.dir = fs::absolute(vm.count("slurm-dir") ? vm["slurm-dir"].as<std::string>() : output + ".slurm").lexically_normal().string();
+    so.exe = self_exe();
+    so.workdir = fs::current_path().string();
+    uint64_t runs = static_cast<uint64_t>(points.size()) * spec.repeat;
+    so.array_size = vm.count("array-size") ? vm["array-size"].as<uint32_t>() : static_cast<uint32_t>(std::min<uint64_t>(runs, 100));
+    if (so.array_size == 0 || so.array_size > runs)
+      throw InputError(SourceLoc{"--array-size"}, fmt::format("must be between 1 and the number of runs ({})", runs));
+    so.cpus_per_task = vm.count("jobs") ? std::max(1u, vm["jobs"].as<unsigned>()) : 1;
+    if (vm.count("partition")) so.partition = vm["partition"].as<std::string>();
+    std::error_code ec;
+    if (fs::exists(so.output, ec)) throw InputError(SourceLoc{output}, "exists; the merge job would not overwrite it: remove it or choose another -o");
+    sweep::SlurmFiles files = sweep::write_slurm_files(spec, so);
+    std::cout << fmt::format("wrote {} ({} shards of {} runs), {} and {}\n", files.array_script, so.array_size, runs,
+                             files.merge_script, files.spec);
+    if (!vm["submit"].as<bool>()) {
+      std::cout << fmt::format("submit: jid=$(sbatch --parsable {}) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes {}\n",
+                               sweep::sh_quote(files.array_script), sweep::sh_quote(files.merge_script));
+      return kExitOk;
+    }
+    sweep::Submitted s = sweep::submit_slurm(files, vm["wait"].as<bool>());
+    std::cout << fmt::format("submitted array job {} and merge job {} (afterok:{})\n", s.array_id, s.merge_id, s.array_id);
+    if (!vm["wait"].as<bool>()) return kExitOk;
+    std::cout.flush();
+    // sbatch --wait exits 0 for a merge job cancelled because a shard failed (it never ran), so
+    // the merged file is the evidence; scontrol names the state while it still remembers the job.
+    std::error_code ec2;
+    if (s.merge_status != 0 || !fs::exists(so.output, ec2)) {
+      std::string state;
+      try {
+        sweep::run_program({"scontrol", "show", "job", "-o", s.merge_id}, state);
+      } catch (const InputError&) {
+      }
+      size_t at = state.find("JobState=");
+      state = at == std::string::npos ? "unknown" : state.substr(at + 9, state.find(' ', at) - at - 9);
+      throw InputError(fmt::format("the merge job {} did not write {} (state {}, sbatch --wait exit {}): a shard failed? see {}/logs/",
+                                   s.merge_id, output, state, s.merge_status, so.dir));
+    }
+    sweep::ResultsFile merged = sweep::read_results(so.output);
+    print_summary(merged.spec, merged.records, summary);
+    return kExitOk;
+  }
+
+  sweep::Shard shard;
+  if (vm.count("shard")) shard = sweep::parse_shard(vm["shard"].as<std::string>(), "--shard");
+  std::vector<uint64_t> units = sweep::shard_units(spec, shard);
+  std::string header = sweep::header_line(spec, shard);
+
+  size_t done = 0;
+  std::vector<std::string> records;  // kept only without -o
+  std::unique_ptr<sweep::RecordWriter> writer;
+  if (!output.empty()) {
+    std::error_code ec;
+    if (resume && std::filesystem::exists(output, ec)) {
+      sweep::Existing ex = sweep::scan_existing(output, header, spec, units);
+      if (ex.partial_tail) std::cerr << "schedsim: note: " << output << ": dropped a partial last record (the sweep was killed mid-write)\n";
+      done = ex.records;
+      writer = std::make_unique<sweep::RecordWriter>(output, header, true, ex.keep_bytes);
+      if (done) std::cerr << fmt::format("schedsim: note: {}: {} of {} runs already done, resuming\n", output, done, units.size());
+    } else {
+      writer = std::make_unique<sweep::RecordWriter>(output, header, false, 0);
+    }
+  }
+
+  unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
+  if (jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
+  size_t total_points = 0, points_done = 0;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat) {
+      ++total_points;
+      if (i < done) ++points_done;
+    }
+  bool show = progress == "always" || (progress == "auto" && ::isatty(2));
+  Progress bar(show, units.size(), total_points, done);
+  sweep::ExecuteOptions eo;
+  eo.jobs = jobs;
+  eo.on_progress = [&](size_t delivered) {
+    size_t i = done + delivered - 1;
+    if (i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat) ++points_done;
+    bar.update(done + delivered, points_done);
+  };
+  auto work = [&](size_t i) {
+    uint64_t u = units[done + i];
+    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat));
+  };
+  auto sink = [&](size_t, std::string&& line) {
+    if (writer) writer->append(line);
+    else records.push_back(line.substr(0, line.size() - 1));
+  };
+  bar.update(done, points_done);
+  try {
+    sweep::execute_ordered(units.size() - done, eo, work, sink);
+  } catch (...) {
+    bar.finish();
+    if (writer) writer->close();
+    throw;
+  }
+  bar.finish();
+  if (writer) {
+    writer->close();
+    records = sweep::read_results(output).records;
+  }
+  print_summary(spec, records, summary);
+  return kExitOk;
+}
+
+}  // namespace schedsim::cli

@@ -1,0 +1,235 @@
+// Sweep parameters -> RunRequest, and the record line of one run.
+#include "sweep_params.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/engine/cost_model.hpp"
+#include "schedsim/sweep/jsonl.hpp"
+#include "schedsim/sweep/slurm.hpp"
+#include "schedsim/topology/topology.hpp"
+#include "schedsim/workload/generators.hpp"
+
+namespace schedsim::cli {
+
+namespace {
+
+const char* const kSlots[] = {"placement", "idle-cores", "util", "queue", "balance"};
+
+bool parse_bool(const std::string& v, bool& out) {
+  if (v == "on" || v == "true" || v == "1" || v == "yes") out = true;
+  else if (v == "off" || v == "false" || v == "0" || v == "no") out = false;
+  else return false;
+  return true;
+}
+
+std::string point_name(const sweep::Point& p) {
+  return p.label.empty() ? fmt::format("point {}", p.index) : fmt::format("point {} ({})", p.index, p.label);
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweep_param_keys() {
+  static const std::vector<std::string> keys = {
+      "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
+      "feature", "cost", "jitter", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
+      "exclude-kthreads", "strict"};
+  return keys;
+}
+
+const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
+  static const std::vector<std::pair<std::string, std::string>> keys = {
+      {"seed", "each run's seed derives from the sweep's --seed, the point and the repetition"},
+      {"repeat", "use the sweep's --repeat (or \"repeat\" in the spec file)"},
+      {"format", "a sweep writes JSON Lines records (-o) and a summary (--summary)"},
+      {"output", "a sweep writes JSON Lines records (-o) and a summary (--summary)"},
+      {"label", "labels name what differs between points"},
+      {"tasks", "a sweep prints no per-task table"},
+      {"progress", "the sweep shows its own progress (--progress)"},
+      {"trace-out", "run the point alone with `schedsim run --trace-out`"},
+      {"trace-window", "run the point alone with `schedsim run --trace-out`"},
+      {"allow-incomplete", "a sweep keeps going past incomplete runs: each record says \"complete\" and the summary counts the incomplete ones"},
+      {"max-memory", "resident memory is the whole sweep process's, shared by its --jobs workers: limit the process instead (ulimit -v, a Slurm --mem)"},
+      {"noise", "sweep repetitions vary through --set jitter=J; run --repeat's machine-speed noise is not applied to sweeps yet"},
+  };
+  return keys;
+}
+
+void check_sweep_keys(const sweep::Spec& spec) {
+  std::vector<std::string> valid = sweep_param_keys();
+  for (const char* fam : {"gen.KEY", "cost.NAME", "feature.NAME"}) valid.emplace_back(fam);
+  for (const auto& key : spec.keys()) {
+    std::string origin = spec.origin(key);
+    if (key.rfind("gen.", 0) == 0 || key.rfind("cost.", 0) == 0 || key.rfind("feature.", 0) == 0) {
+      if (key.substr(key.find('.') + 1).empty()) throw InputError(SourceLoc{origin}, "parameter '" + key + "' has no name after the dot");
+      continue;
+    }
+    if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
+    for (const auto& [k, why] : sweep_excluded_keys())
+      if (k == key) throw InputError(SourceLoc{origin}, "'" + key + "' cannot be a sweep parameter: " + why);
+    throw InputError(SourceLoc{origin}, unknown_choice_message("sweep parameter", key, valid));
+  }
+  // gen.* needs a generator.
+  bool has_gen = false, has_genopt = false;
+  std::string genopt;
+  for (const auto& key : spec.keys()) {
+    if (key == "workload-gen") has_gen = true;
+    if (key.rfind("gen.", 0) == 0 && !has_genopt) {
+      has_genopt = true;
+      genopt = key;
+    }
+  }
+  if (has_genopt && !has_gen)
+    throw InputError(SourceLoc{spec.origin(genopt)}, "'" + genopt + "' sets a generator option, but no 'workload-gen' parameter names the generator (e.g. --set workload-gen=messaging)");
+}
+
+RunRequest point_request(const sweep::Point& point, uint64_t seed) {
+  RunRequest req;
+  req.seed = seed;
+  req.label = point.label;
+  req.format = "json";
+  req.progress = "never";
+  req.output = "-";
+  std::string gen_extra;
+  for (const auto& [key, value] : point.params) {
+    auto bad = [&](const std::string& what) {
+      return InputError(fmt::format("{}: parameter {}={}: {}", point_name(point), key, value, what));
+    };
+    bool b = false;
+    if (key == "input") req.input = value;
+    else if (key == "workload-gen") req.workload_gen = value;
+    else if (key == "topology") req.topology = value;
+    else if (key == "kernel") req.kernel = value;
+    else if (std::find(std::begin(kSlots), std::end(kSlots), key) != std::end(kSlots)) req.modules[key] = value;
+    else if (key == "feature") {
+      for (const auto& f : split_command_line(value)) req.features.push_back(f);
+    } else if (key == "cost") {
+      for (const auto& c : split_command_line(value)) req.costs.push_back(c);
+    } else if (key == "jitter") req.jitter = value;
+    else if (key == "stop-at") req.stop_at = value;
+    else if (key == "max-sim-time") req.max_sim_time = value;
+    else if (key == "check-invariants") {
+      if (!parse_bool(value, b)) throw bad("expected on or off");
+      req.check_invariants = b;
+    } else if (key == "comm") req.extract.comm_regex = value;
+    else if (key == "pid") {
+      for (const auto& p : split_command_line(value)) {
+        try {
+          size_t used = 0;
+          req.extract.pids.push_back(std::stoll(p, &used));
+          if (used != p.size()) throw std::invalid_argument(p);
+        } catch (const std::exception&) {
+          throw bad("expected pids (integers, space-separated)");
+        }
+      }
+    } else if (key == "descendants-of") {
+      try {
+        size_t used = 0;
+        req.extract.descendants_of = std::stoll(value, &used);
+        if (used != value.size()) throw std::invalid_argument(value);
+      } catch (const std::exception&) {
+        throw bad("expected a pid");
+      }
+    } else if (key == "exclude-kthreads" || key == "strict") {
+      if (!parse_bool(value, b)) throw bad("expected on or off");
+      (key == "strict" ? req.extract.strict : req.extract.exclude_kthreads) = b;
+    } else if (key.rfind("feature.", 0) == 0) {
+      if (!parse_bool(value, b)) throw bad("expected on or off");
+      req.features.push_back((b ? "" : "NO_") + key.substr(8));
+    } else if (key.rfind("cost.", 0) == 0) {
+      req.costs.push_back(key.substr(5) + "=" + value);
+    } else if (key.rfind("gen.", 0) == 0) {
+      // gen.group=10 -> "--group 10"; gen.g=10 -> "-g 10"; gen.pipe=true -> "--pipe", false -> nothing.
+      std::string name = key.substr(4);
+      std::string flag = (name.size() == 1 ? "-" : "--") + name;
+      if (value == "true") gen_extra += " " + flag;
+      else if (value != "false") gen_extra += " " + flag + " " + sweep::sh_quote(value);
+    }
+  }
+  req.workload_gen += gen_extra;
+  return req;
+}
+
+void validate_points(const std::vector<sweep::Point>& points) {
+  std::map<std::string, bool> topologies, generators;
+  for (const auto& p : points) {
+    try {
+      RunRequest req = point_request(p, 1);
+      if (!topologies.count(req.topology)) {
+        (void)load_topology(req.topology);
+        topologies[req.topology] = true;
+      }
+      RunConfig config;
+      (void)build_policy_stack(req.kernel, req.modules, req.features, config);
+      CostModel cost;
+      for (const auto& c : req.costs) {
+        if (c.find('=') == std::string::npos) cost.load_json_file(c);
+        else cost.set(c);
+      }
+      if (!req.workload_gen.empty() && !req.input.empty())
+        throw InputError("give either an 'input' file or a 'workload-gen', not both");
+      if (!req.workload_gen.empty() && !generators.count(req.workload_gen)) {
+        (void)generate_workload_from_spec(req.workload_gen);
+        generators[req.workload_gen] = true;
+      }
+      if (req.workload_gen.empty() && req.input.empty())
+        throw InputError("no workload: give a WORKLOAD or TRACE file, --set input=FILE, or --set workload-gen='KIND opts'");
+      std::error_code ec;
+      if (!req.input.empty() && !std::filesystem::is_regular_file(req.input, ec))
+        throw InputError(SourceLoc{req.input}, "no such file");
+    } catch (const InputError& e) {
+      if (e.message().rfind("point ", 0) == 0) throw;
+      throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());
+    }
+  }
+}
+
+std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results) {
+  // The results JSON (docs/results-schema.md) without the per-task, per-CPU and timeline detail,
+  // which would make a record of a 40-group messaging run hundreds of kilobytes: a sweep record
+  // keeps every run-level metric; `schedsim run` on the point gives the rest.
+  nlohmann::ordered_json r = nlohmann::ordered_json::parse(render_json(results));
+  for (const char* bulky : {"cpus", "timeline", "tasks", "task_groups"}) r.erase(bulky);
+  nlohmann::ordered_json rec;
+  rec["type"] = sweep::kRecordType;
+  rec[sweep::kRecordPoint] = point.index;
+  rec[sweep::kRecordRep] = rep;
+  rec["seed"] = seed;
+  rec["label"] = point.label;
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : point.params) params[k] = v;
+  rec["params"] = params;
+  rec["results"] = r;
+  return rec.dump() + "\n";
+}
+
+std::string run_unit(const sweep::Point& p, uint32_t rep) {
+  uint64_t seed = sweep::derive_seed(p.seed, rep);
+  try {
+    RunOutcome out = execute_run(point_request(p, seed));
+    return write_record(p, rep, seed, out.results);
+  } catch (const InputError& e) {
+    throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),
+                     e.context());
+  }
+}
+
+sweep::SummaryOptions summary_options(const std::string& format) {
+  sweep::SummaryOptions o;
+  o.format = format;
+  o.columns = {
+      {"wakeup mean µs", "/results/latency_ns/wakeup/mean", 0.001, 2},
+      {"wakeup p50 µs", "/results/latency_ns/wakeup/p50", 0.001, 2},
+      {"wakeup p99 µs", "/results/latency_ns/wakeup/p99", 0.001, 2},
+      {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3},
+  };
+  o.complete_pointer = "/results/summary/complete";
+  return o;
+}
+
+}  // namespace schedsim::cli

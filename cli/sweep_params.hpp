@@ -1,0 +1,41 @@
+#pragma once
+/// What a sweep parameter means: KEY=VALUE pairs onto a RunRequest (every `run` option that
+/// describes the simulation, generator options `gen.KEY`, cost parameters `cost.NAME`, flags
+/// `feature.NAME`), and the sweep's record line. docs/sweep.md lists the keys.
+#include <string>
+#include <vector>
+
+#include "run_request.hpp"
+#include "schedsim/sweep/spec.hpp"
+#include "schedsim/sweep/summary.hpp"
+
+namespace schedsim::cli {
+
+/// The keys that name `run` options (without the prefixed families gen./cost./feature.).
+const std::vector<std::string>& sweep_param_keys();
+/// `run` options a sweep does not take as parameters, each with the reason.
+const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys();
+
+/// Throws InputError (naming where the key came from) for an unknown or excluded key, with a
+/// did-you-mean.
+void check_sweep_keys(const sweep::Spec& spec);
+
+/// The RunRequest of one point and repetition: its parameters, the repetition seed, the label.
+/// Throws InputError for a bad value that can be seen without running (gen.* without a
+/// workload-gen, a feature value other than on/off).
+RunRequest point_request(const sweep::Point& point, uint64_t seed);
+
+/// Checks every point's modules, topology, costs and generator arguments before anything runs,
+/// so a typo in the last point does not cost the whole sweep. Throws InputError naming the point.
+void validate_points(const std::vector<sweep::Point>& points);
+
+/// The record line (with '\n') of one repetition of one point. THE one place that decides what a
+/// record holds (docs/sweep.md "Records"); the summary's columns below read it.
+std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results);
+/// Runs repetition `rep` of `point` (seed derive_seed(point.seed, rep)) and returns its record
+/// line. Safe to call from several threads. Errors name the point and repetition.
+std::string run_unit(const sweep::Point& point, uint32_t rep);
+/// The summary's metric columns and completeness flag, as pointers into write_record's records.
+sweep::SummaryOptions summary_options(const std::string& format);
+
+}  // namespace schedsim::cli

@@ -1,0 +1,30 @@
+#pragma once
+/// The sweep summary: one row per point, grouped by the swept parameters, with the mean and
+/// standard deviation across repetitions of a few metrics read from the records by JSON pointer.
+#include <string>
+#include <vector>
+
+#include "schedsim/sweep/spec.hpp"
+
+namespace schedsim::sweep {
+
+struct MetricColumn {
+  std::string name;      ///< column title, e.g. "wakeup p99 us"
+  std::string pointer;   ///< JSON pointer into a record, e.g. "/results/latency_ns/wakeup/p99"
+  double scale = 1;      ///< multiply the value (ns -> us: 0.001)
+  int decimals = 1;
+};
+
+struct SummaryOptions {
+  std::string format = "table";          ///< table, csv, markdown
+  std::vector<MetricColumn> columns;
+  std::string complete_pointer;          ///< a boolean member: false = the run did not finish
+};
+
+/// Renders the summary of `records` (record lines in any order; several per point). Appends to
+/// `warnings` what the reader must know (incomplete runs, points without records). Throws
+/// InputError on a record without a column's metric.
+std::string render_summary(const Spec& spec, const std::vector<std::string>& records, const SummaryOptions& opts,
+                           std::vector<std::string>& warnings);
+
+}  // namespace schedsim::sweep

@@ -1,0 +1,174 @@
+// The sweep summary table (aligned text, CSV, Markdown).
+#include "schedsim/sweep/summary.hpp"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/sweep/jsonl.hpp"
+
+namespace schedsim::sweep {
+
+namespace {
+
+struct Acc {
+  size_t n = 0;
+  double sum = 0, sum_sq = 0;
+  void add(double v) {
+    ++n;
+    sum += v;
+    sum_sq += v * v;
+  }
+  double mean() const { return n ? sum / static_cast<double>(n) : 0; }
+  /// Sample standard deviation (n - 1), 0 for a single value.
+  double stddev() const {
+    if (n < 2) return 0;
+    double m = mean();
+    double var = (sum_sq - static_cast<double>(n) * m * m) / static_cast<double>(n - 1);
+    return var > 0 ? std::sqrt(var) : 0;
+  }
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string render_summary(const Spec& spec, const std::vector<std::string>& records, const SummaryOptions& opts,
+                           std::vector<std::string>& warnings) {
+  std::vector<Point> points = expand(spec);
+  // The swept keys (every axis key), shown by their label names.
+  std::vector<std::string> keys;
+  for (const auto& a : spec.axes) keys.insert(keys.end(), a.keys.begin(), a.keys.end());
+  std::vector<std::vector<Acc>> acc(points.size(), std::vector<Acc>(opts.columns.size()));
+  std::vector<size_t> runs(points.size(), 0), incomplete(points.size(), 0);
+  for (const auto& line : records) {
+    auto j = nlohmann::json::parse(line);
+    uint64_t p = j[kRecordPoint].get<uint64_t>();
+    if (p >= points.size()) continue;
+    ++runs[p];
+    if (!opts.complete_pointer.empty()) {
+      nlohmann::json::json_pointer cp(opts.complete_pointer);
+      if (j.contains(cp) && j[cp].is_boolean() && !j[cp].get<bool>()) ++incomplete[p];
+    }
+    for (size_t c = 0; c < opts.columns.size(); ++c) {
+      nlohmann::json::json_pointer ptr(opts.columns[c].pointer);
+      if (!j.contains(ptr) || !j[ptr].is_number())
+        throw InputError(fmt::format("sweep record of point {} has no number at {}", p, opts.columns[c].pointer));
+      acc[p][c].add(j[ptr].get<double>() * opts.columns[c].scale);
+    }
+  }
+  // Column titles: swept keys by short name, runs, metrics.
+  std::vector<std::string> key_titles;
+  for (const auto& k : keys) {
+    std::string t = k;
+    for (const char* prefix : {"gen.", "cost.", "feature."})
+      if (t.rfind(prefix, 0) == 0) t = t.substr(std::string(prefix).size());
+    key_titles.push_back(t);
+  }
+  auto value_of = [&](const Point& pt, const std::string& key) {
+    for (const auto& [k, v] : pt.params)
+      if (k == key) return v;
+    return std::string();
+  };
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = key_titles;
+  if (keys.empty()) head.push_back("point");
+  head.push_back("runs");
+  if (opts.format == "csv") {
+    for (const auto& c : opts.columns) {
+      head.push_back(c.name + " mean");
+      head.push_back(c.name + " std");
+    }
+  } else {
+    for (const auto& c : opts.columns) head.push_back(c.name);
+  }
+  size_t total_incomplete = 0, missing_points = 0;
+  for (size_t p = 0; p < points.size(); ++p) {
+    std::vector<std::string> row;
+    for (const auto& k : keys) row.push_back(value_of(points[p], k));
+    if (keys.empty()) row.push_back(std::to_string(p));
+    row.push_back(std::to_string(runs[p]));
+    total_incomplete += incomplete[p];
+    if (runs[p] == 0) ++missing_points;
+    for (size_t c = 0; c < opts.columns.size(); ++c) {
+      const Acc& a = acc[p][c];
+      int d = opts.columns[c].decimals;
+      if (runs[p] == 0) {
+        row.push_back("-");
+        if (opts.format == "csv") row.push_back("-");
+      } else if (opts.format == "csv") {
+        row.push_back(fmt::format("{:.{}f}", a.mean(), d + 1));
+        row.push_back(fmt::format("{:.{}f}", a.stddev(), d + 1));
+      } else if (a.n > 1) {
+        row.push_back(fmt::format("{:.{}f} ± {:.{}f}", a.mean(), d, a.stddev(), d));
+      } else {
+        row.push_back(fmt::format("{:.{}f}", a.mean(), d));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  if (total_incomplete)
+    warnings.push_back(fmt::format("{} run(s) did not finish (\"complete\": false: a deadlock, --stop-at, or tasks left "
+                                   "blocked); their figures cover only the simulated part",
+                                   total_incomplete));
+  if (missing_points) warnings.push_back(fmt::format("{} point(s) have no records yet", missing_points));
+
+  std::string out;
+  if (opts.format == "csv") {
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string l;
+      for (size_t i = 0; i < cells.size(); ++i) l += (i ? "," : "") + csv_field(cells[i]);
+      return l + "\n";
+    };
+    out += line(head);
+    for (const auto& r : rows) out += line(r);
+    return out;
+  }
+  // Display width: count UTF-8 code points ("±", "µ").
+  auto width = [](const std::string& s) {
+    size_t w = 0;
+    for (char c : s)
+      if ((static_cast<uint8_t>(c) & 0xc0) != 0x80) ++w;
+    return w;
+  };
+  std::vector<size_t> w(head.size());
+  for (size_t i = 0; i < head.size(); ++i) w[i] = width(head[i]);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+  size_t nkeys = keys.empty() ? 1 : keys.size();
+  auto cell = [&](const std::string& s, size_t i) {
+    std::string pad(w[i] - width(s), ' ');
+    return i < nkeys ? s + pad : pad + s;  // parameters left, numbers right
+  };
+  if (opts.format == "markdown") {
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string l = "|";
+      for (size_t i = 0; i < cells.size(); ++i) l += " " + cell(cells[i], i) + " |";
+      return l + "\n";
+    };
+    out += line(head);
+    std::string sep = "|";
+    for (size_t i = 0; i < head.size(); ++i) sep += (i < nkeys ? ":" + std::string(w[i] + 1, '-') : std::string(w[i] + 1, '-') + ":") + "|";
+    out += sep + "\n";
+    for (const auto& r : rows) out += line(r);
+    return out;
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l;
+    for (size_t i = 0; i < cells.size(); ++i) l += (i ? "  " : "") + cell(cells[i], i);
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    return l + "\n";
+  };
+  out += line(head);
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+}  // namespace schedsim::sweep
