@@ -6,8 +6,9 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev)
-# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a browser.
-test_pkgs=(rt-tests linux-perf chromium)
+# Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
+# browser; the fuzz targets (scripts/fuzz.sh) need clang and libFuzzer.
+test_pkgs=(rt-tests linux-perf chromium clang-14 libfuzzer-14-dev)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -1,6 +1,7 @@
 #include "schedsim/engine/cost_model.hpp"
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -112,9 +113,14 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
 void CostModel::load_json_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(SourceLoc{path}, "cannot open cost file");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  load_json(text, path);
+}
+
+void CostModel::load_json(std::string_view text, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(SourceLoc{path}, std::string("malformed JSON: ") + e.what());
   }

@@ -21,10 +21,15 @@
 
 // libstdc++ 12's <regex> trips -Wmaybe-uninitialized inside std::function when built with the
 // sanitizers (a false positive in _Compiler::_M_assertion); the CI treats warnings as errors.
+// (GCC only: clang has no such warning and rejects the unknown name under -Werror.)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <regex>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <fmt/format.h>
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/base/time.hpp"
@@ -92,6 +93,10 @@ bool is_trace_file(const std::string& path);
 /// any repair or conservation mismatch.
 Workload import_trace(const std::string& path, const ExtractOptions& opt,
                       ImportReport* report = nullptr);
+/// The same on a trace held in memory (plain, gzip or zstd); `name` stands for the file in
+/// errors and in the workload's name. The fuzz targets' entry point.
+Workload import_trace_buffer(std::string_view data, const std::string& name, const ExtractOptions& opt,
+                             ImportReport* report = nullptr);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
 std::string describe_workload(const Workload& w);

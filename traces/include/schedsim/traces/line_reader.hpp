@@ -20,6 +20,8 @@ class LineReader {
  public:
   /// Opens `path` ("-" is stdin); throws InputError when it cannot be read.
   explicit LineReader(const std::string& path);
+  /// Reads `data` (plain, gzip or zstd) from memory; `name` stands for the file in errors.
+  LineReader(std::string_view data, const std::string& name);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -43,6 +45,7 @@ class LineReader {
 
  private:
   bool fill();
+  void init_decoder();
 
   std::string path_;
   std::unique_ptr<Source> src_;
