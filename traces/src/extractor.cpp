@@ -511,7 +511,9 @@ struct Extractor::Impl {
     auto it = live.find(child);
     if (it != live.end()) {
       TaskRec& old = recs[it->second];
-      if (old.st != St::kNew) {
+      // A record that never ran may still have a program (it forked or woke a task from a line
+      // another task was current on): that is a life, ended like any other.
+      if (old.st != St::kNew || !old.prog.empty()) {
         repair("pid-reuse-without-exit",
                "a pid was forked again while its previous life was not seen exiting; the old "
                "life was ended there");
