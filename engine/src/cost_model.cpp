@@ -123,6 +123,8 @@ void CostModel::load_json(std::string_view text, const std::string& path) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(SourceLoc{path}, std::string("malformed JSON: ") + e.what());
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double's range (error 406)
+    throw InputError(SourceLoc{path}, std::string("malformed JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError(SourceLoc{path}, "expected a JSON object of name: value");
   for (auto it = j.begin(); it != j.end(); ++it) {

@@ -138,6 +138,8 @@ MachineSpec topology_from_json(const std::string& text, const std::string& sourc
     std::string line_text;
     SourceLoc loc = locate(text, e.byte, source, line_text);
     throw InputError(loc, "malformed JSON: " + parse_error_text(e.what()), line_text);
+  } catch (const json::out_of_range& e) {  // a number beyond double's range (error 406)
+    throw InputError(SourceLoc{source}, "malformed JSON: " + parse_error_text(e.what()));
   }
   try {
     if (!root.is_object()) fail(source, "", "expected a JSON object at the top level, got " + describe_value(root));
