@@ -50,40 +50,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return out;
 }
 
-bool json_nesting_exceeds(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return true;
-    } else if (c == ']' || c == '}') {
-      depth = depth > 0 ? depth - 1 : 0;
-    }
-  }
-  return false;
-}
-
-bool cbor_nesting_exceeds(std::string_view bytes, int max_depth) {
-  // Counting every array/map head (major types 4 and 5) over-approximates the depth: a harness
-  // guard may skip a few legitimate inputs, never let a deep one through.
-  int heads = 0;
-  for (char ch : bytes) {
-    auto b = static_cast<uint8_t>(ch);
-    uint8_t major = static_cast<uint8_t>(b >> 5);
-    if (major == 4 || major == 5) {
-      if (++heads > max_depth) return true;
-    }
-  }
-  return false;
-}
-
 bool trace_has_huge_cpu(std::string_view text) {
   traces::LineParser parser(traces::ParseOptions{1, traces::StateLayout::kV4_14});
   traces::TraceEvent ev;
