@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release, warnings as errors) and runs the whole test suite,
 # then builds the suite again under ASan+UBSan and runs it there too, then runs every fuzz target
-# for a bounded time (scripts/fuzz.sh --ci: clang + libFuzzer, about 10 s per target).
+# for a bounded time (scripts/fuzz.sh --ci: clang + libFuzzer, 8 s per target).
 #   scripts/test.sh             all three
 #   scripts/test.sh --no-fuzz   without the fuzz run
 #   scripts/test.sh --no-asan   the Release build only (quick local iteration; implies --no-fuzz)
