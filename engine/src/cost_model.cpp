@@ -1,6 +1,7 @@
 #include "schedsim/engine/cost_model.hpp"
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -159,7 +160,11 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
 }
 
 void CostModel::load_json_file(const std::string& path) {
-  nlohmann::json j = parse_json_input(read_input_file(path, "cost file"), path);
+  load_json(read_input_file(path, "cost file"), path);
+}
+
+void CostModel::load_json(std::string_view text, const std::string& path) {
+  nlohmann::json j = parse_json_input(std::string(text), path);
   if (!j.is_object()) throw InputError(SourceLoc{path}, "expected a JSON object of name: value");
   for (auto it = j.begin(); it != j.end(); ++it) {
     const auto& v = it.value();

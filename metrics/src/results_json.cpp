@@ -340,6 +340,9 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     size_t colon = what.find(": ", what.find("parse error"));
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
     throw InputError(SourceLoc{source, line, col}, "malformed results JSON: " + reason, line_text(text, line));
+  } catch (const json::out_of_range& e) {  // a number beyond double's range (error 406)
+    std::string what = e.what();
+    throw InputError(SourceLoc{source}, "malformed results JSON: " + what.substr(what.find("] ") + 2));
   }
   Reader rd{source};
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() ||

@@ -143,6 +143,8 @@ json parse_json_input(const std::string& text, const std::string& source) {
     std::string line_text;
     SourceLoc loc = locate(text, e.byte, source, line_text);
     throw InputError(loc, "malformed JSON: " + parse_error_text(e.what()), line_text);
+  } catch (const json::out_of_range& e) {  // a number beyond double's range (error 406)
+    throw InputError(SourceLoc{source}, "malformed JSON: " + parse_error_text(e.what()));
   } catch (const std::length_error&) {
     // Find where: the first bracket at depth kMaxJsonDepth + 1 (strings skipped).
     int depth = 0;

@@ -60,8 +60,10 @@ void check_text_trace(std::string_view first, const std::string& path) {
 
 class Pass {
  public:
-  Pass(const std::string& path, const ExtractOptions& opt, ImportReport& rep, Extractor& ex)
-      : path_(path), opt_(opt), rep_(rep), ex_(ex) {
+  /// `data` holds the trace in memory (import_trace_buffer), nullptr to read `path`.
+  Pass(const std::string& path, const std::string_view* data, const ExtractOptions& opt, ImportReport& rep,
+       Extractor& ex)
+      : path_(path), data_(data), opt_(opt), rep_(rep), ex_(ex) {
     ParseOptions po;
     po.clock_hz = opt.clock_hz;
     if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, po.layout))
@@ -72,7 +74,7 @@ class Pass {
   }
 
   void run() {
-    LineReader rd(path_);
+    LineReader rd = data_ ? LineReader(*data_, path_) : LineReader(path_);
     rep_.compression = compression_name(rd.compression());
     std::string_view line;
     bool decided = false;
@@ -365,6 +367,7 @@ class Pass {
     bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : seq > o.seq; }
   };
   const std::string& path_;
+  const std::string_view* data_;
   const ExtractOptions& opt_;
   ImportReport& rep_;
   Extractor& ex_;
@@ -534,14 +537,16 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
   return false;
 }
 
-Workload import_trace(const std::string& path, const ExtractOptions& opt, ImportReport* report) {
+namespace {
+Workload import_any(const std::string& path, const std::string_view* data, const ExtractOptions& opt,
+                    ImportReport* report) {
   ImportReport local;
   ImportReport& rep = report ? *report : local;
   rep = ImportReport{};
   rep.path = path;
   std::vector<bool> selection;
   bool two_pass = !opt.comm_regex.empty();
-  if (two_pass && path == "-")
+  if (two_pass && path == "-" && !data)
     throw InputError("--comm reads the trace twice (exec renames tasks); give a file, not stdin");
   if (two_pass) {
     // Pass 1: which task lives ever carried a matching comm (exec renames tasks, so the
@@ -550,13 +555,13 @@ Workload import_trace(const std::string& path, const ExtractOptions& opt, Import
     ExtractOptions o1 = opt;
     o1.strict = false;
     Extractor ex1(o1, scratch, path);
-    Pass p1(path, o1, scratch, ex1);
+    Pass p1(path, data, o1, scratch, ex1);
     p1.run();
     selection = ex1.comm_matches();
   }
   Extractor ex(opt, rep, path);
   if (two_pass) ex.set_selection(std::move(selection));
-  Pass pass(path, opt, rep, ex);
+  Pass pass(path, data, opt, rep, ex);
   pass.run();
   if (rep.events == 0 && rep.repairs.count("truncated-stream"))
     throw InputError(SourceLoc{path}, fmt::format("no trace events before the {} stream ends early (file "
@@ -591,6 +596,16 @@ Workload import_trace(const std::string& path, const ExtractOptions& opt, Import
   auto log = log::get("traces");
   for (const auto& wmsg : rep.warnings) log->warn("{}: {}", path, wmsg);
   return w;
+}
+}  // namespace
+
+Workload import_trace(const std::string& path, const ExtractOptions& opt, ImportReport* report) {
+  return import_any(path, nullptr, opt, report);
+}
+
+Workload import_trace_buffer(std::string_view data, const std::string& name, const ExtractOptions& opt,
+                             ImportReport* report) {
+  return import_any(name, &data, opt, report);
 }
 
 }  // namespace schedsim::traces

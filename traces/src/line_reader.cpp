@@ -2,6 +2,7 @@
 // (ZSTD_decompressStream, concatenated frames), or plain read(2).
 #include "schedsim/traces/line_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -158,6 +159,23 @@ LineReader::LineReader(const std::string& path, size_t max_line)
   src_->fd = open_input(path);
   src_->in.resize(kChunk);
   src_->refill();
+  init_decoder();
+}
+
+LineReader::LineReader(std::string_view data, const std::string& name, size_t max_line)
+    : path_(name), max_line_(max_line), src_(std::make_unique<Source>()) {
+  src_->path = name;
+  src_->in.assign(data.begin(), data.end());
+  src_->in_len = data.size();
+  src_->in_eof = true;  // everything is in `in` already; refill() never reads
+  src_->consumed = data.size();
+  init_decoder();
+  // Plain text fits in one read; compressed input grows the buffer as a file's would (fill()).
+  buf_.resize(std::min(buf_.size(), data.size() + kChunk / 2 + 1));
+}
+
+void LineReader::init_decoder() {
+  const std::string& path = path_;
   const auto* m = reinterpret_cast<const unsigned char*>(src_->in.data());
   const size_t n = src_->in_len;
   if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) {

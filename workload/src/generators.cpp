@@ -227,6 +227,9 @@ Workload generate_mix(const std::string& path) {
     size_t p = msg.find("parse error");
     if (p != std::string::npos) msg = msg.substr(p);
     mix_fail(path, msg);
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double's range (error 406)
+    std::string msg = e.what();
+    mix_fail(path, msg.substr(msg.find("] ") + 2));
   }
   if (!j.is_object() || !j.contains("schedsim_mix"))
     mix_fail(path, "not a mix file: expected an object with \"schedsim_mix\": 1 and \"parts\"");

@@ -1030,17 +1030,19 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   bool has_version_ = false;
 };
 
-/// Line, column and text of the token that ends at or just before byte `offset` of a text file.
-void locate(const std::string& path, int64_t offset, long* line, long* col, std::string* text) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return;
-  std::string data;
+/// Line, column and text of the token that ends at or just before byte `offset` of a text file
+/// (of `in_memory` when the workload was read from memory).
+void locate(const std::string& path, const std::string_view* in_memory, int64_t offset, long* line, long* col,
+            std::string* text) {
+  std::FILE* f = in_memory ? nullptr : std::fopen(path.c_str(), "rb");
+  if (!f && !in_memory) return;
+  std::string data(in_memory ? *in_memory : std::string_view());
   char chunk[1 << 16];
   size_t n;
   // Memory stays bounded: past 32 MiB only the line number is found (streaming), and at most
   // 64 KiB of the offending line after the error are read.
   constexpr int64_t kWindow = int64_t{32} << 20;
-  if (offset > kWindow) {
+  if (f && offset > kWindow) {
     long nl = 0;
     for (int64_t left = offset; left > 0 && (n = std::fread(chunk, 1, static_cast<size_t>(std::min<int64_t>(left, sizeof chunk)), f)) > 0;
          left -= static_cast<int64_t>(n))
@@ -1049,17 +1051,17 @@ void locate(const std::string& path, int64_t offset, long* line, long* col, std:
     *line = nl + 1;
     return;
   }
-  while (static_cast<int64_t>(data.size()) < offset + 1 && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+  while (f && static_cast<int64_t>(data.size()) < offset + 1 && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
     data.append(chunk, n);
   // Read the rest of the offending line too (up to 64 KiB of it).
-  while (static_cast<int64_t>(data.size()) < offset + (int64_t{1} << 16)) {
+  while (f && static_cast<int64_t>(data.size()) < offset + (int64_t{1} << 16)) {
     size_t nl = data.find('\n', static_cast<size_t>(std::max<int64_t>(0, offset)));
     if (nl != std::string::npos) break;
     n = std::fread(chunk, 1, sizeof chunk, f);
     if (n == 0) break;
     data.append(chunk, n);
   }
-  std::fclose(f);
+  if (f) std::fclose(f);
   auto is_ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   auto is_word = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
@@ -1164,9 +1166,9 @@ void write_workload(const Workload& w, const std::string& path, WorkloadFormat f
                              fmt == WorkloadFormat::kJson ? "JSON" : "CBOR");
 }
 
-Workload read_workload(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw InputError(SourceLoc{path}, fmt::format("cannot open workload: {}", std::strerror(errno)));
+namespace {
+/// Reads a workload from `f` (closed here); `in_memory` is the same bytes when read from memory.
+Workload read_workload_stream(std::FILE* f, const std::string& path, const std::string_view* in_memory) {
   struct Closer {
     std::FILE* f;
     ~Closer() { std::fclose(f); }
@@ -1199,13 +1201,27 @@ Workload read_workload(const std::string& path) {
                                                     trailer ? "" : " (the file has no integrity trailer: cut short?)"));
     SourceLoc loc{path};
     std::string text;
-    locate(path, e.offset, &loc.line, &loc.col, &text);
+    locate(path, in_memory, e.offset, &loc.line, &loc.col, &text);
     throw InputError(loc, e.message, text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(SourceLoc{path}, e.what());
   }
   validate_workload(w, path);
   return w;
+}
+}  // namespace
+
+Workload read_workload(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(SourceLoc{path}, fmt::format("cannot open workload: {}", std::strerror(errno)));
+  return read_workload_stream(f, path, nullptr);
+}
+
+Workload read_workload_buffer(std::string_view data, const std::string& name) {
+  // fmemopen never writes through a "rb" stream, so the const_cast is safe.
+  std::FILE* f = fmemopen(const_cast<char*>(data.empty() ? "" : data.data()), data.size(), "rb");
+  if (!f) throw InputError(SourceLoc{name}, fmt::format("cannot open workload: {}", std::strerror(errno)));
+  return read_workload_stream(f, name, &data);
 }
 
 bool looks_like_workload(const std::string& path) {

@@ -2,6 +2,7 @@
 /// The cost model: every simulated overhead is a named, documented, overridable parameter with its
 /// source (NUMBERS.md §6). `--cost name=value` or a JSON file overrides; `--cost list` prints them.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/base/time.hpp"
@@ -47,6 +48,8 @@ struct CostModel {
   void set(const std::string& assignment, const std::string& source = "--cost");
   /// Applies a JSON object {"name": value, ...} from a file.
   void load_json_file(const std::string& path);
+  /// The same on the file's text (`path` names it in errors).
+  void load_json(std::string_view text, const std::string& path);
   /// The table `--cost list` prints.
   std::string describe() const;
 };

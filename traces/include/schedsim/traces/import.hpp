@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/base/error.hpp"
@@ -100,6 +101,10 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why = nul
 /// any repair or conservation mismatch.
 Workload import_trace(const std::string& path, const ExtractOptions& opt,
                       ImportReport* report = nullptr);
+/// The same on a trace held in memory (plain, gzip or zstd); `name` stands for the file in
+/// errors and in the workload's name. The fuzz targets' entry point.
+Workload import_trace_buffer(std::string_view data, const std::string& name, const ExtractOptions& opt,
+                             ImportReport* report = nullptr);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
 std::string describe_workload(const Workload& w);

@@ -25,6 +25,8 @@ class LineReader {
  public:
   /// Opens `path` ("-" is stdin); throws InputError when it cannot be read.
   explicit LineReader(const std::string& path, size_t max_line = kMaxLineBytes);
+  /// Reads `data` (plain, gzip or zstd) from memory; `name` stands for the file in errors.
+  LineReader(std::string_view data, const std::string& name, size_t max_line = kMaxLineBytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -48,6 +50,7 @@ class LineReader {
 
  private:
   bool fill();
+  void init_decoder();
 
   std::string path_;
   size_t max_line_;

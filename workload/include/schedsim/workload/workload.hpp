@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/base/histogram.hpp"
@@ -136,6 +137,8 @@ void validate_workload(const Workload& w, const std::string& source);
 enum class WorkloadFormat { kJson, kCbor };
 void write_workload(const Workload& w, const std::string& path, WorkloadFormat fmt);
 Workload read_workload(const std::string& path);
+/// The same on bytes in memory (JSON or CBOR); `name` stands for the file in errors.
+Workload read_workload_buffer(std::string_view data, const std::string& name);
 /// True if the file starts like a native workload (JSON with "schedsim_workload", or CBOR magic).
 bool looks_like_workload(const std::string& path);
 
