@@ -460,12 +460,13 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   out.results = metrics.results(config, &out.summary);
   check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim);
+  // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
+  // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
+  out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
-  else if (req.format == "jsonl") {
-    out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
-    out.rendered = render_jsonl(out.records);
-  } else out.rendered = render_table(out.results, req.table_tasks);
+  else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
+  else out.rendered = render_table(out.results, req.table_tasks);
   if (writer && body) {
     writer->flush_body();
     body->flush();

@@ -53,7 +53,7 @@ struct RunOutcome {
   /// When trace_out names a file: the complete trace, written and closed under its temporary
   /// name, not yet renamed; the caller commits it together with the results (commit_together).
   std::unique_ptr<AtomicFile> trace_file;
-  std::vector<Record> records;  ///< one per repetition (format jsonl, or repeat > 1)
+  std::vector<Record> records;  ///< one per repetition (one for a single run)
 };
 
 /// The memory budget in bytes for `--max-memory TEXT`: "0" or "none" = 0 (unlimited); a size

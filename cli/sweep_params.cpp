@@ -189,7 +189,8 @@ void validate_points(const std::vector<sweep::Point>& points) {
   }
 }
 
-std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results) {
+std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,
+                         const Record& record) {
   // The results JSON (docs/results-schema.md) without the per-task, per-CPU and timeline detail,
   // which would make a record of a 40-group messaging run hundreds of kilobytes: a sweep record
   // keeps every run-level metric; `schedsim run` on the point gives the rest.
@@ -205,6 +206,12 @@ std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed,
   for (const auto& [k, v] : point.params) params[k] = v;
   rec["params"] = params;
   rec["results"] = r;
+  // The same run as `run --format jsonl` writes it (schema schedsim-record: flat parameters and
+  // every scalar metric), which is what `schedsim compare` reads from a sweep file.
+  Record one = record;
+  one.rep = rep;
+  one.seed = seed;
+  rec["record"] = nlohmann::ordered_json::parse(render_jsonl({one}));
   return rec.dump() + "\n";
 }
 
@@ -212,7 +219,7 @@ std::string run_unit(const sweep::Point& p, uint32_t rep) {
   uint64_t seed = sweep::derive_seed(p.seed, rep);
   try {
     RunOutcome out = execute_run(point_request(p, seed));
-    return write_record(p, rep, seed, out.results);
+    return write_record(p, rep, seed, out.results, out.records.at(0));
   } catch (const InputError& e) {
     throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),
                      e.context());

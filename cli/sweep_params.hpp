@@ -30,8 +30,10 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed);
 void validate_points(const std::vector<sweep::Point>& points);
 
 /// The record line (with '\n') of one repetition of one point. THE one place that decides what a
-/// record holds (docs/sweep.md "Records"); the summary's columns below read it.
-std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results);
+/// record holds (docs/sweep.md "Records"); the summary's columns below read it. `record` is the
+/// run's flat record (RunOutcome::records), embedded as member "record" for `schedsim compare`.
+std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,
+                         const Record& record);
 /// Runs repetition `rep` of `point` (seed derive_seed(point.seed, rep)) and returns its record
 /// line. Safe to call from several threads. Errors name the point and repetition.
 std::string run_unit(const sweep::Point& point, uint32_t rep);

@@ -407,16 +407,28 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
                            (last ? " (the last line is incomplete: truncated file?)" : ""),
                        l.size() > 120 ? l.substr(0, 120) + "..." : l);
     }
+    // A sweep's JSON Lines file (docs/sweep.md): the header line is skipped, and each run line
+    // carries the run's record under "record" (the same object `run --format jsonl` writes).
+    std::string ptr;
+    if (j.is_object() && j.contains("type") && j["type"] == "sweep") continue;
+    if (j.is_object() && j.contains("type") && j["type"] == "run") {
+      auto rec = j.find("record");
+      if (rec == j.end() || !rec->is_object())
+        fail(path, "JSON /record: expected the run's record (schema schedsim-record) in this sweep line", line);
+      json inner = *rec;
+      j = std::move(inner);
+      ptr = "/record";
+    }
     if (!j.is_object() || !j.contains("schema") || j["schema"] != kRecordSchema)
-      fail(path, std::string("JSON /schema: expected \"") + kRecordSchema + "\" on every line", line);
+      fail(path, std::string("JSON ") + ptr + "/schema: expected \"" + kRecordSchema + "\" on every line", line);
     int v = read_identity(j, path, kRecordSchema, line);
     if (f.version && v != f.version)
       fail(path, "mixed schema versions in one file: version " + std::to_string(v) + " after version " +
                      std::to_string(f.version), line);
     f.version = v;
     Record r;
-    read_params(j, path, "", line, r);
-    read_rep(j, path, "", line, r);
+    read_params(j, path, ptr, line, r);
+    read_rep(j, path, ptr, line, r);
     f.records.push_back(std::move(r));
     f.where.push_back(path + ":" + std::to_string(line));
   }
