@@ -95,7 +95,7 @@ const Binding* find_binding(const std::string& name) {
 
 std::vector<std::string> binding_names() {
   std::vector<std::string> n{kIdleWake};
-  for (const auto& b : kBindings) n.push_back(b.name);
+  for (const auto& b : kBindings) n.emplace_back(b.name);
   return n;
 }
 }  // namespace
