@@ -114,7 +114,10 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
     if (sum.stop == StopReason::kStopAt)
       out.notes.push_back(fmt::format("note: {}: the rest comes after --stop-at {}", what, req.stop_at));
     else if (sim.jitter_permille > 0 && sum.unfinished.empty() && sum.stop == StopReason::kNone)
-      out.notes.push_back(fmt::format("note: {}: --jitter {} scaled the run() durations", what, req.jitter));
+      out.notes.push_back(fmt::format("note: {}: {} scaled the run() durations", what,
+                                      req.jitter.empty() ? fmt::format("the noise model's jitter ({:g}%)",
+                                                                       static_cast<double>(sim.jitter_permille) / 10.0)
+                                                         : "--jitter " + req.jitter));
     else if (!sum.complete)
       r.incomplete.push_back(fmt::format("{}: the rest belongs to the tasks above, which never ran it", what));
     else
