@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/random.hpp"
 
 namespace schedsim::sweep {
 
@@ -123,14 +124,11 @@ void remove_key(Spec& s, const std::string& key) {
 
 }  // namespace
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// The project's one splitmix64 and seed derivation (base/random.hpp), so a sweep repetition's seed
+// is the one `run --seed S --repeat N` gives repetition r.
+uint64_t mix64(uint64_t x) { return schedsim::splitmix64(x); }
 
-uint64_t derive_seed(uint64_t seed, uint64_t index) { return mix64(mix64(seed) ^ mix64(index ^ 0x5851f42d4c957f2dull)); }
+uint64_t derive_seed(uint64_t seed, uint64_t index) { return schedsim::derive_seed(seed, index); }
 
 uint64_t fnv1a64(const std::string& text) {
   uint64_t h = 0xcbf29ce484222325ull;
