@@ -303,6 +303,21 @@ ProgressReporter::Mode progress_mode(const std::string& p) {
                         : ProgressReporter::Mode::kAuto;
 }
 
+// One simulation with the observers every run has: the metrics collector, and the progress
+// reporter, which also polls the run's guard (SIGINT/SIGTERM, the memory budget).
+struct MeteredSimulation {
+  Simulation sim;
+  MetricsCollector metrics;
+  ProgressReporter progress;
+  MeteredSimulation(const Workload& w, const Topology& t, PolicyStack p, const CostModel& c, const SimConfig& s,
+                    const std::string& progress_spec, RunGuard& guard)
+      : sim(w, t, std::move(p), c, s), metrics(w), progress(progress_mode(progress_spec)) {
+    sim.add_observer(&metrics);
+    sim.add_observer(&progress);
+    progress.set_poll([&guard](Instant at) { guard.poll(at); });
+  }
+};
+
 /// `run --repeat N`: N simulations of the same inputs, repetition r with seed
 /// derive_seed(seed, r), its own machine-speed factor and per-run jitter (NoiseModel).
 RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const traces::ImportReport* rep,
@@ -322,18 +337,13 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
     Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
     PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
-    Simulation simulation(wr, topo, std::move(policies), cost, s);
-    MetricsCollector metrics(wr);
-    simulation.add_observer(&metrics);
-    ProgressReporter progress(progress_mode(req.progress));
-    simulation.add_observer(&progress);
-    progress.set_poll([&guard](Instant at) { guard.poll(at); });
+    MeteredSimulation run(wr, topo, std::move(policies), cost, s, req.progress, guard);
     // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
     // the first are kept (the others differ only by their noise), every incomplete reason is kept
     // with its repetition's index.
     RunOutcome one;
-    one.summary = simulation.run();
-    one.results = metrics.results(config, &one.summary);
+    one.summary = run.sim.run();
+    one.results = run.metrics.results(config, &one.summary);
     check_completeness(one, wr, rep, req, s);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
     if (r == 0) {
@@ -428,12 +438,7 @@ RunOutcome execute_run(const RunRequest& req) {
     return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost, sim, config,
                            guard);
 
-  Simulation simulation(w, topo, std::move(policies), cost, sim);
-  MetricsCollector metrics(w);
-  simulation.add_observer(&metrics);
-  ProgressReporter progress(progress_mode(req.progress));
-  simulation.add_observer(&progress);
-  progress.set_poll([&guard](Instant at) { guard.poll(at); });
+  MeteredSimulation run(w, topo, std::move(policies), cost, sim, req.progress, guard);
   RunOutcome out;
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they
   // happen; at the end the header (whose entry count is known only then) and the lines are
@@ -442,7 +447,7 @@ RunOutcome execute_run(const RunRequest& req) {
   std::unique_ptr<AtomicFile> body;
   if (!req.trace_out.empty()) {
     writer = std::make_unique<FtraceWriter>(w, fopts);
-    simulation.add_observer(writer.get());
+    run.sim.add_observer(writer.get());
     if (req.trace_out != "-") {
       // The scratch sits next to the target (same file system, cleaned like every temporary);
       // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
@@ -455,13 +460,13 @@ RunOutcome execute_run(const RunRequest& req) {
     }
   }
   try {
-    out.summary = simulation.run();
+    out.summary = run.sim.run();
   } catch (const InputError& e) {
     // The engine names the task and action; the file is the one the user gave.
     if (!e.loc().path.empty() || req.input.empty()) throw;
     throw InputError(SourceLoc{req.input}, e.message(), e.context());
   }
-  out.results = metrics.results(config, &out.summary);
+  out.results = run.metrics.results(config, &out.summary);
   check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim);
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
