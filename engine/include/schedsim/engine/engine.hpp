@@ -13,6 +13,7 @@
 #include "schedsim/engine/observer.hpp"
 #include "schedsim/engine/policy.hpp"
 #include "schedsim/engine/state.hpp"
+#include "schedsim/engine/summary.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/workload/workload.hpp"
 
@@ -31,46 +32,6 @@ struct SimConfig {
   Instant max_time = kDefaultMaxTime;
   static constexpr Instant kDefaultMaxTime = Instant::from_ns(86400LL * 1000000000LL);  ///< 24 h
   static constexpr Instant kMaxTimeLimit = Instant::from_ns(366LL * 86400LL * 1000000000LL);  ///< 366 days
-};
-
-/// Why the event loop ended before running out of events.
-enum class StopReason : uint8_t { kNone, kStopAt, kMaxEvents };
-
-/// A task that did not finish cleanly (the simulation ran out of events with it not exited), or
-/// exited with wake tokens nobody consumed.
-struct UnfinishedTask {
-  TaskId task;
-  TaskState state = TaskState::kBlocked;  ///< kBlocked, kNotStarted (never forked), or kExited
-  uint64_t pc = 0;             ///< index in its (compact) program of the action it waits in
-  bool before_start = false;   ///< "start": "blocked" and never woken (waits before action 0)
-  int64_t tokens = 0;          ///< wake tokens banked and never consumed
-};
-
-/// Totals the engine itself keeps (metrics modules keep the rest through observers).
-struct SimSummary {
-  Instant end;                  ///< time the last task exited or the last event happened
-  uint64_t events = 0;
-  uint64_t wakeups = 0;         ///< wake actions that made a blocked/sleeping task runnable
-  uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept)
-  /// Banked tokens no block() consumed by the end. Non-zero means some wake had nothing left to
-  /// wake: harmless for synthetic fan-in, but in a trace replay it is the "spare token" that
-  /// lets a task run ahead of reality (DESIGN.md pitfalls).
-  uint64_t tokens_left = 0;
-  uint64_t forks = 0;
-  uint64_t migrations = 0;
-  uint64_t context_switches = 0;
-  Duration work_done;           ///< reference work completed
-  Duration work_expected;       ///< workload total (expanded)
-  /// The run reached its natural end: not stopped early, the workload has tasks, every task
-  /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
-  bool complete = true;
-  StopReason stop = StopReason::kNone;
-  uint32_t tasks_stuck = 0;     ///< tasks left blocked forever at the end
-  std::vector<UnfinishedTask> unfinished;  ///< (not filled for an early stop)
-  /// One human line per reason the run is not complete (task id, name, where in its program),
-  /// at most kMaxIncompleteLines task lines plus a count of the rest.
-  std::vector<std::string> incomplete;
-  static constexpr size_t kMaxIncompleteLines = 20;
 };
 
 class Simulation {

@@ -1,7 +1,7 @@
 #pragma once
 /// MetricsCollector: an engine Observer that turns the simulated schedule into RunResults.
 ///
-/// Definitions (DESIGN.md "Outputs", perf sched latency for the per-task figures):
+/// Definitions (docs/results-schema.md, perf sched latency for the per-task figures):
 ///   wakeup latency   on_wake(kind = wakeup).at  ->  the wakee's next switch-in. Includes the
 ///                    placement search, IPI, idle exit and queueing.
 ///   fork latency     on_wake(kind = fork).at    ->  the child's first switch-in.
@@ -24,12 +24,13 @@
 ///                    the range, so memory is constant and 100-200 buckets cover the makespan.
 ///
 /// Per-phase throughput is not collected: the workload model has no phase concept yet.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "schedsim/base/histogram.hpp"
-#include "schedsim/engine/engine.hpp"
 #include "schedsim/engine/observer.hpp"
+#include "schedsim/engine/summary.hpp"
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/topology/cpu_mask.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -66,6 +67,9 @@ class MetricsCollector : public Observer {
   const Histogram& runqueue_wait() const { return runqueue_wait_; }
 
  private:
+  static constexpr size_t kNrDistances = static_cast<size_t>(CpuDistance::kNuma) + 1;
+  static constexpr size_t kNrOutcomes = static_cast<size_t>(PlaceOutcome::kCount);
+
   struct TaskAcc {
     Instant wake_at;             // pending wakeup/fork (valid while wake_pending)
     Instant preempt_at;          // pending preemption wait

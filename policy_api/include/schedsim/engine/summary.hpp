@@ -1,0 +1,55 @@
+#pragma once
+/// What a finished simulation reports about itself (Simulation::run() returns it). Part of the
+/// policy contract target so that consumers of results (metrics) need not link the engine.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedsim/base/ids.hpp"
+#include "schedsim/base/time.hpp"
+#include "schedsim/engine/state.hpp"
+
+namespace schedsim {
+
+/// Why the event loop ended before running out of events.
+enum class StopReason : uint8_t { kNone, kStopAt, kMaxEvents };
+
+/// A task that did not finish cleanly (the simulation ran out of events with it not exited), or
+/// exited with wake tokens nobody consumed.
+struct UnfinishedTask {
+  TaskId task;
+  TaskState state = TaskState::kBlocked;  ///< kBlocked, kNotStarted (never forked), or kExited
+  uint64_t pc = 0;             ///< index in its (compact) program of the action it waits in
+  bool before_start = false;   ///< "start": "blocked" and never woken (waits before action 0)
+  int64_t tokens = 0;          ///< wake tokens banked and never consumed
+};
+
+/// Totals the engine itself keeps (metrics modules keep the rest through observers).
+struct SimSummary {
+  Instant end;                  ///< time the last task exited or the last event happened
+  uint64_t events = 0;
+  uint64_t wakeups = 0;         ///< wake actions that made a blocked/sleeping task runnable
+  uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept)
+  /// Banked tokens no block() consumed by the end. Non-zero means some wake had nothing left to
+  /// wake: harmless for synthetic fan-in, but in a trace replay it is the "spare token" that
+  /// lets a task run ahead of reality (docs/traces.md "Extraction").
+  uint64_t tokens_left = 0;
+  uint64_t forks = 0;
+  uint64_t migrations = 0;
+  uint64_t context_switches = 0;
+  Duration work_done;           ///< reference work completed
+  Duration work_expected;       ///< workload total (expanded)
+  /// The run reached its natural end: not stopped early, the workload has tasks, every task
+  /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
+  bool complete = true;
+  StopReason stop = StopReason::kNone;
+  uint32_t tasks_stuck = 0;     ///< tasks left blocked forever at the end
+  std::vector<UnfinishedTask> unfinished;  ///< (not filled for an early stop)
+  /// One human line per reason the run is not complete (task id, name, where in its program),
+  /// at most kMaxIncompleteLines task lines plus a count of the rest.
+  std::vector<std::string> incomplete;
+  static constexpr size_t kMaxIncompleteLines = 20;
+};
+
+}  // namespace schedsim
