@@ -1,7 +1,7 @@
 #pragma once
 /// Line parser for ftrace text (trace, trace_pipe, systrace), `trace-cmd report` text and
-/// `perf script` output (docs/traces.md; grammar in shared/docs/trace-formats.md §1.2, §3.2,
-/// §4.2). The prefix is anchored on "[cpu]" preceded by "-<pid>" (+ optional "(tgid)") or, for
+/// `perf script` output (docs/traces.md; grammar from trace_print_context() in kernel/trace/trace_output.c,
+/// trace-cmd's trace_show_data() and perf's perf_sample__fprintf_start(), docs/sources.md). The prefix is anchored on "[cpu]" preceded by "-<pid>" (+ optional "(tgid)") or, for
 /// perf, "<space><tid>", and followed by optional flags and a timestamp: never on columns, since
 /// comm may hold spaces, dashes and colons. Payloads are read by known keys.
 #include <array>
@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "schedsim/traces/task_state.hpp"
 #include "schedsim/traces/trace_event.hpp"
 
 namespace schedsim::traces {
@@ -22,22 +23,6 @@ inline constexpr int64_t kMaxCpu = 4095;
 inline constexpr int64_t kMinPrio = -1;
 inline constexpr int64_t kMaxPrio = 140;
 inline constexpr uint64_t kMaxTraceSeconds = 9000000000ull;
-
-/// Which table decodes a numeric prev_state (trace-formats.md §2.3).
-enum class StateLayout : uint8_t {
-  kV2_6,   ///< 2.6.3x - 3.8: preempt bit 512
-  kV3_9,   ///< 3.9 - 4.1: P = 512, preempt bit 1024
-  kV4_2,   ///< 4.2 - 4.7: N = 1024, preempt bit 2048
-  kV4_8,   ///< 4.8 - 4.13: preempt bit 4096
-  kV4_14,  ///< 4.14+: X = 0x10, Z = 0x20, P = 0x40, I = 0x80, preempt = 0x100 (default)
-};
-/// Layout for a "MAJOR.MINOR[...]" kernel version; false if the text is not a version.
-bool state_layout_for_kernel(const std::string& version, StateLayout& out);
-
-/// Decodes a numeric prev_state into TaskStateBits; false if bits outside the layout are set.
-bool decode_numeric_state(uint64_t raw, StateLayout layout, uint16_t& out);
-/// Decodes "R", "R+", "S", "D|K", ...; false on an unknown letter.
-bool decode_letter_state(std::string_view text, uint16_t& out);
 
 struct ParseOptions {
   int64_t clock_hz = 0;                       ///< integer timestamps: ticks per second (0 = refuse)
