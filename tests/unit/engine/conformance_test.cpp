@@ -2,8 +2,14 @@
 // topologies, must keep the engine's invariants:
 //   - no task runs on two CPUs at once, or outside its affinity;
 //   - a placement never picks a CPU outside the task's affinity;
-//   - every wake is accounted: it either woke a blocked task or banked a token;
+//   - every wake is accounted: it either woke a blocked task or banked a token, and on workloads
+//     built to complete, the wakes and timer wakeups observed equal the wake and sleep actions
+//     the programs hold (counted from the programs, not from the engine);
 //   - work is conserved: the reference work done equals the work the programs asked for;
+//   - time is accounted: per CPU, busy time (switch-in to switch-out) equals the wall time the
+//     engine reported as run on it, and busy plus idle (idle enter to exit) covers the run;
+//   - no starvation behind an idle CPU: a task queued on a CPU never waits while that CPU idles
+//     (schedule() picks it at the instant the CPU has nothing running);
 //   - the run is deterministic: the same seed gives the same schedule.
 // The engine's own full invariant check (check_invariants_full) runs after every event too.
 #include <catch2/catch.hpp>
@@ -22,32 +28,130 @@ struct InvariantObserver : Observer {
   std::vector<int32_t> running_on;  // per task
   std::vector<TaskId> curr;         // per cpu
   uint64_t wakes = 0, tokens = 0, switches = 0;
+  uint64_t task_wakes = 0, timer_wakes = 0, exits = 0;  // wakeups by waker kind; on_exit calls
   uint64_t hash = 1469598103934665603ull;
+  // Time accounting, per CPU.
+  Instant start;
+  std::vector<Instant> busy_since, idle_since;
+  std::vector<bool> idle;
+  std::vector<int64_t> busy_ns, idle_ns, run_wall_ns;
+  int64_t work_ns = 0;
+  // Starvation: which CPU's queue holds each queued-not-running task (-1: none), and how many
+  // tasks each queue holds.
+  std::vector<int32_t> queued_on;
+  std::vector<uint32_t> queued;
   void mix(uint64_t v) { hash = (hash ^ v) * 1099511628211ull; }
   void on_start(const SchedState& st) override {
     s = &st;
+    start = st.now;
+    last_seen = st.now;
     running_on.assign(st.tasks.size(), -1);
-    curr.assign(st.cpus.size(), TaskId());
+    queued_on.assign(st.tasks.size(), -1);
+    const size_t n = st.cpus.size();
+    curr.assign(n, TaskId());
+    busy_since.assign(n, st.now);
+    idle_since.assign(n, st.now);
+    idle.assign(n, true);
+    busy_ns.assign(n, 0);
+    idle_ns.assign(n, 0);
+    run_wall_ns.assign(n, 0);
+    queued.assign(n, 0);
+  }
+  void enqueue(TaskId t, uint32_t cpu) {
+    if (queued_on[t.v] >= 0) --queued[static_cast<uint32_t>(queued_on[t.v])];
+    queued_on[t.v] = static_cast<int32_t>(cpu);
+    ++queued[cpu];
+  }
+  void dequeue(TaskId t) {
+    if (queued_on[t.v] < 0) return;
+    --queued[static_cast<uint32_t>(queued_on[t.v])];
+    queued_on[t.v] = -1;
   }
   void on_wake(const WakeFact& f) override {
+    see(f.at);
     REQUIRE(s->tasks[f.wakee.v].affinity->test(f.placement.cpu));
-    if (f.kind == WakeKind::kWakeup) ++wakes;
+    if (f.kind == WakeKind::kWakeup) {
+      ++wakes;
+      ++(f.waker.valid() ? task_wakes : timer_wakes);
+    }
+    // A delayed-dequeue wake re-queues the task in place: it is on its CPU's queue again.
+    if (f.placement.outcome == PlaceOutcome::kDelayed) enqueue(f.wakee, f.placement.cpu);
     mix(static_cast<uint64_t>(f.at.ns()) * 31 + f.placement.cpu);
   }
-  void on_token(Instant, TaskId, bool consumed) override {
+  void on_task_start(Instant at, TaskId, TaskId) override { see(at); }
+  void on_enqueue(Instant at, TaskId t, uint32_t cpu) override {
+    see(at);
+    enqueue(t, cpu);
+  }
+  void on_migrate(Instant at, TaskId t, uint32_t, uint32_t to, CpuDistance) override {
+    see(at);
+    if (queued_on[t.v] >= 0) enqueue(t, to);  // a queued task pulled by load balance
+  }
+  void on_token(Instant at, TaskId, bool consumed) override {
+    see(at);
     if (!consumed) ++tokens;
   }
-  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason, TaskId next) override {
+  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) override {
+    see(at);
     ++switches;
     REQUIRE(curr[cpu] == prev);
-    if (prev.valid()) running_on[prev.v] = -1;
+    if (prev.valid()) {
+      running_on[prev.v] = -1;
+      busy_ns[cpu] += (at - busy_since[cpu]).count();
+      if (why == SwitchReason::kPreempt) enqueue(prev, cpu);  // back on its queue, still runnable
+    }
     if (next.valid()) {
       REQUIRE(running_on[next.v] == -1);  // not running anywhere else
       REQUIRE(s->tasks[next.v].affinity->test(cpu));
       running_on[next.v] = static_cast<int32_t>(cpu);
+      busy_since[cpu] = at;
+      dequeue(next);
     }
     curr[cpu] = next;
     mix(static_cast<uint64_t>(at.ns()) * 7 + cpu * 13 + (next.valid() ? next.v : 999));
+  }
+  void on_idle_enter(Instant at, uint32_t cpu) override {
+    see(at);
+    REQUIRE_FALSE(idle[cpu]);
+    idle[cpu] = true;
+    idle_since[cpu] = at;
+  }
+  void on_idle_exit(Instant at, uint32_t cpu) override {
+    see(at);
+    REQUIRE(idle[cpu]);
+    idle[cpu] = false;
+    idle_ns[cpu] += (at - idle_since[cpu]).count();
+  }
+  void on_exit(Instant at, TaskId t, uint32_t) override {
+    see(at);
+    ++exits;
+    dequeue(t);
+  }
+  void on_run(Instant at, TaskId t, uint32_t cpu, Duration wall, Duration work) override {
+    see(at);
+    REQUIRE(curr[cpu] == t);
+    run_wall_ns[cpu] += wall.count();
+    work_ns += work.count();
+  }
+  /// After each batch of same-time events the engine has run schedule() on every CPU: none may
+  /// sit idle with a task waiting in its own queue. Checked from the next event's time stamp
+  /// (see()), so a CPU that is about to pick at the current instant is not flagged.
+  Instant last_seen;
+  void see(Instant at) {
+    if (at == last_seen) return;
+    for (size_t cpu = 0; cpu < curr.size(); ++cpu)
+      if (!curr[cpu].valid() && queued[cpu] > 0)
+        FAIL("cpu" << cpu << " idle with " << queued[cpu] << " queued task(s) at " << last_seen.ns() << " ns");
+    last_seen = at;
+  }
+  void on_end(const SchedState&, Instant end) override {
+    see(end + Duration::ns(1));
+    for (size_t cpu = 0; cpu < curr.size(); ++cpu) {
+      CHECK_FALSE(curr[cpu].valid());  // the loop ran out of events: nothing runs at the end
+      if (idle[cpu]) idle_ns[cpu] += (end - idle_since[cpu]).count();
+      CHECK(busy_ns[cpu] == run_wall_ns[cpu]);
+      CHECK(busy_ns[cpu] + idle_ns[cpu] == (end - start).count());
+    }
   }
 };
 
@@ -103,6 +207,59 @@ Workload random_workload(std::mt19937_64& rng, uint32_t nr_cpus) {
   return w;
 }
 
+/// Wake and sleep actions a program set executes when every task runs to its end (no loops).
+struct ActionCounts {
+  uint64_t wakes = 0, sleeps = 0;
+};
+
+/// A random workload that always completes: wakes go only from a lower task index to a higher
+/// one, and each task blocks exactly as often as it is woken, so task 0 never waits and each
+/// task's blocks are all eventually matched by lower tasks (the counting-semaphore tokens make
+/// the order irrelevant). Returns the wake and sleep actions counted from the programs.
+Workload complete_workload(std::mt19937_64& rng, uint32_t nr_cpus, ActionCounts& counts) {
+  Workload w;
+  w.name = "complete";
+  const uint32_t n = 2 + static_cast<uint32_t>(rng() % 8);
+  std::vector<std::vector<Action>> progs(n);
+  auto insert = [&](uint32_t task, Action a) {
+    auto& p = progs[task];
+    p.insert(p.begin() + static_cast<std::ptrdiff_t>(rng() % (p.size() + 1)), a);
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t len = 2 + static_cast<uint32_t>(rng() % 6);
+    for (uint32_t k = 0; k < len; ++k) {
+      switch (rng() % 3) {
+        case 0: insert(i, Action::run(Duration::ns(static_cast<int64_t>(1000 + rng() % 2000000)))); break;
+        case 1:
+          insert(i, Action::sleep(Duration::ns(static_cast<int64_t>(1000 + rng() % 1000000))));
+          ++counts.sleeps;
+          break;
+        case 2: insert(i, Action::exec()); break;
+      }
+    }
+  }
+  for (uint32_t j = 1; j < n; ++j) {
+    uint32_t m = static_cast<uint32_t>(rng() % 4);
+    for (uint32_t k = 0; k < m; ++k) {
+      uint32_t i = static_cast<uint32_t>(rng() % j);
+      insert(i, Action::wake(TaskId(j), rng() % 2 ? kWakeSync : 0));
+      insert(j, Action::block());
+      ++counts.wakes;
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    TaskSpec t;
+    t.name = "c" + std::to_string(i);
+    t.start = StartState::kRunnable;
+    t.start_time = Instant::from_ns(static_cast<int64_t>(rng() % 100000));
+    t.nice = static_cast<int32_t>(rng() % 7) - 3;
+    if (rng() % 4 == 0) t.affinity.set(static_cast<uint32_t>(rng() % nr_cpus));
+    t.program = std::move(progs[i]);
+    w.add_task(std::move(t));
+  }
+  return w;
+}
+
 Topology random_topology(std::mt19937_64& rng) {
   RegularMachine m;
   m.name = "rand";
@@ -121,8 +278,10 @@ std::map<std::string, std::string> with(const std::string& slot, const std::stri
 
 /// Two runs of `w` with the stack `choice` + `flags` under the full invariant check: each keeps
 /// the invariants and conserves work, and both give the same schedule.
+/// With `counts` (a workload from complete_workload), the run must also complete and its wakes
+/// must match the wake and sleep actions of the programs.
 void check_runs(const std::map<std::string, std::string>& choice, const FeatureSet& flags, const Topology& topo,
-                const Workload& w) {
+                const Workload& w, const ActionCounts* counts = nullptr) {
   auto run_once = [&] {
     PolicyStack st = builtin_registry().make(choice, flags);
     SimConfig cfg;
@@ -139,6 +298,14 @@ void check_runs(const std::map<std::string, std::string>& choice, const FeatureS
     CHECK(sum.work_done == sum.work_expected);
     CHECK(inv.wakes == sum.wakeups);
     CHECK(inv.tokens == sum.tokens_banked);
+    if (counts) {
+      CHECK(sum.complete);
+      CHECK(inv.exits == w.tasks.size());
+      // Every wake action either woke its (blocked) target or banked a token for it; every
+      // sleep ended in a timer wakeup.
+      CHECK(inv.task_wakes + inv.tokens == counts->wakes);
+      CHECK(inv.timer_wakes == counts->sleeps);
+    }
     return inv.hash;
   };
   uint64_t h1 = run_once();
@@ -177,6 +344,10 @@ TEST_CASE("every module of every slot keeps the engine invariants", "[conformanc
         Workload w = random_workload(rng, topo.nr_cpus());
         validate_workload(w, "random");
         check_runs(with(mod.slot, mod.name), FeatureSet{}, topo, w);
+        ActionCounts counts;
+        Workload c = complete_workload(rng, topo.nr_cpus(), counts);
+        validate_workload(c, "complete");
+        check_runs(with(mod.slot, mod.name), FeatureSet{}, topo, c, &counts);
       }
     }
   }
@@ -221,6 +392,10 @@ TEST_CASE("placement modules keep the invariants with non-default flags, cluster
           Workload w = random_workload(rng, topo.nr_cpus());
           validate_workload(w, "random");
           check_runs(with("placement", c.placement), flags, topo, w);
+          ActionCounts counts;
+          Workload cw = complete_workload(rng, topo.nr_cpus(), counts);
+          validate_workload(cw, "complete");
+          check_runs(with("placement", c.placement), flags, topo, cw, &counts);
         }
       }
     }
