@@ -58,7 +58,7 @@ struct Event {
   }
 };
 
-// Nice-to-weight table (kernel-model.md §1, sched_prio_to_weight), nice -20..19.
+// Nice-to-weight table (docs/sources.md, Units and constants, sched_prio_to_weight), nice -20..19.
 constexpr uint32_t kNiceWeight[40] = {
     88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
     9548,  7620,  6100,  4904,  3906,  3121,  2501,  1991,  1586,  1277,
@@ -667,7 +667,7 @@ struct Simulation::Impl : BalanceOps {
     }
     TaskId next = pol.queue->pick_next(s, cpu);
     if (!next.valid()) {
-      // About to idle: newidle balance (idle_stamp is set at its start, kernel-model.md §7.2).
+      // About to idle: newidle balance (idle_stamp is set at its start, docs/sources.md, Run queue and balance).
       c.curr = TaskId();
       c.idle_stamp = s.now;
       c.idle_stamp_set = true;

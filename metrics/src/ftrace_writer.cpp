@@ -1,5 +1,5 @@
-// Writes the simulated schedule in the 5.15+ kernel's ftrace text layout (trace-formats.md §1.1,
-// §1.2, §2.1, §5.2). Line prefix, from trace_print_context() in kernel/trace/trace_output.c:
+// Writes the simulated schedule in the 5.15+ kernel's ftrace text layout (docs/sources.md,
+// "Trace formats"). Line prefix, from trace_print_context() in kernel/trace/trace_output.c:
 //   "%16s-%-7d " comm-pid, ["(%7d) " tgid,] "[%03d] " cpu, 5 flag characters, " %5lu.%06lu" time,
 //   ": ", then "<event>: <payload>" with the TP_printk formats of include/trace/events/sched.h.
 #include "schedsim/metrics/ftrace_writer.hpp"

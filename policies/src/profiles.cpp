@@ -1,5 +1,5 @@
 // Kernel profiles: every slot and the placement/util sched_feat flags at one kernel version's
-// defaults (kernel-model.md §5 table). Explicit --feature / slot options override a profile.
+// defaults (docs/sources.md, sched_feat flags table). Explicit --feature / slot options override a profile.
 //
 // Only the flags of the placement and util slots are listed here; the queue module's own
 // defaults (GENTLE_FAIR_SLEEPERS, PLACE_LAG, ...) follow the module chosen (cfs <= 6.1, eevdf

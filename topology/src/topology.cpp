@@ -2,7 +2,7 @@
 //
 // Models build_sched_domains(), sd_init(), sched_init_numa(), build_sched_groups() /
 // build_overlap_sched_groups() and the degeneration in cpu_attach_domain() (sd_degenerate(),
-// sd_parent_degenerate()) from kernel/sched/topology.c, as paraphrased in kernel-model.md §2.
+// sd_parent_degenerate()) from kernel/sched/topology.c, as paraphrased in docs/sources.md, Sched domains
 // Simplifications:
 //  - one table for the whole machine: a level is dropped when it degenerates for every CPU (the
 //    kernel decides per CPU; the two agree on every machine whose CPUs all look alike);
@@ -26,7 +26,7 @@ namespace schedsim {
 
 namespace {
 
-// sd_init()'s flags for every level before per-kind adjustments (kernel-model.md §2.2).
+// sd_init()'s flags for every level before per-kind adjustments (docs/sources.md, Sched domains).
 constexpr uint32_t kDefaultFlags =
     kSdBalanceNewidle | kSdBalanceExec | kSdBalanceFork | kSdWakeAffine | kSdPreferSibling;
 // Flags that only make sense with more than one group (SDF_NEEDS_GROUPS in sd_flags.h); of the
@@ -194,7 +194,7 @@ SchedLevel make_level(std::string name, uint32_t topology_flags, std::vector<Cpu
   return l;
 }
 
-// The sd_init() per-kind adjustments (kernel-model.md §2.2), after asymmetry flags are known.
+// The sd_init() per-kind adjustments (docs/sources.md, Sched domains), after asymmetry flags are known.
 void apply_sd_init(SchedLevel& l) {
   l.busy_factor = 16;
   l.imbalance_pct = 117;

@@ -714,7 +714,7 @@ struct Extractor::Impl {
       oncpu_total += t.oncpu;
       std::vector<Action>().swap(t.prog);
     }
-    // Conservation (DESIGN.md pitfalls): wakes received == blocks (+1 when the life starts
+    // Conservation (docs/traces.md "Extraction"): wakes received == blocks (+1 when the life starts
     // blocked), and total run == on-CPU time.
     rep.conservation_ok = true;
     std::string first_bad;

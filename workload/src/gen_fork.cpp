@@ -1,4 +1,4 @@
-// lmbench lat_proc (NUMBERS.md section 4.5, models intel/lmbench src/lat_proc.c).
+// lmbench lat_proc (models src/lat_proc.c of lmbench).
 //
 //   fork   parent: fork(); child: exit(1) at once; parent: waitpid()
 //   exec   as fork, the child execve()s a tiny static program, which exits
@@ -6,7 +6,7 @@
 //
 // Every child is its own task (forked exactly once), so tasks = P * (1 + N) (shell: P*(1+2N)).
 // The child wakes its parent *before* exiting (the exit path's __wake_up_parent, a sync wake):
-// DESIGN.md "Exit is not sched_process_exit". exec is a placement point of its own (sched_exec).
+// sched_process_exit is only the start of do_exit() (docs/traces.md "Extraction"). exec is a placement point of its own (sched_exec).
 // Left out: the warmup and repetition loops (-W, -N) of the timing harness; the parent's
 // SIGCHLD handling.
 #include <fmt/format.h>

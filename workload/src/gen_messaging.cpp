@@ -1,4 +1,4 @@
-// perf bench sched messaging / hackbench as an action program (NUMBERS.md section 4.1, models
+// perf bench sched messaging / hackbench as an action program (models
 // tools/perf/bench/sched-messaging.c and rt-tests src/hackbench/hackbench.c).
 //
 // Structure. A main task forks, per group, F receivers then F senders (F = --fds, 20). Every

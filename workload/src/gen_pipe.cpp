@@ -1,4 +1,4 @@
-// perf bench sched pipe (NUMBERS.md section 4.4, models tools/perf/bench/sched-pipe.c): two
+// perf bench sched pipe (models tools/perf/bench/sched-pipe.c): two
 // tasks and two pipes; task 0 reads then writes, task 1 writes then reads, `loops` times. Every
 // operation is two wakeups, each the other task's only wakeup source, both WF_SYNC (pipe_write
 // wakes the reader with wake_up_interruptible_sync_poll).

@@ -1,4 +1,4 @@
-// schbench (NUMBERS.md section 4.3, models masoncl/schbench schbench.c; --old the 2016-2021
+// schbench (models masoncl/schbench schbench.c; --old the 2016-2021
 // version, commit 8d075b3).
 //
 // New schbench, per worker request: post to the message thread (wake it), wait to be woken

@@ -1,4 +1,4 @@
-// Load balancing (kernel-model.md §8), simplified where §8 allows a simulator to be.
+// Load balancing (docs/sources.md, Run queue and balance), simplified where §8 allows a simulator to be.
 //
 // `kernel`  : newidle balance + periodic balance per domain level + a nohz idle-balance kick.
 // `newidle` : newidle balance only.

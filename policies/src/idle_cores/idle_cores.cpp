@@ -1,5 +1,5 @@
 // Models __update_idle_core(), test_idle_cores() and set_idle_cores(), kernel/sched/fair.c
-// (kernel-model.md §4.5), plus the exact and off comparison modules. Written from the spec.
+// (docs/sources.md, LLC search variants), plus the exact and off comparison modules. Written from the spec.
 #include "schedsim/policies/idle_cores.hpp"
 
 #include <memory>

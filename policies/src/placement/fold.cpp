@@ -1,5 +1,5 @@
 // The 2018 RFC "sched/fair: select_idle_sibling() rework" (SIS_FOLD, SIS_AGE, SIS_ONCE) and its
-// follow-up "Optimize SIS_FOLD" (kernel-model.md §4.8), shared by sis_fold_2018.cpp and
+// follow-up "Optimize SIS_FOLD" (docs/sources.md, LLC search variants), shared by sis_fold_2018.cpp and
 // sis_fold_opt.cpp: one folded LLC pass that probes whole cores and keeps the first idle
 // sibling as a fallback, under a budget from the aged idle estimate. Written from the RFC's
 // description, not from its code.

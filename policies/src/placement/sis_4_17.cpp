@@ -1,4 +1,4 @@
-// sis-4.17: select_idle_sibling()'s LLC search from 4.17 to 5.11 (kernel-model.md §4.2): three
+// sis-4.17: select_idle_sibling()'s LLC search from 4.17 to 5.11 (docs/sources.md, LLC search variants): three
 // separate scans, select_idle_core() (hint-gated, exhaustive), select_idle_cpu() (SIS_PROP depth
 // from avg_idle/512, SIS_AVG_CPU cut-off), select_idle_smt() on target's siblings. The 5.11
 // module (sis_5_11.cpp) runs the same search on its own era. Written from the spec.

@@ -1,6 +1,6 @@
 // sis-5.11: the 4.17 LLC search (sis_4_17.cpp) on the 5.11 wake path: per-CPU kthread stacking,
 // wake_affine_idle's prev-idle step, asymmetric capacity, and select_idle_cpu() intersecting
-// the affinity before the SIS_PROP budget is spent (kernel-model.md §3, §4.2).
+// the affinity before the SIS_PROP budget is spent (docs/sources.md, Wake path, LLC search variants).
 #include "placement/sis_shared.hpp"
 
 namespace schedsim::placement {

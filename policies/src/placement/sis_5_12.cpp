@@ -1,4 +1,4 @@
-// sis-5.12: select_idle_sibling()'s LLC search from 5.12 to 6.6 (kernel-model.md §4.3-§4.6):
+// sis-5.12: select_idle_sibling()'s LLC search from 5.12 to 6.6 (docs/sources.md, LLC search variants):
 // select_idle_smt(prev) when the hint is clear, then one merged select_idle_cpu() pass that is
 // core-wise while the hint is set (not budgeted) and per-CPU otherwise, its depth from SIS_PROP
 // (the 5.14+ aged wake_avg_idle) and/or SIS_UTIL (nr_idle_scan). Written from the spec.

@@ -1,5 +1,5 @@
 // The kernel pieces several placement variants share (see sis_shared.hpp), and SearchEnv.
-// Written from kernel-model.md §4, not from kernel code.
+// Written from docs/sources.md, LLC search variants, not from kernel code.
 #include "placement/sis_shared.hpp"
 
 namespace schedsim::placement {

@@ -1,5 +1,5 @@
 #pragma once
-// The kernel pieces several placement variants share (kernel-model.md §4), so that no variant
+// The kernel pieces several placement variants share (docs/sources.md, LLC search variants), so that no variant
 // file repeats them: CPU walks, the capacity fit, the wake_avg_idle aging, the 4.17 core and SMT
 // scans, the 5.12+ scan loop, the SIS_UTIL budget, the fold pass of the 2018 RFC and its
 // optimized form, and the helper that lists a module's flags. Internal to policies/.

@@ -1,4 +1,4 @@
-// sis-util: select_idle_sibling()'s LLC search from 6.7 on (kernel-model.md §4.7): the 5.12
+// sis-util: select_idle_sibling()'s LLC search from 6.7 on (docs/sources.md, LLC search variants): the 5.12
 // merged scan with SIS_PROP gone (SIS_UTIL is the only depth limit), and, when the LLC is split
 // into clusters, the target's cluster scanned first so the wakee stays cluster-local. The scan
 // loop is the 5.12 one (sis_shared.cpp). Written from the spec.

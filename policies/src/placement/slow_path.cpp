@@ -1,6 +1,6 @@
 // Models the fork/exec slow path: find_idlest_cpu(), find_idlest_group() and
 // find_idlest_group_cpu(), kernel/sched/fair.c (renamed sched_balance_find_dst_* in 6.12), in
-// the 4.17 form and the 5.5+ form (kernel-model.md §3.5). Written from the spec.
+// the 4.17 form and the 5.5+ form (docs/sources.md, Wake path). Written from the spec.
 //
 // Simplifications:
 // - No C-states: among idle CPUs the most recently idled one (latest idle_stamp) wins.

@@ -1,6 +1,6 @@
 // Models select_task_rq_fair(), record_wakee(), wake_wide(), wake_affine() and
-// select_idle_sibling()'s fast checks, kernel/sched/fair.c, 4.17 through 6.12 (kernel-model.md
-// §3-§4): the wake path every placement module shares. The LLC search each variant ends with is
+// select_idle_sibling()'s fast checks, kernel/sched/fair.c, 4.17 through 6.12 (docs/sources.md,
+// "Wake path"): the wake path every placement module shares. The LLC search each variant ends with is
 // an LlcSearch in its own file (sis_4_17.cpp ... sis_util.cpp, baselines.cpp). Written from the
 // spec, not from kernel code.
 //

@@ -1,4 +1,4 @@
-// `cfs`: the Completely Fair Scheduler's local queue as in 4.17-6.5 (kernel-model.md §7.1).
+// `cfs`: the Completely Fair Scheduler's local queue as in 4.17-6.5 (docs/sources.md, Run queue and balance).
 //
 // Models, per CPU cfs_rq: the vruntime-ordered tree with curr kept out of it, min_vruntime,
 // place_entity() (START_DEBIT for new tasks, sleeper credit of latency/2 with

@@ -1,4 +1,4 @@
-// `eevdf`: the EEVDF local queue of 6.6+ (kernel-model.md §7.3).
+// `eevdf`: the EEVDF local queue of 6.6+ (docs/sources.md, Run queue and balance).
 //
 //   V      = min_vruntime + sum_i w_i (v_i - min_vruntime) / sum_i w_i   (curr included)
 //   lag_i  = V - v_i, clamped to +-calc_delta_fair(max(2 x slice, TICK), se)

@@ -1,5 +1,5 @@
 #pragma once
-// Scheduler tunables shared by the CFS and EEVDF queue models (kernel-model.md §1, §7).
+// Scheduler tunables shared by the CFS and EEVDF queue models (docs/sources.md, Units and constants).
 #include <algorithm>
 #include <bit>
 #include <cstdint>

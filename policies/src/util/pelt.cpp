@@ -1,7 +1,7 @@
 // Models PELT (kernel/sched/pelt.c: decay_load, __accumulate_pelt_segments, accumulate_sum,
 // ___update_load_sum, ___update_load_avg), its fair.c users (update_load_avg, attach/detach,
 // post_init_entity_util_avg), util_est (util_est_enqueue/dequeue/update, <= 6.8 form) and the
-// cpu_util() family (kernel-model.md §6). Written from the spec.
+// cpu_util() family (docs/sources.md, PELT and utilization). Written from the spec.
 //
 // Simplifications:
 // - No cgroups: task_h_load(p) = p's load_avg; the root cfs_rq is the CPU's.

@@ -90,7 +90,7 @@ TEST_CASE("ftrace writer produces kernel-layout text", "[metrics][ftrace]") {
 }
 
 TEST_CASE("ftrace lines match the Perfetto tokenizer and the importer's prefix grammar", "[metrics][ftrace]") {
-  // trace-formats.md §5.2 (Perfetto's systrace_line_tokenizer) and §1.4 (recommended prefix).
+  // Perfetto's systrace_line_tokenizer and the prefix of trace_print_context() (docs/sources.md).
   std::regex perfetto(R"(-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}\s*(\d+\.\d+):\s+(\S+):)");
   std::regex prefix(
       R"(^\s*(.*?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.a-zA-Z0-9]{1,8})\s+)?(\d+(?:\.\d+)?):\s+([\w:.-]+):\s?(.*)$)");

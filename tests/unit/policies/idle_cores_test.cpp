@@ -1,4 +1,4 @@
-// The idle-core hint modules (kernel-model.md §4.5): set on idle entry when every other sibling
+// The idle-core hint modules (docs/sources.md, LLC search variants): set on idle entry when every other sibling
 // is idle, cleared only by a failed scan, stale in both directions.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// PELT and util_est against closed forms (kernel-model.md §6). A period is 1024 * 1024 ns;
+// PELT and util_est against closed forms (docs/sources.md, PELT and utilization). A period is 1024 * 1024 ns;
 // y^32 = 1/2; a signal running 100% converges to 1024 (within the kernel's rounding).
 #include <catch2/catch.hpp>
 

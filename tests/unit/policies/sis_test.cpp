@@ -1,4 +1,4 @@
-// Placement modules pinned against kernel-model.md §3-§4 on hand-built machines.
+// Placement modules pinned against docs/sources.md, Wake path, LLC search variants on hand-built machines.
 // make_regular_machine numbers Intel-style: with T threads and N cores, CPU c and c + N are
 // SMT siblings.
 #include <catch2/catch.hpp>

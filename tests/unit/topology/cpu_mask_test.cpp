@@ -1,4 +1,4 @@
-// CpuMask: unit cases, and property tests against a std::set<int> oracle (kernel-model-free:
+// CpuMask: unit cases, and property tests against a std::set<int> oracle (kernel-free:
 // the mask must behave exactly like a set of CPU numbers below kMaxCpus).
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Topology::build: the presets' domain tables (kernel-model.md §2), groups, degeneration, and
+// Topology::build: the presets' domain tables (docs/sources.md, Sched domains), groups, degeneration, and
 // the exact validation messages.
 #include <catch2/catch.hpp>
 

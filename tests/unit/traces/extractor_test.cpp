@@ -1,4 +1,4 @@
-// Extraction rules of DESIGN.md on small hand-made traces: the waking-before-sleep race, the
+// Extraction rules of docs/traces.md "Extraction" on small hand-made traces: the waking-before-sleep race, the
 // exit pitfall, PID reuse, no-op wakings, interrupt wakeups, selection and conservation.
 #include <catch2/catch.hpp>
 

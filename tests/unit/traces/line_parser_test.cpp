@@ -1,4 +1,4 @@
-// Line parser tests on the example lines of shared/docs/trace-formats.md (every era and tool).
+// Line parser tests on example lines of every era and tool (docs/sources.md, "Trace formats").
 #include <catch2/catch.hpp>
 
 #include "schedsim/traces/line_parser.hpp"
@@ -106,7 +106,7 @@ const Expect kLines[] = {
 };
 }  // namespace
 
-TEST_CASE("line parser: every example line of trace-formats.md", "[traces]") {
+TEST_CASE("line parser: an example line of every era and tool", "[traces]") {
   LineParser p;
   for (const auto& x : kLines) {
     INFO(x.line);

@@ -1,5 +1,5 @@
 #pragma once
-/// FtraceWriter: the simulated schedule as ftrace text (trace-formats.md §5.2) that Perfetto
+/// FtraceWriter: the simulated schedule as ftrace text (the layout Perfetto's systrace_line_tokenizer reads) that Perfetto
 /// (ui.perfetto.dev) renders as CPU tracks and `schedsim import` reads back.
 ///
 /// Format: the 5.15+ kernel's `/sys/kernel/tracing/trace` layout: `# tracer: nop` header with the

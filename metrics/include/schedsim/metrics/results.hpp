@@ -1,5 +1,5 @@
 #pragma once
-/// RunResults: everything one simulation run reports (DESIGN.md "Outputs"), as a plain value that
+/// RunResults: everything one simulation run reports (docs/results-schema.md), as a plain value that
 /// the collector fills, the reporters render (table, JSON, CSV, HTML) and load_results_json reads
 /// back (for `schedsim report` and `compare`). The JSON schema is docs/results-schema.md.
 ///

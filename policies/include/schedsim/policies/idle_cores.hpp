@@ -1,6 +1,6 @@
 #pragma once
 /// The idle-cores slot: the LLC idle-core hint select_idle_sibling() consults
-/// (sd_llc_shared->has_idle_cores, kernel-model.md §4.5), and two comparison modules.
+/// (sd_llc_shared->has_idle_cores, docs/sources.md, LLC search variants), and two comparison modules.
 #include "schedsim/engine/policy.hpp"
 
 namespace schedsim::idle_cores {

@@ -1,6 +1,6 @@
 #pragma once
 /// The util slot: per-entity load tracking (PELT) per task and per CPU, util_est, and the
-/// cpu_util()/cpu_util_without() queries placement and balance read (kernel-model.md §6).
+/// cpu_util()/cpu_util_without() queries placement and balance read (docs/sources.md, PELT and utilization).
 ///
 /// PELT (kernel/sched/pelt.c): time is counted in 1024 ns units; a period is 1024 units. A
 /// signal's sum decays by y per period with y^32 = 1/2, and a full period adds 1024 (x the input):

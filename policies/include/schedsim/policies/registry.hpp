@@ -96,7 +96,7 @@ void register_util_modules(PolicyRegistry& reg);
 void register_queue_modules(PolicyRegistry& reg);
 void register_balance_modules(PolicyRegistry& reg);
 
-/// A kernel profile: every slot and flag at one version's defaults (kernel-model.md §5).
+/// A kernel profile: every slot and flag at one version's defaults (docs/sources.md, sched_feat flags).
 struct KernelProfile {
   std::string version;
   std::string summary;

@@ -1,6 +1,6 @@
 #pragma once
 /// The placement slot: select_task_rq_fair() and select_idle_sibling() as the kernel ran them,
-/// version by version (kernel-model.md §3-§4), plus simple baselines. Exposed here so unit tests
+/// version by version (docs/sources.md, Wake path, LLC search variants), plus simple baselines. Exposed here so unit tests
 /// can pin each piece against the spec on a hand-built SchedState.
 ///
 /// One class, KernelPlacement, models the wake path every kernel variant shares (wake_affine,
@@ -24,7 +24,7 @@
 
 namespace schedsim::placement {
 
-/// The version-dependent parts of the wake path around the LLC search (kernel-model.md §3-§4.1).
+/// The version-dependent parts of the wake path around the LLC search (docs/sources.md, Wake path, LLC search variants).
 struct Era {
   const char* name = "6.12";
   bool wake_cap = false;            ///< 4.17-4.19 wake_cap() turns off want_affine
@@ -53,7 +53,7 @@ struct Knobs {
   static Knobs from(const Features& f);
 };
 
-/// update_idle_cpu_scan()'s budget (kernel-model.md §4.6): with x = sum_util / W,
+/// update_idle_cpu_scan()'s budget (docs/sources.md, LLC search variants): with x = sum_util / W,
 /// nr_idle_scan = floor((1024 - min(x^2 pct^2 / (10000 * 1024), 1024)) * W / 1024).
 uint32_t sis_util_nr_idle_scan(uint64_t sum_util, uint32_t llc_weight, uint32_t imbalance_pct);
 /// SIS_PROP's depth (select_idle_cpu): span_avg = W * avg_idle;

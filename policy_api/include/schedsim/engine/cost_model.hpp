@@ -1,6 +1,7 @@
 #pragma once
 /// The cost model: every simulated overhead is a named, documented, overridable parameter with its
-/// source (NUMBERS.md §6). `--cost name=value` or a JSON file overrides; `--cost list` prints them.
+/// source (docs/sources.md, "Cost figures"). `--cost name=value` or a JSON file overrides;
+/// `--cost list` prints them.
 #include <string>
 #include <string_view>
 #include <vector>

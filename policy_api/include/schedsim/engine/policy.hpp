@@ -47,7 +47,7 @@ struct WakeContext {
   uint32_t prev_cpu = 0;    ///< p->wake_cpu; the parent's CPU for fork
 };
 
-/// Where a placement landed, for the outcome report (DESIGN.md Outputs).
+/// Where a placement landed, for the outcome report (docs/results-schema.md).
 enum class PlaceOutcome : uint8_t {
   kTarget,       ///< the affine target itself was idle
   kPrev,         ///< prev was idle (fast check)
@@ -119,7 +119,7 @@ class UtilPolicy {
   virtual uint32_t task_util_est(const SchedState& s, TaskId p) const = 0;
   /// Task load_avg (task_h_load for a root-group task).
   virtual uint64_t task_load(const SchedState& s, TaskId p) const = 0;
-  /// cpu_util(cpu, p, dst, boost) (kernel-model.md §6.3); p invalid = no task adjustment.
+  /// cpu_util(cpu, p, dst, boost) (docs/sources.md, PELT and utilization); p invalid = no task adjustment.
   virtual uint32_t cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const = 0;
   uint32_t cpu_util_cfs(const SchedState& s, uint32_t cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
   virtual uint32_t cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;

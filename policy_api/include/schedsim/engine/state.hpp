@@ -41,7 +41,7 @@ struct CpuSched {
   uint32_t nr_running = 0;       ///< runnable tasks including curr (cfs.h_nr_running)
   uint32_t ttwu_pending = 0;     ///< wakeups in flight to this CPU (IPI not yet handled)
   uint32_t capacity = 1024;      ///< capacity_of(cpu)
-  // Idle accounting (kernel-model.md §7.2), maintained by the engine.
+  // Idle accounting (docs/sources.md, Run queue and balance), maintained by the engine.
   Instant idle_stamp;            ///< set when going idle (newidle balance start); 0 = not idle
   bool idle_stamp_set = false;
   Duration avg_idle = Duration::ms(1);            ///< 2 x migration_cost at boot

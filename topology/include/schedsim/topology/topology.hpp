@@ -1,7 +1,7 @@
 #pragma once
 /// The modeled machine: CPUs, SMT siblings, optional clusters, LLCs, packages, NUMA nodes with a
 /// distance matrix, per-CPU capacity; and the bottom-up sched-domain table built from them the
-/// way the kernel's build_sched_domains() does (kernel-model.md §2), degenerate levels removed.
+/// way the kernel's build_sched_domains() does (docs/sources.md, Sched domains), degenerate levels removed.
 ///
 /// A Topology is immutable after build and cheap to query: every per-CPU mask is precomputed.
 #include <cstdint>
@@ -50,7 +50,7 @@ enum SdFlag : uint32_t {
 struct SchedLevel {
   std::string name;                ///< SMT, CLS, MC, PKG, NODE, NUMA (kernel names)
   uint32_t flags = 0;              ///< SdFlag bits
-  uint32_t imbalance_pct = 117;    ///< sd_init defaults per kind of level (kernel-model.md §2.2)
+  uint32_t imbalance_pct = 117;    ///< sd_init defaults per kind of level (docs/sources.md, Sched domains)
   uint32_t busy_factor = 16;
   uint32_t cache_nice_tries = 0;
   uint32_t numa_distance = 0;      ///< for NUMA levels: the distance this level reaches

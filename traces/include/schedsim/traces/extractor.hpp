@@ -1,5 +1,5 @@
 #pragma once
-/// Trace-to-workload extraction (DESIGN.md "The workload model"). Fed one event at a time in
+/// Trace-to-workload extraction (docs/workload-format.md). Fed one event at a time in
 /// timestamp order; keeps per-task and per-CPU state only, so memory grows with the number of
 /// tasks and the size of the produced programs, never with the trace.
 #include <cstdint>

@@ -2,7 +2,7 @@
 /// Trace import: parse a kernel scheduler trace (ftrace text, trace_pipe, systrace HTML,
 /// `trace-cmd report`, `perf script` of `perf sched record`; plain, gzip or zstd) and extract
 /// a replayable Workload with the observed statistics of the real run (docs/traces.md,
-/// DESIGN.md "The workload model" and "Pitfalls that real traces hold").
+/// docs/workload-format.md and "Pitfalls that real traces hold").
 #include <array>
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-/// The workload model (DESIGN.md "The workload model"): tasks with action programs, replayed in
+/// The workload model (docs/workload-format.md): tasks with action programs, replayed in
 /// simulated time. block/wake use counting-semaphore tokens so replay never deadlocks or loses a
 /// wakeup whatever order the simulated policy produces.
 #include <cstdint>
