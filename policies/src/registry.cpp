@@ -5,6 +5,8 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/policies/registry.hpp"
 
+#include "placement/traced.hpp"
+
 namespace schedsim {
 
 const char* to_string(Slot slot) {
@@ -119,7 +121,7 @@ PolicyStack PolicyRegistry::make(const std::map<std::string, std::string>& choic
   const Features typed = Features::from(st.features);
   for (const Entry* e : chosen) {
     switch (e->slot) {
-      case Slot::kPlacement: st.placement = e->placement(typed); break;
+      case Slot::kPlacement: st.placement = placement::traced_if_logging(e->placement(typed), e->info.name); break;
       case Slot::kIdleCores: st.idle_cores = e->idle_cores(typed); break;
       case Slot::kUtil: st.util = e->util(typed); break;
       case Slot::kQueue: st.queue = e->queue(typed); break;
