@@ -236,16 +236,49 @@ NoiseModel parse_noise(const std::string& spec) {
   return m;
 }
 
+// The trace options (selection, repair, decoding) set away from their defaults, by option name.
+static std::vector<std::string> trace_options_given(const traces::ExtractOptions& e) {
+  const traces::ExtractOptions d;
+  std::vector<std::string> v;
+  if (e.comm_regex != d.comm_regex) v.emplace_back("--comm");
+  if (e.pids != d.pids) v.emplace_back("--pid");
+  if (e.descendants_of != d.descendants_of) v.emplace_back("--descendants-of");
+  if (e.exclude_kthreads != d.exclude_kthreads) v.emplace_back("--exclude-kthreads");
+  if (e.all_tasks != d.all_tasks) v.emplace_back("--all-tasks");
+  if (e.strict != d.strict) v.emplace_back("--strict");
+  if (e.clock_hz != d.clock_hz) v.emplace_back("--clock-hz");
+  if (e.kernel_version != d.kernel_version) v.emplace_back("--kernel-version");
+  if (e.buffer != d.buffer) v.emplace_back("--buffer");
+  if (e.race_window != d.race_window) v.emplace_back("--race-window");
+  if (e.reorder_window != d.reorder_window) v.emplace_back("--reorder-window");
+  if (e.clock_tolerance != d.clock_tolerance) v.emplace_back("--clock-tolerance");
+  return v;
+}
+
+// A trace option given with a native or generated workload would silently do nothing.
+static void refuse_trace_options(const traces::ExtractOptions& extract, const std::string& what) {
+  std::vector<std::string> given = trace_options_given(extract);
+  if (given.empty()) return;
+  throw InputError(fmt::format("{} {} only to a trace input, and {} is not a trace", join(given, ", "),
+                               given.size() == 1 ? "applies" : "apply", what));
+}
+
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report) {
   if (!workload_gen.empty() && !input.empty())
     throw InputError("give either a WORKLOAD file or --workload-gen, not both");
-  if (!workload_gen.empty()) return generate_workload_from_spec(workload_gen);
+  if (!workload_gen.empty()) {
+    refuse_trace_options(extract, "a --workload-gen workload");
+    return generate_workload_from_spec(workload_gen);
+  }
   if (input.empty()) throw InputError("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
   std::error_code ec;
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
   if (std::filesystem::is_directory(input, ec)) throw InputError(SourceLoc{input}, "is a directory, expected a workload or trace file");
-  if (looks_like_workload(input)) return read_workload(input);
+  if (looks_like_workload(input)) {
+    refuse_trace_options(extract, "'" + input + "' (a schedsim workload)");
+    return read_workload(input);
+  }
   std::optional<InputError> why;
   if (traces::is_trace_file(input, &why)) return traces::import_trace(input, extract, report);
   if (why) throw *why;  // the real cause: unreadable, corrupt stream, binary file, ...
