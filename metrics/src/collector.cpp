@@ -35,19 +35,19 @@ void MetricsCollector::on_start(const SchedState& s) {
 }
 
 void MetricsCollector::see(Instant at) {
-  if (at > last_) last_ = at;
-}
-
-void MetricsCollector::on_task_start(Instant at, TaskId, TaskId) {
   if (!started_) {
-    // The makespan and the timeline begin with the first task, not at the clock's origin (a
-    // trace-derived workload starts at the trace's first timestamp).
+    // The makespan and the timeline begin with the first thing any task does, not at the clock's
+    // origin (a trace-derived workload starts at the trace's first timestamp). That is not
+    // always a task start: a task that begins asleep or blocked is first seen at its wakeup, and
+    // CPU time it runs before the first task start must fall inside the makespan.
     started_ = true;
     first_ = at;
     tl_start_ = at;
   }
-  see(at);
+  if (at > last_) last_ = at;
 }
+
+void MetricsCollector::on_task_start(Instant at, TaskId, TaskId) { see(at); }
 
 void MetricsCollector::on_wake(const WakeFact& f) {
   see(f.at);

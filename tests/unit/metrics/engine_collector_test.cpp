@@ -70,3 +70,40 @@ TEST_CASE("collector agrees with the engine's totals on a messaging run", "[metr
   CHECK(a.trace == b.trace);
   CHECK(parse_results_json(a.json, "x") .context_switches == r.context_switches);
 }
+
+TEST_CASE("the makespan starts with the first task activity, also a wakeup of a task that began asleep",
+          "[metrics][engine]") {
+  // Task 0 begins asleep and wakes at 1 ms, runs 2 ms; task 1 starts at 2 ms and runs 1 ms. The
+  // first on_task_start is at 2 ms, but CPU time is used from 1 ms: the makespan is 1 ms .. 3 ms.
+  Workload w;
+  w.name = "asleep-first";
+  TaskSpec a;
+  a.name = "a";
+  a.start = StartState::kSleeping;
+  a.start_time = Instant::from_ns(1000000);
+  a.program = {Action::run(Duration::ms(2))};
+  w.add_task(std::move(a));
+  TaskSpec b;
+  b.name = "b";
+  b.start = StartState::kRunnable;
+  b.start_time = Instant::from_ns(2000000);
+  b.program = {Action::run(Duration::ms(1))};
+  w.add_task(std::move(b));
+  Topology topo = machine(2);
+  PolicyStack st = builtin_registry().make(default_modules(), FeatureSet{});
+  CostModel zero;
+  zero.context_switch = zero.ipi_same_package = zero.ipi_cross_package = zero.idle_exit = Duration::ns(0);
+  Simulation sim(w, topo, std::move(st), zero, SimConfig{});
+  MetricsCollector m(w);
+  sim.add_observer(&m);
+  SimSummary sum = sim.run();
+  RunResults r = m.results(RunConfig{}, &sum);
+  CHECK(r.complete);
+  CHECK(r.start_ns == 1000000);
+  CHECK(r.makespan_ns == 2000000);
+  for (const auto& c : r.cpus) {
+    CHECK(c.busy_ns <= r.makespan_ns);
+    CHECK(c.busy_ns + c.idle_ns == r.makespan_ns);
+    CHECK(c.utilization <= 1.0);
+  }
+}
