@@ -17,7 +17,7 @@ fi
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$SCHEDSIM" report "$SRC/tests/data/results/toy-idle-first.json" "$SRC/tests/data/results/toy-prev.json" \
+"$SCHEDSIM" report "$SRC/tests/data/results/sis-util.json" "$SRC/tests/data/results/prev.json" \
   -o "$WORK/report.html" --title "schedsim report test" || fail "schedsim report exited with $?"
 [ -s "$WORK/report.html" ] || fail "no report.html written"
 # Self-contained: no URL other than the SVG namespace, no external resources.

@@ -1,5 +1,5 @@
 // RunResults reporters (table, JSON, CSV), the JSON reader's errors, histogram accuracy, and the
-// results fixtures under tests/data/results/ (built from the toy scheduler, see toy_sim.hpp).
+// results fixtures under tests/data/results/ (real runs of a workload imported from a real trace).
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -13,51 +13,48 @@
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/html_report.hpp"
 #include "schedsim/metrics/results.hpp"
-#include "toy_sim.hpp"
+#include "schedsim/engine/engine.hpp"
+#include "schedsim/policies/registry.hpp"
 
 using namespace metrics_test;
 
 namespace {
 
-RunResults toy_results(bool idle_first) {
-  static Topology topo = machine(8, 2);
-  toy::ToyConfig c;
-  c.idle_first = idle_first;
-  c.seed = 42;
-  // Kept alive for the collector's lifetime (it references the workload).
-  static Workload w_idle = toy::make_workload(c);
-  static Workload w_prev = [] {
-    toy::ToyConfig p;
-    p.idle_first = false;
-    return toy::make_workload(p);
-  }();
-  Workload& w = idle_first ? w_idle : w_prev;
-  if (idle_first && !w.observed.present) {
-    // Pretend the workload came from a trace: observed figures to compare with.
-    w.observed.present = true;
-    for (int i = 1; i <= 400; ++i) w.observed.wakeup_latency.record(3000 + 97 * i % 9000);
-    for (int i = 1; i <= 50; ++i) w.observed.runqueue_wait.record(20000 + 1000 * i);
-    w.observed.wakeups = 1400;
-    w.observed.migrations = 300;
-    w.observed.context_switches = 1500;
-    w.observed.span = Duration::ms(12);
-    w.observed.total_runtime = Duration::ms(58);
-    w.observed.nr_cpus = 8;
-  }
-  toy::ToySim sim(topo, w, c);
-  MetricsCollector m(w);
-  sim.add(&m);
-  sim.run();
+std::string fixture_path(const char* name) {
+  return std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/results/" + name;
+}
+
+/// The workload of a real trace (tests/data/traces/perf-bench-messaging.ftrace.gz, `perf bench
+/// sched messaging -g 1 -l 20` on a 2-vCPU 6.18 VM) as `schedsim import` extracts it, with the
+/// statistics the real kernel produced (Workload::observed). Regenerate with
+///   schedsim import tests/data/traces/perf-bench-messaging.ftrace.gz -o tests/data/results/messaging.workload.cbor
+const Workload& traced_workload() {
+  static const Workload w = read_workload(fixture_path("messaging.workload.cbor"));
+  return w;
+}
+
+/// A real run: the traced workload replayed on a machine of the recorded size (2 CPUs, here each
+/// its own LLC, as a VM's vCPUs often are, so that every report section has content) by the
+/// engine with the 6.12 modules, placement `sis-util` (the kernel's) or the `prev` baseline.
+RunResults real_results(bool sis_util) {
+  static Topology topo = machine(2, 2);
+  const Workload& w = traced_workload();
+  std::map<std::string, std::string> choice = default_modules();
+  choice["placement"] = sis_util ? "sis-util" : "prev";
+  PolicyStack st = builtin_registry().make(choice, FeatureSet{});
   RunConfig cfg;
-  cfg.label = idle_first ? "idle-first" : "prev";
+  cfg.label = sis_util ? "sis-util" : "prev";
   cfg.workload = w.name;
-  cfg.workload_source = w.source;
+  cfg.workload_source = "tests/data/results/messaging.workload.cbor";
   cfg.topology = topo.name();
-  cfg.modules = {{"placement", idle_first ? "toy-idle-first" : "toy-prev"}, {"queue", "toy-fifo"}};
-  cfg.features = {{"SIS_UTIL", true}, {"WA_BIAS", false}};
-  cfg.cost_overrides = {{"idle_exit", "2us"}};
-  cfg.seed = 42;
-  return m.results(cfg);
+  cfg.modules = st.names;
+  cfg.features = st.features.all();
+  cfg.seed = 1;
+  Simulation sim(w, topo, std::move(st), CostModel{}, SimConfig{});
+  MetricsCollector m(w);
+  sim.add_observer(&m);
+  SimSummary sum = sim.run();
+  return m.results(cfg, &sum);
 }
 
 std::string slurp(const std::string& path) {
@@ -65,10 +62,6 @@ std::string slurp(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string fixture_path(const char* name) {
-  return std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/results/" + name;
 }
 
 }  // namespace
@@ -123,8 +116,8 @@ TEST_CASE("Distribution::from keeps the summary and the buckets", "[metrics]") {
 }
 
 TEST_CASE("results JSON round-trips byte for byte and is deterministic", "[metrics][json]") {
-  RunResults a = toy_results(true);
-  RunResults b = toy_results(true);
+  RunResults a = real_results(true);
+  RunResults b = real_results(true);
   std::string ja = render_json(a);
   CHECK(ja == render_json(b));
   CHECK(ja.rfind("{\n  \"schema\": \"schedsim-results\",\n  \"version\": 1,\n", 0) == 0);
@@ -136,12 +129,12 @@ TEST_CASE("results JSON round-trips byte for byte and is deterministic", "[metri
   CHECK(back.timeline.busy == a.timeline.busy);
 }
 
-TEST_CASE("results fixtures are reproducible from the toy scheduler", "[metrics][fixtures]") {
+TEST_CASE("results fixtures are reproducible from real runs", "[metrics][fixtures]") {
   // Regenerate with: SCHEDSIM_UPDATE_GOLDEN=1 metrics_tests "[fixtures]"
   const char* update = std::getenv("SCHEDSIM_UPDATE_GOLDEN");
-  for (bool idle_first : {true, false}) {
-    std::string path = fixture_path(idle_first ? "toy-idle-first.json" : "toy-prev.json");
-    std::string json = render_json(toy_results(idle_first));
+  for (bool sis_util : {true, false}) {
+    std::string path = fixture_path(sis_util ? "sis-util.json" : "prev.json");
+    std::string json = render_json(real_results(sis_util));
     if (update && std::string(update) == "1") {
       std::ofstream(path, std::ios::binary) << json;
       continue;
@@ -149,23 +142,26 @@ TEST_CASE("results fixtures are reproducible from the toy scheduler", "[metrics]
     INFO(path);
     CHECK(slurp(path) == json);
     RunResults r = load_results_json(path);
-    CHECK(r.config.label == (idle_first ? "idle-first" : "prev"));
+    CHECK(r.config.label == (sis_util ? "sis-util" : "prev"));
+    CHECK(r.complete);
+    CHECK(r.config.modules.at("placement") == (sis_util ? "sis-util" : "prev"));
+    for (const auto& c : r.cpus) CHECK(c.busy_ns <= r.makespan_ns);  // the traced tasks begin asleep
   }
 }
 
 TEST_CASE("table and CSV carry every section", "[metrics]") {
-  RunResults r = toy_results(true);
+  RunResults r = real_results(true);
   std::string t = render_table(r);
-  for (const char* s : {"schedsim results: idle-first", "latency (us)", "wakeup", "run-queue wait", "placement",
+  for (const char* s : {"schedsim results: sis-util", "latency (us)", "wakeup", "run-queue wait", "placement",
                         "migrations by level", "per CPU", "per LLC", "tasks by max delay", "task groups",
                         "simulated vs observed"})
     CHECK(t.find(s) != std::string::npos);
   std::string csv = render_csv(r);
   CHECK(csv.rfind("run,section,key,stat,value\n", 0) == 0);
-  CHECK(csv.find("\nidle-first,latency_ns,wakeup,p99,") != std::string::npos);
-  CHECK(csv.find("\nidle-first,placement_outcome,idle_cpu,count,") != std::string::npos);
-  CHECK(csv.find("\nidle-first,cpu,7,utilization,") != std::string::npos);
-  CHECK(csv.find("\nidle-first,observed,wakeup_latency.p99_ns,rel_error,") != std::string::npos);
+  CHECK(csv.find("\nsis-util,latency_ns,wakeup,p99,") != std::string::npos);
+  CHECK(csv.find("\nsis-util,placement_outcome,idle_cpu,count,") != std::string::npos);
+  CHECK(csv.find("\nsis-util,cpu,1,utilization,") != std::string::npos);
+  CHECK(csv.find("\nsis-util,observed,wakeup_latency.p99_ns,rel_error,") != std::string::npos);
   // Every row has exactly 5 fields (no field here needs quoting).
   std::istringstream in(csv);
   std::string line;
@@ -229,7 +225,7 @@ TEST_CASE("results JSON reader errors", "[metrics][json]") {
 }
 
 TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]") {
-  std::vector<RunResults> runs = {toy_results(true), toy_results(false)};
+  std::vector<RunResults> runs = {real_results(true), real_results(false)};
   std::string html = render_html_report(runs, "A <title>", {"a.json", "b.json"});
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("<title>A &lt;title&gt;</title>") != std::string::npos);
@@ -247,7 +243,7 @@ TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]")
 }
 
 TEST_CASE("an incomplete run keeps its reasons in every format", "[metrics][json]") {
-  RunResults r = toy_results(true);
+  RunResults r = real_results(true);
   r.complete = false;
   r.work_expected_ns = r.work_done_ns + 5;
   r.incomplete = {"the simulation ran out of events with 1 task blocked forever",
