@@ -1,4 +1,4 @@
-// Fuzz target: cost files (engine/src/cost_model.cpp): the JSON object form (`--cost file.json`,
+// Fuzz target: cost files (policy_api/src/cost_model.cpp): the JSON object form (`--cost file.json`,
 // CostModel::load_json) on the whole input, then every line as a `name=value` assignment
 // (`--cost name=value`, CostModel::set: durations with ns/us/ms/s suffixes, permille integers).
 #include "fuzz_common.hpp"

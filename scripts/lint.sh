@@ -5,7 +5,7 @@
 #   scripts/lint.sh --all      every source file in compile_commands.json (~10 minutes on 2 cores)
 #   scripts/lint.sh FILE...    those files
 # The default set keeps scripts/test.sh under a few minutes: the policy modules and the policy
-# contract (policies/src, engine/src/policy.cpp, state.cpp, cost_model.cpp), plus every .cpp
+# contract (policies/src, policy_api/src), plus every .cpp
 # file changed since the merge base with `main` (committed or not), when that branch exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ elif [ $# -gt 0 ]; then
 else
   mapfile -t files < <(
     {
-      ls policies/src/*.cpp policies/src/*/*.cpp engine/src/policy.cpp engine/src/state.cpp engine/src/cost_model.cpp
+      ls policies/src/*.cpp policies/src/*/*.cpp policy_api/src/*.cpp
       if git rev-parse --verify -q main >/dev/null && base=$(git merge-base HEAD main 2>/dev/null); then
         git diff --name-only --diff-filter=d "$base" -- '*.cpp'
         git ls-files --others --exclude-standard -- '*.cpp'

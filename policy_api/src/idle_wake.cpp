@@ -1,4 +1,4 @@
-// The idle-wake cost model (engine/include/schedsim/engine/idle_wake.hpp has the formulas).
+// The idle-wake cost model (policy_api/include/schedsim/engine/idle_wake.hpp has the formulas).
 //
 // Why it exists: on the 16-vCPU KVM guest whose traces are in tests/data/traces/xeon-vm-16cpu/,
 // a remote wake to an idle CPU takes 4-5 us from the waking to the enqueue when the target had

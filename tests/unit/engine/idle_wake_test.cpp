@@ -1,4 +1,4 @@
-// The idle-wake cost model (engine/include/schedsim/engine/idle_wake.hpp): the formula, the cost
+// The idle-wake cost model (policy_api/include/schedsim/engine/idle_wake.hpp): the formula, the cost
 // parameters that select it, and the engine charging it by the target's idle time and for timer
 // wakes on their own CPU. Expected delays are computed by hand from the parameters.
 #include <catch2/catch.hpp>
