@@ -44,7 +44,7 @@ void check_output_path(const std::string& path, const std::string& option) {
 int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
   double frac = parse_fraction(text, flag);
   if (frac >= 1.0) throw InputError(SourceLoc{flag}, "jitter must be below 100%, got '" + text + "'");
-  return static_cast<int64_t>(frac * 1000.0 + 0.5);
+  return static_cast<int64_t>(std::llround(frac * 1000.0));  // frac >= 0
 }
 
 std::string format_bytes(uint64_t b) {
@@ -369,6 +369,7 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     double u = SplitMix64{derive_seed(seed, 1)}.uniform();
     double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
     Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
+    // NOLINTNEXTLINE(bugprone-use-after-move): `first` is moved from in iteration 0 only.
     PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
     MeteredSimulation run(wr, topo, std::move(policies), cost, s, req.progress, guard);
     // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
