@@ -944,7 +944,7 @@ struct Simulation::Impl : BalanceOps {
     } else if (sum.stop == StopReason::kMaxEvents) {
       out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));
     }
-    if (w.tasks.empty()) out.push_back("the workload has no tasks: nothing was simulated");
+    if (w.tasks.empty()) out.emplace_back("the workload has no tasks: nothing was simulated");
     if (!sum.unfinished.empty()) {
       uint32_t blocked = 0, unstarted = 0, with_tokens = 0;
       uint64_t tokens = 0;

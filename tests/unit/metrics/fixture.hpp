@@ -28,7 +28,7 @@ struct Fixture {
   CostModel cost;
   SchedState state;
   Workload w;
-  Fixture(Topology t, std::vector<std::string> names) : topo(std::move(t)) {
+  Fixture(Topology t, const std::vector<std::string>& names) : topo(std::move(t)) {
     w.name = "fixture";
     int64_t pid = 100;
     for (auto& n : names) {

@@ -110,7 +110,7 @@ TEST_CASE("ftrace lines match the Perfetto tokenizer and the importer's prefix g
     std::string line;
     size_t events = 0;
     while (std::getline(in, line)) {
-      if (line.rfind("#", 0) == 0) continue;
+      if (line.rfind('#', 0) == 0) continue;
       ++events;
       INFO(line);
       CHECK(std::regex_search(line, perfetto));

@@ -281,7 +281,7 @@ TEST_CASE("import: a timestamp far off its neighbours is clock trouble, never ru
   // Off by at most the gap between its neighbours (1 ms here), never by the 1 s jump.
   CHECK(rep.oncpu_total <= rep_clean.oncpu_total + Duration::ms(1));
   CHECK(w.total_work() == rep.oncpu_total);
-  REQUIRE(rep.warnings.size() >= 1);
+  REQUIRE_FALSE(rep.warnings.empty());
   CHECK(rep.warnings[0].rfind("timestamp goes backwards by 999.00ms at line 6 (behind line 5)", 0) == 0);
 
   TempTrace ahead(body("6.001000"));  // 5 s ahead of its successor, which continues from line 5
