@@ -216,7 +216,9 @@ struct Simulation::Impl : BalanceOps {
     s.tasks[t.v].sum_exec += elapsed;
     pol.queue->update_curr(s, cpu, elapsed);
     if (!obs.empty()) {
-      Duration work = Duration::ns(static_cast<int64_t>(from_work / kScale));
+      // 64-bit division whenever the value fits (always, but for hours of work): __divti3 is slow.
+      Duration work = Duration::ns(from_work <= INT64_MAX ? static_cast<int64_t>(from_work) / kScale
+                                                          : static_cast<int64_t>(from_work / kScale));
       for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
     }
   }

@@ -37,6 +37,7 @@ class EventQueue {
  public:
   static constexpr uint64_t kTickBit = uint64_t{1} << 63;
   static constexpr uint32_t kMaxB = (1u << 24) - 1;
+  static constexpr size_t kArity = 4;
 
   bool empty() const { return h_.empty(); }
   size_t size() const { return h_.size(); }
@@ -46,7 +47,7 @@ class EventQueue {
     size_t i = h_.size();
     h_.push_back(e);
     while (i > 0) {
-      size_t parent = (i - 1) / 4;
+      size_t parent = (i - 1) / kArity;
       if (!e.before(h_[parent])) break;
       h_[i] = h_[parent];
       i = parent;
@@ -61,10 +62,10 @@ class EventQueue {
     if (n == 0) return;
     size_t i = 0;
     for (;;) {
-      size_t c = 4 * i + 1;
+      size_t c = kArity * i + 1;
       if (c >= n) break;
       size_t best = c;
-      size_t end = c + 4 < n ? c + 4 : n;
+      size_t end = c + kArity < n ? c + kArity : n;
       for (size_t k = c + 1; k < end; ++k)
         if (h_[k].before(h_[best])) best = k;
       if (!h_[best].before(last)) break;
