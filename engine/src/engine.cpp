@@ -21,7 +21,6 @@
 #include "schedsim/engine/engine.hpp"
 
 #include <algorithm>
-#include <queue>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +30,7 @@
 #include "schedsim/base/int128.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/random.hpp"
+#include "event_queue.hpp"
 
 namespace schedsim {
 
@@ -39,24 +39,8 @@ namespace {
 using i128 = Int128;
 constexpr int64_t kScale = 1024 * 1000;  // scaled units per reference ns
 
-enum class Ev : uint8_t { kTaskStart, kSleepEnd, kEnqueue, kRunDone, kTick };
-
-struct Event {
-  Instant at;
-  uint64_t seq;
-  Ev type;
-  uint32_t a;    // task or cpu
-  uint32_t b;    // cpu for kEnqueue
-  uint64_t gen;  // lazy cancellation
-  // Ticks sort after every other event of the same instant: a run that ends exactly on a tick
-  // completes before the tick can preempt it.
-  bool operator>(const Event& o) const {
-    if (at != o.at) return at > o.at;
-    bool tick = type == Ev::kTick, otick = o.type == Ev::kTick;
-    if (tick != otick) return tick;
-    return seq > o.seq;
-  }
-};
+using detail::Ev;
+using detail::Event;
 
 // Nice-to-weight table (docs/sources.md, Units and constants, sched_prio_to_weight), nice -20..19.
 constexpr uint32_t kNiceWeight[40] = {
@@ -77,6 +61,10 @@ struct Simulation::Impl : BalanceOps {
   };
   // Interpreter state of one task (the engine's, not the scheduler's).
   struct Prog {
+    // The task's program, cached here: the hot path reads it on every step and TaskSpec is
+    // hundreds of bytes wide (one cache miss per step when reached through w.tasks[t]).
+    const Action* code = nullptr;
+    size_t code_size = 0;
     size_t pc = 0;
     std::vector<Frame> loops;
     i128 work_left = 0;      // scaled units of the current run() action still to do
@@ -111,8 +99,9 @@ struct Simulation::Impl : BalanceOps {
   std::vector<Observer*> obs;
   std::vector<Prog> prog;
   std::vector<CpuRun> run;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q;
+  detail::EventQueue q;
   std::vector<uint32_t> resched_list;
+  std::vector<uint32_t> resched_work;  // drain_resched()'s batch being processed
   uint64_t seq = 0;
   SimSummary sum;
   Rng rng;
@@ -129,6 +118,10 @@ struct Simulation::Impl : BalanceOps {
     s.util = pol.util.get();
     s.idle_cores = pol.idle_cores.get();
     prog.assign(w.tasks.size(), Prog{});
+    for (size_t i = 0; i < w.tasks.size(); ++i) {
+      prog[i].code = w.tasks[i].program.data();
+      prog[i].code_size = w.tasks[i].program.size();
+    }
     run.assign(topo.nr_cpus(), CpuRun{});
     for (size_t i = 0; i < w.tasks.size(); ++i) {
       const TaskSpec& spec = w.tasks[i];
@@ -149,7 +142,9 @@ struct Simulation::Impl : BalanceOps {
   // ---- event queue ----
   void push(Instant at, Ev type, uint32_t a, uint32_t b = 0, uint64_t gen = 0) {
     SCHEDSIM_DASSERT(at >= s.now, "event scheduled in the past");
-    q.push(Event{at, seq++, type, a, b, gen});
+    SCHEDSIM_DASSERT(b <= detail::EventQueue::kMaxB, "event cpu out of range");
+    uint64_t ord = seq++ | (type == Ev::kTick ? detail::EventQueue::kTickBit : 0);
+    q.push(Event{at, ord, gen, a, b & detail::EventQueue::kMaxB, type});
   }
 
   // The time `d` after now, checked: an event past cfg.max_time that the loop would process
@@ -221,7 +216,9 @@ struct Simulation::Impl : BalanceOps {
     s.tasks[t.v].sum_exec += elapsed;
     pol.queue->update_curr(s, cpu, elapsed);
     if (!obs.empty()) {
-      Duration work = Duration::ns(static_cast<int64_t>(from_work / kScale));
+      // 64-bit division whenever the value fits (always, but for hours of work): __divti3 is slow.
+      Duration work = Duration::ns(from_work <= INT64_MAX ? static_cast<int64_t>(from_work) / kScale
+                                                          : static_cast<int64_t>(from_work / kScale));
       for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
     }
   }
@@ -312,8 +309,8 @@ struct Simulation::Impl : BalanceOps {
   // Fetches the next non-loop action of t, resolving loop-backs; nullptr at the end.
   const Action* fetch(uint32_t t) {
     Prog& pr = prog[t];
-    const auto& p = w.tasks[t].program;
-    while (pr.pc < p.size()) {
+    const Action* p = pr.code;
+    while (pr.pc < pr.code_size) {
       const Action& a = p[pr.pc];
       if (a.kind != ActionKind::kLoop) return &a;
       if (!pr.loops.empty() && pr.loops.back().at == pr.pc) {
@@ -821,10 +818,11 @@ struct Simulation::Impl : BalanceOps {
   }
 
   void drain_resched() {
+    // Two buffers swapped in turn: no allocation per event once both have grown.
     while (!resched_list.empty()) {
-      std::vector<uint32_t> list;
-      list.swap(resched_list);
-      for (uint32_t cpu : list)
+      resched_work.clear();
+      resched_work.swap(resched_list);
+      for (uint32_t cpu : resched_work)
         if (run[cpu].need_resched) schedule(cpu);
     }
   }
