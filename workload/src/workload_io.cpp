@@ -42,7 +42,7 @@ constexpr size_t kTrailerSize = 17;
 // parser recurses per level): the schema needs 5 levels plus 2 per nested "repeat".
 constexpr size_t kMaxNesting = 2 * kMaxLoopDepth + 8;
 
-constexpr const char* kKindNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop"};
+constexpr const char* kKindNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop", "write", "read"};
 constexpr const char* kStartNames[] = {"forked", "runnable", "blocked", "sleeping"};
 
 const char* kind_name(ActionKind k) { return kKindNames[static_cast<size_t>(k)]; }
@@ -163,6 +163,11 @@ void json_action(std::string& o, const Action& a) {
       return;
     case ActionKind::kLoop:
       fmt::format_to(std::back_inserter(o), "[\"loop\", {}, {}]", a.body, a.arg);
+      return;
+    case ActionKind::kWrite:
+    case ActionKind::kRead:
+      fmt::format_to(std::back_inserter(o), "[\"{}\", {}, {}{}]", kind_name(a.kind), a.arg, a.body,
+                     (a.flags & kChanSocket) ? ", \"socket\"" : "");
       return;
   }
   SCHEDSIM_UNREACHABLE("action kind");
@@ -383,6 +388,14 @@ void write_cbor(const Workload& w, OutFile& out) {
           c.integer(code);
           c.integer(a.body);
           c.integer(a.arg);
+          break;
+        case ActionKind::kWrite:
+        case ActionKind::kRead:
+          c.array((a.flags & kChanSocket) ? 4 : 3);
+          c.integer(code);
+          c.integer(a.arg);
+          c.integer(a.body);
+          if (a.flags & kChanSocket) c.text("socket");
           break;
       }
       out.maybe_flush();
@@ -893,8 +906,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   ActionKind parse_kind(const Value& v, bool* is_repeat) {
     *is_repeat = false;
     if (v.type == Value::kInt) {
-      if (v.i < 0 || v.i > static_cast<int64_t>(ActionKind::kLoop))
-        fail(fmt::format("unknown action code {} (0..7)", v.i));
+      if (v.i < 0 || v.i > static_cast<int64_t>(ActionKind::kRead))
+        fail(fmt::format("unknown action code {} (0..{})", v.i, static_cast<int>(ActionKind::kRead)));
       return static_cast<ActionKind>(v.i);
     }
     if (v.type != Value::kString) expected("an action name", v);
@@ -953,6 +966,22 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case ActionKind::kExit:
       case ActionKind::kExec:
         too_many(f);
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        if (argi == 0) {
+          f.args[0] = as_nonneg(v, "a channel number");
+        } else if (argi == 1) {
+          f.args[1] = as_nonneg(v, "a byte count");
+          if (f.args[1] == 0 || f.args[1] > UINT32_MAX) fail(fmt::format("byte count {} outside 1..{}", f.args[1], UINT32_MAX));
+        } else if (argi == 2) {
+          if (v.type != Value::kString || *v.str != "socket")
+            fail(unknown_choice_message("channel kind", v.type == Value::kString ? *v.str : std::string("(a number)"),
+                                        {"socket"}));
+          f.flags = kChanSocket;
+        } else {
+          too_many(f);
+        }
+        break;
       case ActionKind::kLoop:
         if (argi > 1) too_many(f);
         if (f.is_repeat && argi == 1) fail("expected the list of actions to repeat");
@@ -990,6 +1019,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case ActionKind::kExit:
       case ActionKind::kExec:
         prog.push_back(Action{f.kind, 0, 0, 0, 0});
+        break;
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        need(2, "a channel and a byte count: [\"write\", 0, 100]");
+        prog.push_back(Action{f.kind, f.flags, 0, static_cast<uint32_t>(f.args[1]), f.args[0]});
         break;
       case ActionKind::kLoop:
         if (f.is_repeat) {
