@@ -90,6 +90,9 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   const Duration c_start = o.duration("cost-start", Duration::us(5), Duration::zero(), Duration::s(1));
   const bool with_main = !o.flag_set("no-main");
   const bool channels = o.choice("channel-model", "token", {"token", "pipe"}) == "pipe";
+  if (channels && o.has("capacity"))
+    o.fail("--capacity sets the token model's credits; with --channel-model pipe the channel's own capacity applies "
+           "(a pipe: 16 pages; a socket: the 212992-byte send buffer)");
   o.seed();  // accepted for uniformity; this generator draws no random numbers
 
   const int64_t F = fds;
