@@ -1,4 +1,5 @@
 // schedsim record -o FILE [--events ...] [--workload] -- COMMAND ARGS
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -23,6 +24,7 @@ po::options_description record_options() {
   d.add_options()
       ("output,o", po::value<std::string>(), "output file: ftrace text (.gz = gzip), or a workload with --workload")
       ("events", po::value<std::vector<std::string>>()->multitoken(), "sched events to enable (default: switch, waking, wakeup, wakeup_new, process_fork/exit/exec, migrate_task)")
+      ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), syscalls (read/write enter/exit), comma-separated; events this kernel lacks are skipped with a warning (the importer does not use them yet)")
       ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
       ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
       ("command", po::value<std::vector<std::string>>(), "the command (after --)");
@@ -72,6 +74,13 @@ int run_record(const std::vector<std::string>& args) {
   ro.command = cmd;
   ro.buffer_kb = vm["buffer-kb"].as<uint32_t>();
   if (vm.count("events")) ro.events = vm["events"].as<std::vector<std::string>>();
+  if (vm.count("extra-events"))
+    for (const auto& v : vm["extra-events"].as<std::vector<std::string>>())
+      for (size_t at = 0; at <= v.size();) {  // "idle,ipi" or "idle ipi"
+        size_t comma = std::min(v.find(',', at), v.size());
+        if (comma > at) ro.extra.push_back(v.substr(at, comma - at));
+        at = comma + 1;
+      }
   // --workload: the trace goes to a scratch file next to the output, named like every temporary
   // (.NAME.trace.schedsim-tmp.PID), so a killed run's leftover is removed by the next one.
   std::string trace_path = out;
@@ -97,6 +106,8 @@ int run_record(const std::vector<std::string>& args) {
   traces::RecordResult r = traces::record_trace(ro);
   for (const auto& e : r.skipped_events)
     std::cerr << "schedsim record: warning: event sched/" << e << " does not exist on this kernel; skipped\n";
+  for (const auto& e : r.skipped_extra)
+    std::cerr << "schedsim record: warning: event " << e << " does not exist on this kernel; skipped\n";
   std::cerr << fmt::format("schedsim record: pid {} exited with {}; {} bytes of trace, {} events overrun, {} lost markers\n",
                            r.root_pid, r.exit_status, r.bytes, r.overruns, r.lost_markers);
   if (r.overruns > 0 || r.lost_markers > 0)

@@ -30,6 +30,7 @@
 #include "schedsim/base/int128.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/random.hpp"
+#include "channel.hpp"
 #include "event_queue.hpp"
 
 namespace schedsim {
@@ -98,6 +99,7 @@ struct Simulation::Impl : BalanceOps {
   SchedState s;
   std::vector<Observer*> obs;
   std::vector<Prog> prog;
+  ChannelTable chans;  // pipes and sockets of write/read actions (channel.hpp)
   std::vector<CpuRun> run;
   detail::EventQueue q;
   std::vector<uint32_t> resched_list;
@@ -122,6 +124,7 @@ struct Simulation::Impl : BalanceOps {
       prog[i].code = w.tasks[i].program.data();
       prog[i].code_size = w.tasks[i].program.size();
     }
+    chans.init(w);
     run.assign(topo.nr_cpus(), CpuRun{});
     for (size_t i = 0; i < w.tasks.size(); ++i) {
       const TaskSpec& spec = w.tasks[i];
@@ -181,6 +184,9 @@ struct Simulation::Impl : BalanceOps {
       case ActionKind::kSleep: return fmt::format("action {} (sleep {} ns)", pc, a.arg);
       case ActionKind::kWake: return fmt::format("action {} (wake task {})", pc, a.arg);
       case ActionKind::kFork: return fmt::format("action {} (fork task {})", pc, a.arg);
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        return fmt::format("action {} ({} {} bytes, channel {})", pc, to_string(a.kind), a.body, a.arg);
       default: return fmt::format("action {} ({})", pc, to_string(a.kind));
     }
   }
@@ -391,10 +397,32 @@ struct Simulation::Impl : BalanceOps {
         case ActionKind::kExit:
           do_exit(t, cpu);
           return;
+        case ActionKind::kWrite:
+        case ActionKind::kRead:
+          if (!channel_op(t, cpu, *a)) return;
+          break;
         case ActionKind::kLoop:
           SCHEDSIM_UNREACHABLE("fetch() resolves loops");
       }
     }
+  }
+
+  // A write or read action of t on cpu (channel.hpp): wakes whom the channel says (sync wakes:
+  // the pipe and socket wakeups are), then either goes on (true) or blocks t in the operation,
+  // which it re-executes when the channel wakes it (false).
+  bool channel_op(uint32_t t, uint32_t cpu, const Action& a) {
+    ChannelStep st = a.kind == ActionKind::kWrite ? chans.write(t, a) : chans.read(t, a);
+    for (uint32_t wakee : *st.wake) {
+      SCHEDSIM_ASSERT(s.tasks[wakee].state == TaskState::kBlocked && !prog[wakee].in_flight,
+                      "channel wakes task{} that is not asleep in it", wakee);
+      activate(wakee, TaskId(t), cpu, true);
+    }
+    if (st.done) {
+      ++prog[t].pc;
+      return true;
+    }
+    leave_cpu(t, cpu, TaskState::kBlocked);
+    return false;
   }
 
   // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
@@ -441,7 +469,9 @@ struct Simulation::Impl : BalanceOps {
   void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
     Prog& pr = prog[t];
     TaskSched& ts = s.tasks[t];
-    if (ts.state != TaskState::kBlocked || pr.in_flight) {
+    // A task asleep in a channel operation is not released by a plain wake: the token waits for
+    // its next block().
+    if (ts.state != TaskState::kBlocked || pr.in_flight || chans.waiting(t)) {
       if (ts.state == TaskState::kExited) {
         log->debug("[{}] wake of exited task{} ignored", s.now, t);
         return;
@@ -904,6 +934,11 @@ struct Simulation::Impl : BalanceOps {
       if (s.cpus[cpu].curr.valid()) update_progress(cpu);
     sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
     sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
+    const ChannelStats& cs = chans.stats();
+    sum.channel_writes = cs.writes;
+    sum.channel_reads = cs.reads;
+    sum.channel_wakes = cs.reader_wakes + cs.writer_wakes;
+    sum.channel_sleeps = cs.reader_sleeps + cs.writer_sleeps;
     for (uint32_t t = 0; t < w.tasks.size(); ++t) {
       sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
       TaskState st = s.tasks[t].state;

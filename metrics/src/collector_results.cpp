@@ -34,6 +34,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.complete = summary->complete;
     r.tokens_banked = summary->tokens_banked;
     r.tokens_left = summary->tokens_left;
+    r.channel_writes = summary->channel_writes;
+    r.channel_reads = summary->channel_reads;
+    r.channel_wakes = summary->channel_wakes;
+    r.channel_sleeps = summary->channel_sleeps;
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
     r.incomplete = summary->incomplete;
   }

@@ -121,6 +121,10 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
     t.add({"forks", std::to_string(r.placement.forks)});
     t.add({"tokens banked", std::to_string(r.tokens_banked) + " (" + std::to_string(r.tokens_left) +
                                 " never consumed)"});
+    if (r.channel_writes + r.channel_reads > 0)
+      t.add({"channel ops", std::to_string(r.channel_writes) + " writes, " + std::to_string(r.channel_reads) +
+                                " reads, " + std::to_string(r.channel_wakes) + " wakes, " +
+                                std::to_string(r.channel_sleeps) + " sleeps (full or empty)"});
     t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
                                (r.complete ? "" : " (incomplete run)")});
     if (r.work_expected_ns >= 0)

@@ -219,6 +219,12 @@ std::string render_json(const RunResults& r) {
   s["context_switches"] = r.context_switches;
   s["tokens_banked"] = r.tokens_banked;
   s["tokens_left"] = r.tokens_left;
+  if (r.channel_writes + r.channel_reads > 0) {  // only workloads with write/read actions
+    s["channel_writes"] = r.channel_writes;
+    s["channel_reads"] = r.channel_reads;
+    s["channel_wakes"] = r.channel_wakes;
+    s["channel_sleeps"] = r.channel_sleeps;
+  }
   s["tasks"] = r.tasks;
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;
@@ -391,6 +397,12 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.tokens_banked = rd.u64(s, "/summary", "tokens_banked");
   // Added within schema version 1: files written before it have no such key.
   if (s.contains("tokens_left")) r.tokens_left = rd.u64(s, "/summary", "tokens_left");
+  if (s.contains("channel_writes")) {
+    r.channel_writes = rd.u64(s, "/summary", "channel_writes");
+    r.channel_reads = rd.u64(s, "/summary", "channel_reads");
+    r.channel_wakes = rd.u64(s, "/summary", "channel_wakes");
+    r.channel_sleeps = rd.u64(s, "/summary", "channel_sleeps");
+  }
   r.tasks = rd.u64(s, "/summary", "tasks");
   r.tasks_exited = rd.u64(s, "/summary", "tasks_exited");
   r.complete = rd.boolean(s, "/summary", "complete");

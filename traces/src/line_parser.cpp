@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/topology/cpu_mask.hpp"
+#include "syscall_lines.hpp"
 
 namespace schedsim::traces {
 
@@ -312,9 +313,10 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     while (p < line.size() && line[p] == ' ') ++p;
     size_t n0 = p;
     while (p < line.size() && line[p] != ' ') ++p;
-    if (p == n0 || line[p - 1] != ':') continue;
-    std::string_view name = line.substr(n0, p - 1 - n0);
-    size_t colon = name.rfind(':');
+    const std::string sys_name = syscall_event_name(line, n0);  // "sys_read -> 0x40" has no "name:"
+    if (sys_name.empty() && (p == n0 || line[p - 1] != ':')) continue;
+    std::string_view name = sys_name.empty() ? line.substr(n0, p - 1 - n0) : std::string_view(sys_name);
+    size_t colon = sys_name.empty() ? name.rfind(':') : std::string_view::npos;
     if (colon != std::string_view::npos) name = name.substr(colon + 1);
     // Found the anchor: check the prefix's numbers, then fill it.
     if (cpu > static_cast<uint64_t>(kMaxCpu))
@@ -399,8 +401,9 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     while (n < line.size() && line[n] == ' ') ++n;
     size_t n0 = n;
     while (n < line.size() && line[n] != ' ') ++n;
-    if (n == n0 || line[n - 1] != ':') continue;
-    std::string_view name = line.substr(n0, n - 1 - n0);
+    const std::string sys_name = syscall_event_name(line, n0);
+    if (sys_name.empty() && (n == n0 || line[n - 1] != ':')) continue;
+    std::string_view name = sys_name.empty() ? line.substr(n0, n - 1 - n0) : std::string_view(sys_name);
     if (cpu > static_cast<uint64_t>(kMaxCpu))
       return fail(line, p, fmt::format("CPU {} out of range: schedsim models CPUs 0..{}",
                                        line.substr(p, f0 - p), kMaxCpu));

@@ -244,7 +244,22 @@ std::vector<std::string> default_record_events() {
           "sched_process_fork", "sched_process_exit", "sched_process_exec", "sched_migrate_task"};
 }
 
+std::vector<std::string> record_extra_groups() { return {"idle", "ipi", "syscalls"}; }
+
+namespace {
+// The tracefs event directories (relative to events/) of an extra group; "ipi" is the whole
+// group (its events differ by architecture and kernel: ipi_raise, ipi_send_cpu(mask), ...).
+std::vector<std::string> extra_event_dirs(const std::string& group) {
+  if (group == "idle") return {"power/cpu_idle"};
+  if (group == "ipi") return {"ipi"};
+  if (group == "syscalls")
+    return {"syscalls/sys_enter_read", "syscalls/sys_exit_read", "syscalls/sys_enter_write", "syscalls/sys_exit_write"};
+  throw InputError(unknown_choice_message("--extra-events group", group, record_extra_groups()));
+}
+}  // namespace
+
 RecordResult record_trace(const RecordOptions& opt) {
+  for (const auto& g : opt.extra) extra_event_dirs(g);  // refuse a wrong name before anything runs
   if (opt.command.empty()) throw InputError("record: no command given (schedsim record -o FILE -- COMMAND ARGS)");
   check_command_runnable(opt.command[0]);
   if (::geteuid() != 0)
@@ -282,6 +297,20 @@ RecordResult record_trace(const RecordOptions& opt) {
     }
     write_file(en, "1");
   }
+  // Events of the private instance are switched off with it (the instance is removed at the
+  // end), so the machine's own tracing state is never touched.
+  for (const auto& g : opt.extra)
+    for (const auto& dir : extra_event_dirs(g)) {
+      std::string en = inst + "/events/" + dir + "/enable";
+      if (!file_exists(en)) {
+        res.skipped_extra.push_back(dir);  // this kernel lacks it (no CONFIG_FTRACE_SYSCALLS, ...)
+        continue;
+      }
+      // The recorder's own reads of trace_pipe and writes of the output would trace themselves
+      // without end: leave its pid out.
+      if (g == "syscalls") write_file(inst + "/events/" + dir + "/filter", fmt::format("common_pid != {}", ::getpid()));
+      write_file(en, "1");
+    }
   Sink sink(opt.output, opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
 
   // The child waits on `go` so tracing is on before its first instruction.

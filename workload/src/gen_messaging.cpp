@@ -23,6 +23,13 @@
 // (j + k) mod F) after every R reads, exactly as many as every sender consumes, so tokens balance:
 //   n = ceil((F*L - W) / R) credits per receiver = blocks per sender (0 when F*L <= W).
 // A sender thus waits for the group's receivers to drain, not for one channel.
+//
+// --channel-model pipe (docs/fidelity.md "The pipe channel model"): each receiver's pipe or
+// socket is a channel, senders `write` DATASIZE bytes to it and the receiver `read`s DATASIZE
+// bytes per message. Whether a write wakes the receiver, whether a read sleeps and when a sender
+// blocks on a full channel are then decided by the engine from the channel's state (the kernel's
+// rules for pipes and unix stream sockets), with no credits. The start barrier, the ready pipe
+// and the join stay wake/block actions.
 #include <fmt/format.h>
 
 #include "gen_common.hpp"
@@ -51,7 +58,10 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
       .value("cost-wake", "CPU a waker spends per wakeup at known wake points (default 1us)")
       .value("cost-fork", "CPU main spends per child created (default: 30us process, 12us thread)")
       .value("cost-start", "CPU a child runs before reporting ready (default 5us)")
-      .flag("no-main", "leave out the main task: children start runnable at time 0, no barrier");
+      .flag("no-main", "leave out the main task: children start runnable at time 0, no barrier")
+      .value("channel-model", "token (default: a message is a wake token, capacity as credits) or pipe\n"
+                              "(write/read actions on one channel per receiver: the kernel's pipe or\n"
+                              "socket rules decide wakes and blocking; docs/fidelity.md)");
   if (help_only) {
     *help = o.help();
     return {};
@@ -79,11 +89,17 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   const Duration c_fork = o.duration("cost-fork", Duration::us(thread ? 12 : 30), Duration::zero(), Duration::s(1));
   const Duration c_start = o.duration("cost-start", Duration::us(5), Duration::zero(), Duration::s(1));
   const bool with_main = !o.flag_set("no-main");
+  const bool channels = o.choice("channel-model", "token", {"token", "pipe"}) == "pipe";
+  if (channels && o.has("capacity"))
+    o.fail("--capacity sets the token model's credits; with --channel-model pipe the channel's own capacity applies "
+           "(a pipe: 16 pages; a socket: the 212992-byte send buffer)");
   o.seed();  // accepted for uniformity; this generator draws no random numbers
 
   const int64_t F = fds;
   const int64_t M = F * loops;  // messages per sender = per receiver
   if (groups * 2 * F + 1 > (int64_t{1} << 31)) o.fail("--group * --fds is too large");
+  if (channels && groups * F > kMaxChannel + 1)
+    o.fail(fmt::format("--channel-model pipe needs one channel per receiver: --group * --fds at most {}", kMaxChannel + 1));
   // Window W and credit size R in whole rounds of F writes (see the header comment).
   const int64_t W = std::max<int64_t>(1, capacity / F) * F;
   const int64_t R = std::max<int64_t>(1, W / F / 2) * F;
@@ -93,8 +109,12 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   w.name = fmt::format("messaging-g{}-l{}-{}-{}", groups, loops, pipe ? "pipe" : "socket", thread ? "thread" : "process");
   w.meta["messages"] = std::to_string(groups * F * F * loops);
   w.meta["capacity"] = std::to_string(capacity);
-  w.meta["credit_window"] = std::to_string(W);
-  w.meta["credit_size"] = std::to_string(R);
+  if (channels) {
+    w.meta["channel_model"] = pipe ? "pipe" : "pipe (socket rules)";
+  } else {
+    w.meta["credit_window"] = std::to_string(W);
+    w.meta["credit_size"] = std::to_string(R);
+  }
   const int64_t main_pid = 1000;
   const uint8_t exit_flags = thread ? 0 : kWakeSync;  // __wake_up_parent is a sync wake; futex is not
   TaskId main_id;
@@ -123,7 +143,29 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
     p.push_back(Action::exit());
   };
 
-  for (int64_t g = 0; g < groups; ++g) {
+  for (int64_t g = 0; g < groups && channels; ++g) {
+    const uint8_t kind = pipe ? 0 : kChanSocket;
+    const auto bytes = static_cast<uint32_t>(datasize);
+    auto chan = [&](int64_t j) { return g * F + j; };
+    for (int64_t j = 0; j < F; ++j) {
+      std::vector<Action>& p = w.tasks[child(g, false, j).v].program;
+      prologue(p);
+      append_repeated(p, {Action::read(chan(j), bytes, kind), Action::run(c_read)}, M);
+      epilogue(p);
+    }
+    std::vector<Action> round;
+    for (int64_t r = 0; r < F; ++r) {
+      round.push_back(Action::run(c_write));
+      round.push_back(Action::write(chan(r), bytes, kind));
+    }
+    for (int64_t s = 0; s < F; ++s) {
+      std::vector<Action>& p = w.tasks[child(g, true, s).v].program;
+      prologue(p);
+      append_repeated(p, round, loops);
+      epilogue(p);
+    }
+  }
+  for (int64_t g = 0; g < groups && !channels; ++g) {
     // Receivers: units of R reads followed by one credit, F units per rotation period.
     for (int64_t j = 0; j < F; ++j) {
       std::vector<Action>& p = w.tasks[child(g, false, j).v].program;

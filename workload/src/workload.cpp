@@ -1,6 +1,7 @@
 #include "schedsim/workload/workload.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -76,20 +77,20 @@ void count_range(const std::vector<Action>& prog, size_t begin, size_t end, int6
 }  // namespace
 
 const char* to_string(ActionKind k) {
-  static constexpr const char* kNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop"};
+  static constexpr const char* kNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop", "write", "read"};
   auto i = static_cast<size_t>(k);
   return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 Duration Workload::total_work() const {
-  std::vector<uint64_t> counts(8, 0);
+  std::vector<uint64_t> counts(static_cast<size_t>(ActionKind::kRead) + 1, 0);
   int64_t work = 0;
   for (const auto& t : tasks) count_range(t.program, 0, t.program.size(), 1, counts, work);
   return Duration::ns(work);
 }
 
 std::vector<uint64_t> Workload::expanded_action_counts() const {
-  std::vector<uint64_t> counts(8, 0);
+  std::vector<uint64_t> counts(static_cast<size_t>(ActionKind::kRead) + 1, 0);
   int64_t work = 0;
   for (const auto& t : tasks) count_range(t.program, 0, t.program.size(), 1, counts, work);
   return counts;
@@ -128,6 +129,7 @@ void add_range(const std::vector<Action>& prog, size_t begin, size_t end, uint64
 void validate_workload(const Workload& w, const std::string& source) {
   const size_t n = w.tasks.size();
   std::vector<int> forked(n, 0);
+  std::map<int64_t, uint8_t> chan_kind;  // channel -> flags of its first use (pipe or socket)
   Totals totals;
   for (size_t ti = 0; ti < n; ++ti) {
     const TaskSpec& t = w.tasks[ti];
@@ -185,6 +187,16 @@ void validate_workload(const Workload& w, const std::string& source) {
         case ActionKind::kExit:
         case ActionKind::kExec:
           break;
+        case ActionKind::kWrite:
+        case ActionKind::kRead: {
+          if (a.arg < 0 || a.arg > kMaxChannel) fail(ai, fmt::format("channel {} out of range (0..{})", a.arg, kMaxChannel));
+          if (a.body == 0) fail(ai, "a channel operation of 0 bytes");
+          if ((a.flags & ~kChanSocket) != 0) fail(ai, fmt::format("unknown channel flags {}", a.flags));
+          auto [it, fresh] = chan_kind.emplace(a.arg, a.flags);
+          if (!fresh && it->second != a.flags)
+            fail(ai, fmt::format("channel {} is used both as a pipe and as a socket", a.arg));
+          break;
+        }
       }
     }
     add_range(t.program, 0, t.program.size(), 1, totals);

@@ -24,7 +24,7 @@ inline constexpr size_t kTrailerSize = 17;
 // parser recurses per level): the schema needs 5 levels plus 2 per nested "repeat".
 inline constexpr size_t kMaxNesting = 2 * kMaxLoopDepth + 8;
 
-inline constexpr const char* kKindNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop"};
+inline constexpr const char* kKindNames[] = {"run", "wake", "fork", "block", "sleep", "exit", "exec", "loop", "write", "read"};
 inline constexpr const char* kStartNames[] = {"forked", "runnable", "blocked", "sleeping"};
 
 inline const char* kind_name(ActionKind k) { return kKindNames[static_cast<size_t>(k)]; }

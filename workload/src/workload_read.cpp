@@ -536,8 +536,8 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   ActionKind parse_kind(const Value& v, bool* is_repeat) {
     *is_repeat = false;
     if (v.type == Value::kInt) {
-      if (v.i < 0 || v.i > static_cast<int64_t>(ActionKind::kLoop))
-        fail(fmt::format("unknown action code {} (0..7)", v.i));
+      if (v.i < 0 || v.i > static_cast<int64_t>(ActionKind::kRead))
+        fail(fmt::format("unknown action code {} (0..{})", v.i, static_cast<int>(ActionKind::kRead)));
       return static_cast<ActionKind>(v.i);
     }
     if (v.type != Value::kString) expected("an action name", v);
@@ -596,6 +596,22 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case ActionKind::kExit:
       case ActionKind::kExec:
         too_many(f);
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        if (argi == 0) {
+          f.args[0] = as_nonneg(v, "a channel number");
+        } else if (argi == 1) {
+          f.args[1] = as_nonneg(v, "a byte count");
+          if (f.args[1] == 0 || f.args[1] > UINT32_MAX) fail(fmt::format("byte count {} outside 1..{}", f.args[1], UINT32_MAX));
+        } else if (argi == 2) {
+          if (v.type != Value::kString || *v.str != "socket")
+            fail(unknown_choice_message("channel kind", v.type == Value::kString ? *v.str : std::string("(a number)"),
+                                        {"socket"}));
+          f.flags = kChanSocket;
+        } else {
+          too_many(f);
+        }
+        break;
       case ActionKind::kLoop:
         if (argi > 1) too_many(f);
         if (f.is_repeat && argi == 1) fail("expected the list of actions to repeat");
@@ -633,6 +649,11 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case ActionKind::kExit:
       case ActionKind::kExec:
         prog.push_back(Action{f.kind, 0, 0, 0, 0});
+        break;
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        need(2, "a channel and a byte count: [\"write\", 0, 100]");
+        prog.push_back(Action{f.kind, f.flags, 0, static_cast<uint32_t>(f.args[1]), f.args[0]});
         break;
       case ActionKind::kLoop:
         if (f.is_repeat) {

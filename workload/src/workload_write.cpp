@@ -138,6 +138,11 @@ void json_action(std::string& o, const Action& a) {
     case ActionKind::kLoop:
       fmt::format_to(std::back_inserter(o), "[\"loop\", {}, {}]", a.body, a.arg);
       return;
+    case ActionKind::kWrite:
+    case ActionKind::kRead:
+      fmt::format_to(std::back_inserter(o), "[\"{}\", {}, {}{}]", kind_name(a.kind), a.arg, a.body,
+                     (a.flags & kChanSocket) ? ", \"socket\"" : "");
+      return;
   }
   SCHEDSIM_UNREACHABLE("action kind");
 }
@@ -357,6 +362,14 @@ void write_cbor(const Workload& w, OutFile& out) {
           c.integer(code);
           c.integer(a.body);
           c.integer(a.arg);
+          break;
+        case ActionKind::kWrite:
+        case ActionKind::kRead:
+          c.array((a.flags & kChanSocket) ? 4 : 3);
+          c.integer(code);
+          c.integer(a.arg);
+          c.integer(a.body);
+          if (a.flags & kChanSocket) c.text("socket");
           break;
       }
       out.maybe_flush();

@@ -235,3 +235,19 @@ TEST_CASE("line parser: numeric prev_state of a 3.x trace-cmd -R dump", "[traces
   CHECK(ev.other_pid == 18);
   CHECK(old.hints().numeric_state);
 }
+
+TEST_CASE("line parser: syscall enter/exit events (no 'name:') are other events with their tracefs names", "[traces]") {
+  // Lines of `schedsim record --extra-events syscalls` on 6.18 (tests/data/traces/vm618-extra-events.ftrace.gz).
+  LineParser p;
+  TraceEvent ev;
+  REQUIRE(p.parse("             seq-11088   [000] ..... 20675.154708: sys_write(fd: 1, buf: 0x55a6b8138bd0, count: 0x444)", ev) ==
+          LineKind::kEvent);
+  CHECK(ev.type == EventType::kOther);
+  CHECK(ev.event_name == "sys_enter_write");
+  CHECK(ev.line_pid == 11088);
+  CHECK(ev.ts == 20675154708000);
+  REQUIRE(p.parse("              as-11075   [000] ..... 20675.150746: sys_read -> 0x8000", ev) == LineKind::kEvent);
+  CHECK(ev.event_name == "sys_exit_read");
+  // Not a syscall form: still refused.
+  CHECK(p.parse("              as-11075   [000] ..... 20675.150746: sys_read 0x8000", ev) == LineKind::kError);
+}

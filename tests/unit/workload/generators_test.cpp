@@ -273,3 +273,30 @@ TEST_CASE("the examples read, validate and balance their tokens", "[workload]") 
   CHECK(m.tasks.size() == 81 + 4 + 2 * 2);
   check_balanced(m);
 }
+
+TEST_CASE("messaging --channel-model pipe: one channel per receiver, every message a write and a read", "[workload]") {
+  Workload w = generate_workload("messaging", {"-g", "2", "-l", "30", "--pipe", "--channel-model", "pipe"});
+  validate_workload(w, "gen");
+  // 2 groups x 20 senders x 20 receivers x 30 loops.
+  CHECK(count_kind(w, ActionKind::kWrite) == 24000);
+  CHECK(count_kind(w, ActionKind::kRead) == 24000);
+  CHECK(w.meta.at("channel_model") == "pipe");
+  CHECK(w.meta.count("credit_window") == 0);
+  // No credits: the only wakes and blocks left are the barrier, the ready pipe and the join.
+  CHECK(count_kind(w, ActionKind::kWake) == 80 + 80 + 80);
+  int64_t max_chan = -1;
+  bool any_socket = false;
+  for (const auto& t : w.tasks)
+    for (const auto& a : t.program)
+      if (a.kind == ActionKind::kWrite || a.kind == ActionKind::kRead) {
+        max_chan = std::max(max_chan, a.arg);
+        any_socket |= (a.flags & kChanSocket) != 0;
+        CHECK(a.body == 100);
+      }
+  CHECK(max_chan == 39);
+  CHECK_FALSE(any_socket);
+  Workload sk = generate_workload("messaging", {"-g", "1", "-l", "2", "--channel-model", "pipe"});
+  CHECK(sk.meta.at("channel_model") == "pipe (socket rules)");
+  CHECK(error_of("messaging", {"--channel-model", "pipe", "--capacity", "5"}).find("--capacity sets the token") !=
+        std::string::npos);
+}

@@ -207,7 +207,7 @@ TEST_CASE("read errors name the file, line, column and JSON path", "[workload]")
         "                                 ^");
   CHECK(strip(err("e2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"runn\", 5]]}]}")) ==
         "e2.json:1:50: error: /tasks/0/program/0/0: unknown action 'runn'; did you mean 'run'? valid: run, wake, "
-        "fork, block, sleep, exit, exec, loop, repeat\n"
+        "fork, block, sleep, exit, exec, loop, write, read, repeat\n"
         "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"runn\", 5]]}]}\n"
         "                                                 ^");
   CHECK(strip(err("e3.json", "{\"schedsim_workload\": 1, \"taks\": []}")) ==
@@ -352,4 +352,38 @@ TEST_CASE("JSON write -> read -> write is byte-identical, and so is CBOR", "[wor
 TEST_CASE("hand-written JSON may carry comments", "[workload]") {
   std::string p = write_text("comments.json", "// a comment\n{\"schedsim_workload\": 1, /* inline */ \"tasks\": []}\n");
   CHECK(read_workload(p).tasks.empty());
+}
+
+TEST_CASE("channel actions: write/read round-trip in JSON and CBOR and are validated", "[workload]") {
+  Workload w;
+  w.name = "chan";
+  TaskSpec a;
+  a.name = "writer";
+  a.program = {Action::write(0, 100), Action::write(7, 4096, kChanSocket), Action::exit()};
+  TaskSpec b;
+  b.name = "reader";
+  b.program = {Action::read(0, 100), Action::read(7, 4096, kChanSocket)};
+  w.add_task(a);
+  w.add_task(b);
+  validate_workload(w, "chan");
+  for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
+    std::string p = scratch(fmt == WorkloadFormat::kJson ? "chan.json" : "chan.cbor").string();
+    write_workload(w, p, fmt);
+    Workload r = read_workload(p);
+    REQUIRE(r.tasks.size() == 2);
+    CHECK(r.tasks[0].program == w.tasks[0].program);
+    CHECK(r.tasks[1].program == w.tasks[1].program);
+  }
+  Workload mixed = w;
+  mixed.tasks[1].program[1] = Action::read(7, 4096);
+  CHECK_THROWS_WITH(validate_workload(mixed, "m"),
+                    "m: error: task 1 ('reader'), action 1: channel 7 is used both as a pipe and as a socket");
+  Workload zero = w;
+  zero.tasks[0].program[0] = Action::write(0, 0);
+  CHECK_THROWS_WITH(validate_workload(zero, "z"), "z: error: task 0 ('writer'), action 0: a channel operation of 0 bytes");
+  auto err = [](const std::string& name, const std::string& text) { return read_error(write_text(name, text)); };
+  CHECK(err("c1.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"write\", 0]]}]}")
+            .find("'write' needs a channel and a byte count") != std::string::npos);
+  CHECK(err("c2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"read\", 0, 100, \"fifo\"]]}]}")
+            .find("unknown channel kind 'fifo'") != std::string::npos);
 }

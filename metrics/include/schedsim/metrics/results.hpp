@@ -143,6 +143,9 @@ struct RunResults {
   uint64_t context_switches = 0; ///< switch-ins of a task (switches to idle not counted)
   uint64_t tokens_banked = 0;    ///< wakes to a not-yet-blocked task (no wakeup happened)
   uint64_t tokens_left = 0;      ///< banked tokens no block() consumed by the end of the run
+  /// Channel operations (write/read actions, SimSummary): completed writes and reads, the wakes
+  /// they caused, and the operations that slept (write on a full, read on an empty channel).
+  uint64_t channel_writes = 0, channel_reads = 0, channel_wakes = 0, channel_sleeps = 0;
   uint64_t tasks = 0;
   uint64_t tasks_exited = 0;
   bool complete = true;          ///< every task exited or blocked with nothing pending

@@ -35,6 +35,10 @@ struct SimSummary {
   /// wake: harmless for synthetic fan-in, but in a trace replay it is the "spare token" that
   /// lets a task run ahead of reality (docs/traces.md "Extraction").
   uint64_t tokens_left = 0;
+  /// Channel operations (write/read actions, engine/src/channel.hpp): completed writes and
+  /// reads, wakes they caused (readers + writers; also counted in `wakeups`), and how often a
+  /// write found its channel full or a read found it empty and slept.
+  uint64_t channel_writes = 0, channel_reads = 0, channel_wakes = 0, channel_sleeps = 0;
   uint64_t forks = 0;
   uint64_t migrations = 0;
   uint64_t context_switches = 0;

@@ -13,6 +13,9 @@ struct RecordOptions {
   std::string output;                ///< ftrace text; gzip-compressed when it ends in ".gz" or `gzip`
   bool gzip = false;                 ///< compress whatever the name
   std::vector<std::string> events;   ///< sched events to enable (empty = the default set)
+  /// Event groups recorded besides the sched events (record_extra_groups()): "idle"
+  /// (power:cpu_idle), "ipi" (every ipi:* event), "syscalls" (sys_enter/exit of read and write).
+  std::vector<std::string> extra;
   std::vector<std::string> command;  ///< argv of the command to run
   uint32_t buffer_kb = 32768;        ///< per-CPU ring buffer (buffer_size_kb)
   bool quiet = false;                ///< do not forward a summary to stderr
@@ -25,7 +28,11 @@ struct RecordResult {
   uint64_t overruns = 0;        ///< per_cpu/cpuN/stats "overrun" + "dropped events", summed
   uint64_t lost_markers = 0;    ///< "[LOST N EVENTS]" lines seen in trace_pipe
   std::vector<std::string> skipped_events;  ///< requested but absent from this kernel
+  std::vector<std::string> skipped_extra;   ///< extra events ("group/name") absent from this kernel
 };
+
+/// The names `RecordOptions::extra` accepts.
+std::vector<std::string> record_extra_groups();
 
 /// The default event set: sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
 /// sched_process_fork/exit/exec, sched_migrate_task.

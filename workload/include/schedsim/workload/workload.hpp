@@ -24,6 +24,12 @@ enum class ActionKind : uint8_t {
   kExit,   ///< the task ends; programs that run off their end exit implicitly
   kExec,   ///< exec(): a placement point for the exec balance path (sched_exec)
   kLoop,   ///< compact loop: jump back `body` actions, `arg` more times (nestable)
+  /// write `body` bytes to channel `arg` (docs/workload-format.md "Channels"): wakes a reader
+  /// only by the channel's rules (a pipe: only when it was empty), blocks while it is full
+  kWrite,
+  /// read up to `body` bytes from channel `arg`: takes what is there without sleeping, blocks
+  /// only while the channel is empty; may wake a writer waiting for room
+  kRead,
 };
 
 /// Wake flags.
@@ -31,13 +37,23 @@ enum : uint8_t {
   kWakeSync = 1,  ///< WF_SYNC: the waker is about to sleep (pipe writes)
 };
 
+/// Channel flags (write/read actions): which kernel object the channel stands for.
+enum : uint8_t {
+  kChanSocket = 1,  ///< a unix stream socket instead of a pipe (engine/src/channel.hpp)
+};
+
+/// Channel numbers are 0 .. kMaxChannel (the engine keeps one slot per number up to the largest).
+inline constexpr int64_t kMaxChannel = (int64_t{1} << 24) - 1;
+
 /// One step of a task's program. 16 bytes; a 10-million-action workload is 160 MB of actions.
 struct Action {
   ActionKind kind = ActionKind::kExit;
   uint8_t flags = 0;
   uint16_t reserved = 0;
-  uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it)
-  int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop
+  uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it);
+                      ///< kWrite/kRead: bytes
+  int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop,
+                      ///< channel number for write/read
 
   static Action run(Duration d) { return {ActionKind::kRun, 0, 0, 0, d.count()}; }
   static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
@@ -46,6 +62,8 @@ struct Action {
   static Action block() { return {ActionKind::kBlock, 0, 0, 0, 0}; }
   static Action exit() { return {ActionKind::kExit, 0, 0, 0, 0}; }
   static Action exec() { return {ActionKind::kExec, 0, 0, 0, 0}; }
+  static Action write(int64_t chan, uint32_t bytes, uint8_t fl = 0) { return {ActionKind::kWrite, fl, 0, bytes, chan}; }
+  static Action read(int64_t chan, uint32_t bytes, uint8_t fl = 0) { return {ActionKind::kRead, fl, 0, bytes, chan}; }
   /// Repeat the preceding `body_len` actions `extra_iterations` more times.
   static Action loop(uint32_t body_len, int64_t extra_iterations) {
     return {ActionKind::kLoop, 0, 0, body_len, extra_iterations};
