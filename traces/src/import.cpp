@@ -44,6 +44,10 @@ bool parse_header_counts(std::string_view line, ImportReport& rep) {
   return true;
 }
 
+// trace_printk() (bprint, bputs) and trace_marker (print) events carry free text that may span
+// several lines.
+bool is_print_event(std::string_view name) { return name == "bprint" || name == "bputs" || name == "print"; }
+
 // Binary files named as traces: say what they are instead of "not a trace event line".
 void check_text_trace(std::string_view first, const std::string& path) {
   if (first.starts_with(std::string_view("\x17\x08\x44tracing", 10)))
@@ -189,6 +193,13 @@ class Pass {
         return;
       }
       case LineKind::kError:
+        if (after_print_ && parser_.error().rfind("not a trace event line", 0) == 0) {
+          // The rest of a print-like event whose message held a newline (trace_printk() with
+          // "\n" inside its format, a trace_marker write of several lines): ftrace and trace-cmd
+          // print it verbatim on the following lines. It holds no scheduling event: skip it.
+          if (print_continuations_++ == 0) print_continuation_first_ = line_no;
+          return;
+        }
         if (unterminated) {
           if (opt_.strict)
             throw InputError(SourceLoc{path_, line_no, parser_.error_col()},
@@ -208,6 +219,7 @@ class Pass {
         return;
       case LineKind::kEvent: break;
     }
+    after_print_ = ev.type == EventType::kOther && is_print_event(ev.event_name);
     if (rep_.format.empty()) rep_.format = parser_.hints().perf_prefix ? "perf script" : "ftrace (trace_pipe)";
     // trace-cmd report of several buffers: keep one (they are separate recordings).
     const std::string& buf = parser_.buffer();
@@ -302,6 +314,11 @@ class Pass {
 
  public:
   void finish_report() {
+    if (print_continuations_ > 0)
+      rep_.warnings.push_back(fmt::format(
+          "skipped {} continuation line{} of multi-line print events (bprint/bputs/print whose "
+          "message holds a newline), first at line {}: free text, no scheduling events",
+          print_continuations_, print_continuations_ == 1 ? "" : "s", print_continuation_first_));
     for (const ClockTrouble* c : {&clock_back_, &clock_ahead_}) {
       if (c->count == 0) continue;
       rep_.warnings.push_back(fmt::format(
@@ -392,6 +409,9 @@ class Pass {
   uint64_t seq_ = 0;
   int64_t released_ts_ = INT64_MIN;
   bool buffer_chosen_ = false;
+  bool after_print_ = false;  // the last event line was a print-like event (bprint, print, ...)
+  uint64_t print_continuations_ = 0;
+  long print_continuation_first_ = 0;
   bool seen_event_ = false;
   std::string buffer_;
   std::map<std::string, uint64_t> skipped_other_buffer_;
