@@ -17,6 +17,7 @@
 #include "schedsim/traces/extractor.hpp"
 #include "schedsim/traces/line_parser.hpp"
 #include "schedsim/traces/line_reader.hpp"
+#include "tracedat.hpp"
 
 namespace schedsim::traces {
 
@@ -50,10 +51,13 @@ bool is_print_event(std::string_view name) { return name == "bprint" || name == 
 
 // Binary files named as traces: say what they are instead of "not a trace event line".
 void check_text_trace(std::string_view first, const std::string& path) {
-  if (first.starts_with(std::string_view("\x17\x08\x44tracing", 10)))
-    throw InputError(SourceLoc{path, 1},
-                     "a trace-cmd binary file (trace.dat), not text: convert it first with "
-                     "'trace-cmd report -N -i FILE > trace.txt' and give schedsim the text");
+  if (first.starts_with(kTraceDatMagic)) {
+    if (path == "-" && tracedat_supported())
+      throw InputError(SourceLoc{path, 1},
+                       "a trace-cmd binary file (trace.dat) on standard input: libtracecmd reads it "
+                       "only from a file; give its path");
+    tracedat_to_text(path, nullptr);  // without libtracecmd: throws the error naming the fallback
+  }
   if (first.starts_with("PERFILE2") || first.starts_with("PERFFILE"))
     throw InputError(SourceLoc{path, 1},
                      "a perf.data binary file, not text: convert it first with "
@@ -521,7 +525,10 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
     std::string_view line;
     int nonempty = 0;
     while (rd.next(line) && nonempty < 64) {
-      if (rd.line_no() == 1) check_text_trace(line, path);
+      if (rd.line_no() == 1) {
+        if (line.starts_with(kTraceDatMagic) && tracedat_supported() && path != "-") return true;
+        check_text_trace(line, path);
+      }
       size_t f = line.find_first_not_of(" \t\r");
       if (f == std::string_view::npos) continue;
       std::string_view t = line.substr(f);
@@ -564,6 +571,10 @@ Workload import_any(const std::string& path, const std::string_view* data, const
   ImportReport& rep = report ? *report : local;
   rep = ImportReport{};
   rep.path = path;
+  // A trace.dat is rendered as ftrace text by libtracecmd (tracedat.cpp) and read from memory.
+  const std::optional<std::string> dat_text = tracedat_text_if_any(path, data);
+  const std::string_view dat_view = dat_text ? std::string_view(*dat_text) : std::string_view();
+  if (dat_text) data = &dat_view;
   std::vector<bool> selection;
   bool two_pass = !opt.comm_regex.empty();
   if (two_pass && path == "-" && !data)
@@ -592,6 +603,7 @@ Workload import_any(const std::string& path, const std::string_view* data, const
                                                        "report, perf script or systrace HTML)");
   Workload w = ex.finish();
   pass.finish_report();
+  if (dat_text) rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +
                                rep.events_by_type[static_cast<size_t>(EventType::kWakeup)];
   auto no_wake = rep.repairs.find("switch-in-without-wakeup");
