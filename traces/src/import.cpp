@@ -307,6 +307,7 @@ class Pass {
       ev.ts = released_ts_;
     }
     released_ts_ = ev.ts;
+    if (opt_.on_event) opt_.on_event(ev);
     ex_.on_event(ev);
     free_.push_back(k.slot);
   }
@@ -585,6 +586,7 @@ Workload import_any(const std::string& path, const std::string_view* data, const
     ImportReport scratch;
     ExtractOptions o1 = opt;
     o1.strict = false;
+    o1.on_event = nullptr;  // the caller sees the events of the second pass only
     Extractor ex1(o1, scratch, path);
     Pass p1(path, data, o1, scratch, ex1);
     p1.run();
