@@ -20,11 +20,7 @@ po::options_description sched_options() {
       ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime)")
       ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm");
   po::options_description t("trace options");
-  t.add_options()
-      ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
-      ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
-      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default 4.14+)")
-      ("buffer", po::value<std::string>(), "trace-cmd multi-buffer trace: the buffer to read");
+  add_trace_reading_options(t);
   d.add(t);
   return d;
 }
@@ -85,13 +81,7 @@ int run_sched(const std::vector<std::string>& args) {
   if (so.per_pid && so.view != traces::SchedView::kLatency) throw po::error("--pids applies to 'sched latency' only");
   traces::ExtractOptions opt;
   opt.all_tasks = true;  // the views show every task, as perf sched does
-  opt.strict = vm["strict"].as<bool>();
-  if (vm.count("clock-hz")) {
-    opt.clock_hz = vm["clock-hz"].as<int64_t>();
-    if (opt.clock_hz <= 0) throw po::error("--clock-hz must be positive");
-  }
-  if (vm.count("kernel-version")) opt.kernel_version = vm["kernel-version"].as<std::string>();
-  if (vm.count("buffer")) opt.buffer = vm["buffer"].as<std::string>();
+  apply_trace_reading(vm, opt);
   traces::SchedViews views(so);
   opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
   traces::ImportReport rep;
