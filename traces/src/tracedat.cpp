@@ -230,6 +230,10 @@ std::string tracedat_to_text(const std::string& path, const std::string_view* da
     throw InputError(SourceLoc{path}, fmt::format("fork: {}", std::strerror(e)));
   }
   if (child == 0) {
+    // The parent's SIGINT/SIGTERM handler would run its clean-up here too: the parent handles
+    // the signal; the child just dies (the parent then reports the read as failed).
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     ::close(fds[0]);
     int rc = 0;
     try {
