@@ -11,6 +11,12 @@ find_package(spdlog 1.10 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+# libtracecmd (Debian libtracecmd-dev, with libtracefs-dev and libtraceevent-dev) reads trace-cmd's
+# binary trace.dat. Optional: without it a trace.dat is refused with the 'trace-cmd report' fallback.
+option(SCHEDSIM_WITH_TRACECMD "read trace.dat through libtracecmd when pkg-config finds it" ON)
+if(SCHEDSIM_WITH_TRACECMD)
+  pkg_check_modules(TRACECMD IMPORTED_TARGET libtracecmd)
+endif()
 if(SCHEDSIM_BUILD_TESTS)
   find_package(Catch2 2.13 REQUIRED)
   include(Catch)

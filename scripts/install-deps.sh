@@ -6,11 +6,13 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev libboost-math-dev
             nlohmann-json3-dev
-            libspdlog-dev catch2 zlib1g-dev libzstd-dev)
+            libspdlog-dev catch2 zlib1g-dev libzstd-dev
+            libtracecmd-dev libtracefs-dev libtraceevent-dev)
 # Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
 # browser; scripts/lint.sh needs clang-tidy; the Slurm sweep test runs a one-node Slurm
-# (scripts/slurm-local.sh); the fuzz targets (scripts/fuzz.sh) need clang and libFuzzer.
-test_pkgs=(rt-tests linux-perf chromium clang-tidy slurm-wlm munge clang-14 libfuzzer-14-dev)
+# (scripts/slurm-local.sh); the fuzz targets (scripts/fuzz.sh) need clang and libFuzzer; trace-cmd
+# re-records the trace.dat fixture (docs/traces.md "Fixtures").
+test_pkgs=(rt-tests linux-perf trace-cmd chromium clang-tidy slurm-wlm munge clang-14 libfuzzer-14-dev)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -8,6 +8,15 @@
 
 namespace schedsim::cli {
 
+/// How to read a trace (no task selection): `schedsim sched` takes these alone.
+inline void add_trace_reading_options(po::options_description& d) {
+  d.add_options()
+      ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
+      ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
+      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default 4.14+)")
+      ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
+}
+
 inline po::options_description trace_selection_options() {
   po::options_description d("trace options");
   d.add_options()
@@ -15,12 +24,20 @@ inline po::options_description trace_selection_options() {
       ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")
       ("descendants-of", po::value<int64_t>(), "keep PID and every task it forks, transitively")
       ("exclude-kthreads", po::bool_switch(), "drop kernel threads")
-      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)")
-      ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
-      ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
-      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default 4.14+)")
-      ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
+      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)");
+  add_trace_reading_options(d);
   return d;
+}
+
+/// The options of add_trace_reading_options() into `o`.
+inline void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o) {
+  o.strict = vm["strict"].as<bool>();
+  if (vm.count("clock-hz")) {
+    o.clock_hz = vm["clock-hz"].as<int64_t>();
+    if (o.clock_hz <= 0) throw po::error("--clock-hz must be positive");
+  }
+  if (vm.count("kernel-version")) o.kernel_version = vm["kernel-version"].as<std::string>();
+  if (vm.count("buffer")) o.buffer = vm["buffer"].as<std::string>();
 }
 
 inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
@@ -30,13 +47,7 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   if (vm.count("descendants-of")) o.descendants_of = vm["descendants-of"].as<int64_t>();
   o.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   o.all_tasks = vm["all-tasks"].as<bool>();
-  o.strict = vm["strict"].as<bool>();
-  if (vm.count("clock-hz")) {
-    o.clock_hz = vm["clock-hz"].as<int64_t>();
-    if (o.clock_hz <= 0) throw po::error("--clock-hz must be positive");
-  }
-  if (vm.count("kernel-version")) o.kernel_version = vm["kernel-version"].as<std::string>();
-  if (vm.count("buffer")) o.buffer = vm["buffer"].as<std::string>();
+  apply_trace_reading(vm, o);
   return o;
 }
 

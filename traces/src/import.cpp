@@ -17,6 +17,7 @@
 #include "schedsim/traces/extractor.hpp"
 #include "schedsim/traces/line_parser.hpp"
 #include "schedsim/traces/line_reader.hpp"
+#include "tracedat.hpp"
 
 namespace schedsim::traces {
 
@@ -44,12 +45,19 @@ bool parse_header_counts(std::string_view line, ImportReport& rep) {
   return true;
 }
 
+// trace_printk() (bprint, bputs) and trace_marker (print) events carry free text that may span
+// several lines.
+bool is_print_event(std::string_view name) { return name == "bprint" || name == "bputs" || name == "print"; }
+
 // Binary files named as traces: say what they are instead of "not a trace event line".
 void check_text_trace(std::string_view first, const std::string& path) {
-  if (first.starts_with(std::string_view("\x17\x08\x44tracing", 10)))
-    throw InputError(SourceLoc{path, 1},
-                     "a trace-cmd binary file (trace.dat), not text: convert it first with "
-                     "'trace-cmd report -N -i FILE > trace.txt' and give schedsim the text");
+  if (first.starts_with(kTraceDatMagic)) {
+    if (path == "-" && tracedat_supported())
+      throw InputError(SourceLoc{path, 1},
+                       "a trace-cmd binary file (trace.dat) on standard input: libtracecmd reads it "
+                       "only from a file; give its path");
+    tracedat_to_text(path, nullptr);  // without libtracecmd: throws the error naming the fallback
+  }
   if (first.starts_with("PERFILE2") || first.starts_with("PERFFILE"))
     throw InputError(SourceLoc{path, 1},
                      "a perf.data binary file, not text: convert it first with "
@@ -189,6 +197,13 @@ class Pass {
         return;
       }
       case LineKind::kError:
+        if (after_print_ && parser_.error().rfind("not a trace event line", 0) == 0) {
+          // The rest of a print-like event whose message held a newline (trace_printk() with
+          // "\n" inside its format, a trace_marker write of several lines): ftrace and trace-cmd
+          // print it verbatim on the following lines. It holds no scheduling event: skip it.
+          if (print_continuations_++ == 0) print_continuation_first_ = line_no;
+          return;
+        }
         if (unterminated) {
           if (opt_.strict)
             throw InputError(SourceLoc{path_, line_no, parser_.error_col()},
@@ -208,6 +223,7 @@ class Pass {
         return;
       case LineKind::kEvent: break;
     }
+    after_print_ = ev.type == EventType::kOther && is_print_event(ev.event_name);
     if (rep_.format.empty()) rep_.format = parser_.hints().perf_prefix ? "perf script" : "ftrace (trace_pipe)";
     // trace-cmd report of several buffers: keep one (they are separate recordings).
     const std::string& buf = parser_.buffer();
@@ -291,6 +307,7 @@ class Pass {
       ev.ts = released_ts_;
     }
     released_ts_ = ev.ts;
+    if (opt_.on_event) opt_.on_event(ev);
     ex_.on_event(ev);
     free_.push_back(k.slot);
   }
@@ -302,6 +319,11 @@ class Pass {
 
  public:
   void finish_report() {
+    if (print_continuations_ > 0)
+      rep_.warnings.push_back(fmt::format(
+          "skipped {} continuation line{} of multi-line print events (bprint/bputs/print whose "
+          "message holds a newline), first at line {}: free text, no scheduling events",
+          print_continuations_, print_continuations_ == 1 ? "" : "s", print_continuation_first_));
     for (const ClockTrouble* c : {&clock_back_, &clock_ahead_}) {
       if (c->count == 0) continue;
       rep_.warnings.push_back(fmt::format(
@@ -392,6 +414,9 @@ class Pass {
   uint64_t seq_ = 0;
   int64_t released_ts_ = INT64_MIN;
   bool buffer_chosen_ = false;
+  bool after_print_ = false;  // the last event line was a print-like event (bprint, print, ...)
+  uint64_t print_continuations_ = 0;
+  long print_continuation_first_ = 0;
   bool seen_event_ = false;
   std::string buffer_;
   std::map<std::string, uint64_t> skipped_other_buffer_;
@@ -501,7 +526,10 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
     std::string_view line;
     int nonempty = 0;
     while (rd.next(line) && nonempty < 64) {
-      if (rd.line_no() == 1) check_text_trace(line, path);
+      if (rd.line_no() == 1) {
+        if (line.starts_with(kTraceDatMagic) && tracedat_supported() && path != "-") return true;
+        check_text_trace(line, path);
+      }
       size_t f = line.find_first_not_of(" \t\r");
       if (f == std::string_view::npos) continue;
       std::string_view t = line.substr(f);
@@ -544,6 +572,10 @@ Workload import_any(const std::string& path, const std::string_view* data, const
   ImportReport& rep = report ? *report : local;
   rep = ImportReport{};
   rep.path = path;
+  // A trace.dat is rendered as ftrace text by libtracecmd (tracedat.cpp) and read from memory.
+  const std::optional<std::string> dat_text = tracedat_text_if_any(path, data);
+  const std::string_view dat_view = dat_text ? std::string_view(*dat_text) : std::string_view();
+  if (dat_text) data = &dat_view;
   std::vector<bool> selection;
   bool two_pass = !opt.comm_regex.empty();
   if (two_pass && path == "-" && !data)
@@ -554,6 +586,7 @@ Workload import_any(const std::string& path, const std::string_view* data, const
     ImportReport scratch;
     ExtractOptions o1 = opt;
     o1.strict = false;
+    o1.on_event = nullptr;  // the caller sees the events of the second pass only
     Extractor ex1(o1, scratch, path);
     Pass p1(path, data, o1, scratch, ex1);
     p1.run();
@@ -572,6 +605,7 @@ Workload import_any(const std::string& path, const std::string_view* data, const
                                                        "report, perf script or systrace HTML)");
   Workload w = ex.finish();
   pass.finish_report();
+  if (dat_text) rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +
                                rep.events_by_type[static_cast<size_t>(EventType::kWakeup)];
   auto no_wake = rep.repairs.find("switch-in-without-wakeup");

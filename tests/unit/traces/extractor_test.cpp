@@ -258,7 +258,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
       ++refused;
     }
   }
-  CHECK(ok == 29);  // 34 files
+  CHECK(ok == 33);  // 38 files
   CHECK(refused == 5);  // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version)
 }
 
@@ -336,4 +336,31 @@ TEST_CASE("extract: a wakeup whose switch-in from idle was not recorded is a low
   CHECK(w.observed.wakeup_latency.max() == 4000);
   CHECK(w.observed.wakeup_latency_inferred == 1);
   CHECK(rep.conservation_ok);
+}
+
+TEST_CASE("import: a trace.dat read through libtracecmd matches its 'trace-cmd report -N' text", "[traces]") {
+  // tc316-hackbench.dat.gz is a real recording (trace-cmd 3.1.6 extract of a hackbench run on a
+  // 2-CPU VM); tc316-bprint-multiline.txt is `trace-cmd report -N` of the same file with three
+  // print events added. The binary path renders nanoseconds, the text has microseconds.
+  const std::string dir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/";
+  ImportReport rd, rt;
+  Workload wd, wt;
+  try {
+    wd = import_trace(dir + "tc316-hackbench.dat.gz", ExtractOptions{}, &rd);
+  } catch (const InputError& e) {
+    // A build without libtracecmd refuses it, naming the fallback.
+    CHECK(std::string(e.what()).find("trace-cmd report -N -i FILE") != std::string::npos);
+    return;
+  }
+  wt = import_trace(dir + "tc316-bprint-multiline.txt", ExtractOptions{}, &rt);
+  CHECK(rd.format.rfind("trace.dat (libtracecmd ", 0) == 0);
+  CHECK(rd.nr_cpus == 2);
+  CHECK(rd.header_cpus == 2);
+  for (int i = 0; i < kNumEventTypes - 1; ++i) CHECK(rd.events_by_type[static_cast<size_t>(i)] == rt.events_by_type[static_cast<size_t>(i)]);
+  REQUIRE(wd.tasks.size() == wt.tasks.size());
+  CHECK(wd.expanded_action_counts() == wt.expanded_action_counts());
+  // Same work to within the text's rounding (30 run actions, each within 1 us).
+  CHECK(std::llabs(wd.total_work().count() - wt.total_work().count()) <= 30 * 1000);
+  CHECK(wd.total_work() != wt.total_work());  // the binary path really kept nanoseconds
+  CHECK(rd.conservation_ok);
 }

@@ -5,6 +5,7 @@
 /// docs/workload-format.md and "Pitfalls that real traces hold").
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct ExtractOptions {
   /// later than its successor by more than this, is clock trouble: warned about (an error with
   /// `strict`) and given its predecessor's timestamp.
   Duration clock_tolerance = Duration::ms(10);
+  /// Called with every event of the kept buffer in time order, after the reorder window and the
+  /// clock repairs (what extraction sees), whatever the task selection: `schedsim sched` views.
+  std::function<void(const TraceEvent&)> on_event;
 };
 
 /// One kind of repair the importer made, with why.

@@ -1,0 +1,73 @@
+#pragma once
+/// The three `perf sched` views a scheduler developer reads, computed from the neutral trace
+/// events (any trace import reads, including schedsim's own `run --trace-out`, so a simulated
+/// and a recorded schedule print in the same form): `latency` (per-task runtime, switches and
+/// scheduling delay, perf sched latency's table and sort keys), `timehist` (one row per
+/// switch-out: wait time, scheduling delay, run time) and `map` (one column per CPU, a
+/// two-character name per task, one row per context switch). Definitions: docs/sched-views.md.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedsim/traces/trace_event.hpp"
+
+namespace schedsim::traces {
+
+enum class SchedView : uint8_t { kLatency, kTimehist, kMap };
+
+/// perf sched latency's sort keys, in perf's spelling.
+const std::vector<std::string>& latency_sort_keys();
+
+struct SchedViewOptions {
+  SchedView view = SchedView::kLatency;
+  /// latency: sort keys, first decides (perf's default "avg,max,switch,runtime").
+  std::vector<std::string> sort = {"avg", "max", "switch", "runtime"};
+  bool per_pid = false;  ///< latency: one row per pid instead of per comm (perf -p)
+};
+
+/// Consumes events in time order (ExtractOptions::on_event) and renders the view.
+class SchedViews {
+ public:
+  /// Throws InputError on an unknown sort key (with did-you-mean).
+  explicit SchedViews(SchedViewOptions opt);
+  void on_event(const TraceEvent& ev);
+  /// The CPU count the map shows columns for (the trace header's), when more than seen.
+  void set_nr_cpus(size_t n);
+  /// The rendered view (timehist and map grow as events arrive; latency is built here).
+  std::string render() const;
+
+ private:
+  struct Task {
+    std::string comm;
+    enum class St : uint8_t { kUnknown, kRunning, kSleeping, kWaitCpu } st = St::kUnknown;
+    int64_t ready = -1;          // when it became runnable (wake, or preempted switch-out)
+    int64_t woken = -1;          // when it was woken (timehist's sch delay)
+    int64_t last_out = -1;       // its last switch-out
+    uint64_t switches = 0;
+    int64_t runtime = 0, total_delay = 0, max_delay = 0, max_start = 0, max_end = 0;
+    std::string shortname;       // map
+    std::string shown_comm;      // map: the comm printed with its shortname
+  };
+  void on_switch(const TraceEvent& ev);
+  void on_wake(const TraceEvent& ev);
+  Task& task(int64_t pid, const std::string& comm);
+  std::string render_latency() const;
+
+  SchedViewOptions opt_;
+  std::unordered_map<int64_t, Task> tasks_;
+  std::vector<int64_t> cpu_last_switch_;  // per CPU: time of its last sched_switch, -1 unknown
+  std::vector<int64_t> cpu_curr_;         // map: pid on each CPU, -1 unknown
+  uint64_t unknown_switch_ins_ = 0;       // latency: first switch-in of a task with no wake seen
+  std::string out_;                       // timehist text
+  struct MapRow {
+    size_t cpus = 0;    // CPU columns known when the row was made
+    std::string cells;  // "*A0  B0 " ...
+    std::string tail;   // "  <time> secs [X0 => comm:pid]\n"
+  };
+  std::vector<MapRow> map_rows_;
+  size_t nr_cpus_ = 0;
+  char next_short_[2] = {'A', '0'};
+};
+
+}  // namespace schedsim::traces
