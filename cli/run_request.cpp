@@ -44,7 +44,7 @@ void check_output_path(const std::string& path, const std::string& option) {
 int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
   double frac = parse_fraction(text, flag);
   if (frac >= 1.0) throw InputError(SourceLoc{flag}, "jitter must be below 100%, got '" + text + "'");
-  return static_cast<int64_t>(frac * 1000.0 + 0.5);
+  return static_cast<int64_t>(std::llround(frac * 1000.0));
 }
 
 std::string format_bytes(uint64_t b) {
@@ -328,6 +328,9 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
                                                    : req.noise);
   if (!req.jitter.empty()) noise.jitter_permille = sim.jitter_permille;
   RunOutcome out;
+  // The caller's stack serves the first repetition; each later one gets a fresh stack (same
+  // kernel, modules and features), so no repetition sees another's policy state.
+  std::optional<PolicyStack> spare(std::move(first));
   for (uint32_t r = 0; r < req.repeat; ++r) {
     uint64_t seed = derive_seed(req.seed, r);
     SimConfig s = sim;
@@ -336,7 +339,8 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     double u = SplitMix64{derive_seed(seed, 1)}.uniform();
     double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
     Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
-    PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    PolicyStack policies = spare ? std::move(*spare) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    spare.reset();
     MeteredSimulation run(wr, topo, std::move(policies), cost, s, req.progress, guard);
     // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
     // the first are kept (the others differ only by their noise), every incomplete reason is kept

@@ -96,7 +96,10 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
   req.progress = "never";
   req.output = "-";
   std::string gen_extra;
-  for (const auto& [key, value] : point.params) {
+  for (const auto& param : point.params) {
+    // Named references, not structured bindings: clang 14 cannot capture bindings in a lambda.
+    const std::string& key = param.first;
+    const std::string& value = param.second;
     auto bad = [&](const std::string& what) {
       return InputError(fmt::format("{}: parameter {}={}: {}", point_name(point), key, value, what));
     };
