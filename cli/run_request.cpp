@@ -331,7 +331,9 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
   // The caller's stack serves the first repetition; each later one gets a fresh stack (same
   // kernel, modules and features), so no repetition sees another's policy state.
   std::optional<PolicyStack> spare(std::move(first));
-  for (uint32_t r = 0; r < req.repeat; ++r) {
+  const uint32_t first_rep = req.only_rep.value_or(0);
+  const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
+  for (uint32_t r = first_rep; r < end_rep; ++r) {
     uint64_t seed = derive_seed(req.seed, r);
     SimConfig s = sim;
     s.seed = seed;
@@ -350,11 +352,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     one.results = run.metrics.results(config, &one.summary);
     check_completeness(one, wr, rep, req, s);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
-    if (r == 0) {
+    if (r == first_rep) {
       out.summary = one.summary;
       out.results = one.results;
       out.notes = std::move(one.notes);
-      for (auto& line : out.results.incomplete) line = "repetition 0: " + line;
+      for (auto& line : out.results.incomplete) line = fmt::format("repetition {}: {}", r, line);
     } else if (!one.results.complete) {
       out.results.complete = false;
       for (const auto& line : one.results.incomplete)
@@ -375,6 +377,8 @@ RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
   if (req.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "expected at least 1 repetition");
+  if (req.only_rep && *req.only_rep >= req.repeat)
+    throw InputError(SourceLoc{"--repeat"}, fmt::format("repetition {} of {} does not exist", *req.only_rep, req.repeat));
   if (req.repeat > 1 && !req.trace_out.empty())
     throw InputError(SourceLoc{"--trace-out"}, "writes one schedule; it cannot be combined with --repeat");
   if (req.repeat == 1 && !req.noise.empty())

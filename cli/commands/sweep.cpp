@@ -272,7 +272,7 @@ int run_sweep(const std::vector<std::string>& args) {
     // its next progress poll, execute_run's RunGuard).
     throw_if_interrupted();
     uint64_t u = units[done + i];
-    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat));
+    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat);
   };
   auto sink = [&](size_t, std::string&& line) {
     if (writer) writer->append(line);
