@@ -75,7 +75,7 @@ ojson parse_header(const std::string& line, const std::string& path) {
   ojson h;
   try {
     h = ojson::parse(line);
-  } catch (const ojson::parse_error&) {
+  } catch (const ojson::exception&) {  // parse_error, or out_of_range (406) for a huge number
     throw InputError(SourceLoc{path, 1}, std::string("not a schedsim sweep results file (its first line is not the JSON header with \"schema\": \"") +
                                              kSweepSchema + "\")");
   }
@@ -126,7 +126,7 @@ std::pair<uint64_t, uint64_t> record_key(const std::string& line, const std::str
   ojson j;
   try {
     j = ojson::parse(line);
-  } catch (const ojson::parse_error&) {
+  } catch (const ojson::exception&) {  // parse_error, or out_of_range (406) for a huge number
     throw InputError(SourceLoc{where}, "malformed record (not JSON)");
   }
   if (!j.is_object() || !j.contains(kRecordPoint) || !j.contains(kRecordRep) || !j[kRecordPoint].is_number_unsigned() ||
