@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -77,7 +78,7 @@ class Progress {
     double rate = secs > 0 ? static_cast<double>(runs_done - base_) / secs : 0;
     std::string eta = "-";
     if (rate > 0) {
-      auto left = static_cast<long>(static_cast<double>(total_ - runs_done) / rate + 0.5);
+      auto left = std::lround(static_cast<double>(total_ - runs_done) / rate);
       eta = fmt::format("{}:{:02d}:{:02d}", left / 3600, (left / 60) % 60, left % 60);
     }
     std::fprintf(stderr, "\rsweep: %zu/%zu points, %zu/%zu runs, %.2f runs/s, ETA %s   ", points_done, points_,

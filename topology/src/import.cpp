@@ -275,6 +275,7 @@ MachineSpec topology_from_sysfs(const std::string& sys_root) {
         throw InputError(SourceLoc{file.string(), 1, 1},
                          fmt::format("{} distances for {} nodes", row.size(), node_ids.size()), text);
       std::vector<uint32_t> kept;
+      kept.reserve(with_cpus.size());
       for (uint32_t j : with_cpus) kept.push_back(row[j]);
       distance.push_back(std::move(kept));
     }
@@ -315,7 +316,7 @@ MachineSpec topology_from_lscpu(const std::string& text, const std::string& sour
     std::stringstream ss(header);
     std::string f;
     while (std::getline(ss, f, ',')) fields.push_back(trim(f));
-    if (!header.empty() && header.back() == ',') fields.push_back("");
+    if (!header.empty() && header.back() == ',') fields.emplace_back("");
     for (size_t i = 0; i < fields.size(); ++i) {
       std::stringstream sub(fields[i]);
       std::string part;
@@ -451,7 +452,7 @@ Topology load_topology(const std::string& name) {
   if (name.find('/') != std::string::npos || name.find('.') != std::string::npos)
     throw InputError(SourceLoc{name}, "no such file or directory (expected a topology JSON file, a saved sysfs "
                                       "directory or an lscpu -p file)");
-  names.push_back("host");
+  names.emplace_back("host");
   throw InputError(unknown_choice_message("topology", name, names) +
                    " (or a JSON file, a saved sysfs directory, or an lscpu -p file)");
 }
