@@ -46,6 +46,10 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc);
 
+/// `topology list`: the presets (name, CPUs, summary) and what else a topology may be; also
+/// what `run -t list` prints.
+std::string render_topology_list();
+
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);
 

@@ -29,7 +29,7 @@ const std::vector<Command>& command_table() {
         {"help", "help for a command", run_help, help_help},
         {"policies", "list policy modules by slot, and their feature flags", run_policies, help_policies},
         {"run", "simulate a workload or trace on a modeled machine and print latency metrics", run_run, help_run},
-        {"topology", "list, show, export and import modeled machines", run_topology, help_topology},
+        {"topology", "list, show and export modeled machines (presets, JSON, sysfs, lscpu -p)", run_topology, help_topology},
         {"import", "convert a kernel trace into a native workload file", run_import, help_import},
         {"trace", "inspect a kernel trace: format, tasks, events, repairs, observed latency", run_trace, help_trace},
         {"record", "record a command's scheduler events through tracefs", run_record, help_record},

@@ -44,7 +44,7 @@ void check_output_path(const std::string& path, const std::string& option) {
 int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
   double frac = parse_fraction(text, flag);
   if (frac >= 1.0) throw InputError(SourceLoc{flag}, "jitter must be below 100%, got '" + text + "'");
-  return static_cast<int64_t>(std::llround(frac * 1000.0));  // frac >= 0
+  return static_cast<int64_t>(std::llround(frac * 1000.0));
 }
 
 std::string format_bytes(uint64_t b) {
@@ -361,7 +361,12 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
                                                    : req.noise);
   if (!req.jitter.empty()) noise.jitter_permille = sim.jitter_permille;
   RunOutcome out;
-  for (uint32_t r = 0; r < req.repeat; ++r) {
+  // The caller's stack serves the first repetition; each later one gets a fresh stack (same
+  // kernel, modules and features), so no repetition sees another's policy state.
+  std::optional<PolicyStack> spare(std::move(first));
+  const uint32_t first_rep = req.only_rep.value_or(0);
+  const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
+  for (uint32_t r = first_rep; r < end_rep; ++r) {
     uint64_t seed = derive_seed(req.seed, r);
     SimConfig s = sim;
     s.seed = seed;
@@ -369,8 +374,8 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     double u = SplitMix64{derive_seed(seed, 1)}.uniform();
     double speed = 1.0 + noise.speed_std * 1.7320508075688772 * (2.0 * u - 1.0);
     Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
-    // NOLINTNEXTLINE(bugprone-use-after-move): `first` is moved from in iteration 0 only.
-    PolicyStack policies = r == 0 ? std::move(first) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    PolicyStack policies = spare ? std::move(*spare) : build_policy_stack(req.kernel, req.modules, req.features, config);
+    spare.reset();
     MeteredSimulation run(wr, topo, std::move(policies), cost, s, req.progress, guard);
     // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
     // the first are kept (the others differ only by their noise), every incomplete reason is kept
@@ -380,11 +385,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     one.results = run.metrics.results(config, &one.summary);
     check_completeness(one, wr, rep, req, s);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
-    if (r == 0) {
+    if (r == first_rep) {
       out.summary = one.summary;
       out.results = one.results;
       out.notes = std::move(one.notes);
-      for (auto& line : out.results.incomplete) line = "repetition 0: " + line;
+      for (auto& line : out.results.incomplete) line = fmt::format("repetition {}: {}", r, line);
     } else if (!one.results.complete) {
       out.results.complete = false;
       for (const auto& line : one.results.incomplete)
@@ -405,6 +410,8 @@ RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
   if (req.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "expected at least 1 repetition");
+  if (req.only_rep && *req.only_rep >= req.repeat)
+    throw InputError(SourceLoc{"--repeat"}, fmt::format("repetition {} of {} does not exist", *req.only_rep, req.repeat));
   if (req.repeat > 1 && !req.trace_out.empty())
     throw InputError(SourceLoc{"--trace-out"}, "writes one schedule; it cannot be combined with --repeat");
   if (req.repeat == 1 && !req.noise.empty())

@@ -4,6 +4,7 @@
 /// policy stack, simulate with the metrics collector attached, render.
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct RunRequest {
   traces::ExtractOptions extract;
   uint32_t repeat = 1;        ///< repetitions with modelled noise (docs/compare.md "Noise model")
   std::string noise;          ///< "speed=S,jitter=J" or "none"; "" = the default for repeat > 1
+  /// With repeat > 1: run only this repetition of the `repeat` (its seed derive_seed(seed, r),
+  /// its machine-speed factor and jitter), exactly as `run --repeat` runs it. `schedsim sweep`
+  /// runs each (point, repetition) this way, `seed` being the point's seed.
+  std::optional<uint32_t> only_rep;
 };
 
 struct RunOutcome {

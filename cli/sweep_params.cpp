@@ -38,7 +38,7 @@ const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
       "feature", "cost", "jitter", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "strict"};
+      "exclude-kthreads", "strict", "noise"};
   return keys;
 }
 
@@ -55,7 +55,6 @@ const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
       {"trace-window", "run the point alone with `schedsim run --trace-out`"},
       {"allow-incomplete", "a sweep keeps going past incomplete runs: each record says \"complete\" and the summary counts the incomplete ones"},
       {"max-memory", "resident memory is the whole sweep process's, shared by its --jobs workers: limit the process instead (ulimit -v, a Slurm --mem)"},
-      {"noise", "sweep repetitions vary through --set jitter=J; run --repeat's machine-speed noise is not applied to sweeps yet"},
   };
   return keys;
 }
@@ -96,7 +95,10 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
   req.progress = "never";
   req.output = "-";
   std::string gen_extra;
-  for (const auto& [key, value] : point.params) {
+  for (const auto& param : point.params) {
+    // Named references, not structured bindings: clang 14 cannot capture bindings in a lambda.
+    const std::string& key = param.first;
+    const std::string& value = param.second;
     auto bad = [&](const std::string& what) {
       return InputError(fmt::format("{}: parameter {}={}: {}", point_name(point), key, value, what));
     };
@@ -111,6 +113,7 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
     } else if (key == "cost") {
       for (const auto& c : split_command_line(value)) req.costs.push_back(c);
     } else if (key == "jitter") req.jitter = value;
+    else if (key == "noise") req.noise = value;
     else if (key == "stop-at") req.stop_at = value;
     else if (key == "max-sim-time") req.max_sim_time = value;
     else if (key == "check-invariants") {
@@ -160,6 +163,7 @@ void validate_points(const std::vector<sweep::Point>& points) {
   for (const auto& p : points) {
     try {
       RunRequest req = point_request(p, 1);
+      if (!req.noise.empty()) (void)parse_noise(req.noise);
       if (!topologies.count(req.topology)) {
         (void)load_topology(req.topology);
         topologies[req.topology] = true;
@@ -215,10 +219,18 @@ std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed,
   return rec.dump() + "\n";
 }
 
-std::string run_unit(const sweep::Point& p, uint32_t rep) {
+std::string run_unit(const sweep::Point& p, uint32_t rep, uint32_t repeat) {
   uint64_t seed = sweep::derive_seed(p.seed, rep);
   try {
-    RunOutcome out = execute_run(point_request(p, seed));
+    // With repetitions, repetition `rep` runs as `run --seed POINT_SEED --repeat N` runs its
+    // repetition `rep`: the same seed, machine-speed factor and jitter (the noise model).
+    RunRequest req = point_request(p, repeat > 1 ? p.seed : seed);
+    if (repeat > 1) {
+      req.repeat = repeat;
+      req.only_rep = rep;
+    }
+    RunOutcome out = execute_run(req);
+    out.results.config.seed = seed;  // the seed this run used (run --repeat prints the base seed)
     return write_record(p, rep, seed, out.results, out.records.at(0));
   } catch (const InputError& e) {
     throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),

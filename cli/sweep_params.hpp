@@ -34,9 +34,12 @@ void validate_points(const std::vector<sweep::Point>& points);
 /// run's flat record (RunOutcome::records), embedded as member "record" for `schedsim compare`.
 std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,
                          const Record& record);
-/// Runs repetition `rep` of `point` (seed derive_seed(point.seed, rep)) and returns its record
-/// line. Safe to call from several threads. Errors name the point and repetition.
-std::string run_unit(const sweep::Point& point, uint32_t rep);
+/// Runs repetition `rep` of `repeat` of `point` (seed derive_seed(point.seed, rep)) and returns
+/// its record line. With repeat > 1 the repetition gets `run --repeat`'s noise model (machine-speed
+/// factor and jitter, parameter `noise`), so it equals repetition `rep` of
+/// `run --seed POINT_SEED --repeat REPEAT`. Safe to call from several threads. Errors name the
+/// point and repetition.
+std::string run_unit(const sweep::Point& point, uint32_t rep, uint32_t repeat);
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
 

@@ -3,7 +3,8 @@
 # (sis-fold-2018) on the 2-socket 40-CPU Xeon E5-2690 v2 with the 4.17 kernel's other policies,
 # perf bench sched messaging with pipes and threads at 1, 2, 5, 10, 20 and 40 groups, 10
 # repetitions each (seeds derived from the sweep seed, the point and the repetition; run-to-run
-# noise modelled as 5% jitter on every run()). 120 simulations on every CPU.
+# noise as run --repeat models it: a 1% machine-speed factor per repetition and 5% jitter on every
+# run()). 120 simulations on every CPU.
 #
 #   examples/sweep-fold.sh [SCHEDSIM] [LOOPS] [OUT.jsonl]
 #

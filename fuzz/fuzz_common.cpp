@@ -14,6 +14,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/traces/line_parser.hpp"
+#include "schedsim/workload/workload.hpp"
 
 namespace schedsim::fuzz {
 
@@ -70,6 +71,22 @@ void import_and_check(std::string_view text, const traces::ExtractOptions& opt) 
   }
   (void)rep.describe();
   (void)traces::describe_workload(w);
+}
+
+void import_small_window(const uint8_t* data, size_t size) {
+  quiet_logs();
+  traces::ExtractOptions opt;
+  opt.reorder_window = 64;
+  import_and_check(as_text(data, size), opt);
+}
+
+void read_workload_and_describe(const uint8_t* data, size_t size, const char* source) {
+  quiet_logs();
+  try {
+    Workload w = read_workload_buffer(as_text(data, size), source);
+    (void)traces::describe_workload(w);
+  } catch (const InputError&) {
+  }
 }
 
 ScratchDir::ScratchDir() {

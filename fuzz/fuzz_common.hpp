@@ -45,6 +45,17 @@ std::vector<std::string_view> split_lines(std::string_view text);
 /// report and workload summaries (`trace info`) must render.
 void import_and_check(std::string_view text, const traces::ExtractOptions& opt);
 
+/// The body of the per-format trace targets (ftrace, tracecmd, perf): import_and_check() of the
+/// input with default options except a reorder window of 64 events (the inputs are small; a
+/// 4096-event pool per input would cost more than the parse). trace_import_fuzz runs the
+/// default window and varies the options.
+void import_small_window(const uint8_t* data, size_t size);
+
+/// The body of the native workload targets (workload_json, workload_cbor): read_workload_buffer()
+/// of the input under the name `source` (its extension is only a hint: the reader sniffs the
+/// bytes), then the `trace info` summary of what it accepted.
+void read_workload_and_describe(const uint8_t* data, size_t size, const char* source);
+
 /// Aborts with `what` on stderr: a harness-level finding (an invariant the reader broke without
 /// crashing by itself).
 [[noreturn]] void finding(const std::string& what);

@@ -1,16 +1,10 @@
 // Fuzz target: 'trace-cmd report' text in its renderings (default plugin, -N, -R raw numeric states, -l
 // latency prefix, -t nanoseconds, several buffers), through the whole import pipeline
-// (import_trace_buffer: sniffing, line parser, reorder window, extraction) with default options
-// except a reorder window of 64 events (the inputs are small; a 4096-event pool per input would
-// cost more than the parse). trace_import_fuzz runs the default window.
+// (fuzz::import_small_window: sniffing, line parser, reorder window of 64, extraction).
 // Seeds: fuzz/corpus/tracecmd/; dictionary: fuzz/tracecmd.dict.
 #include "fuzz_common.hpp"
 
 SCHEDSIM_FUZZ_TARGET(tracecmd) {
-  schedsim::fuzz::quiet_logs();
-  std::string_view text = schedsim::fuzz::as_text(data, size);
-  schedsim::traces::ExtractOptions opt;
-  opt.reorder_window = 64;
-  schedsim::fuzz::import_and_check(text, opt);
+  schedsim::fuzz::import_small_window(data, size);
   return 0;
 }

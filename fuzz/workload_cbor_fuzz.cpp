@@ -3,17 +3,7 @@
 // CBOR by `schedsim`; inputs start with the CBOR magic tag or a map head, as real files do.
 #include "fuzz_common.hpp"
 
-#include "schedsim/base/error.hpp"
-#include "schedsim/workload/workload.hpp"
-
 SCHEDSIM_FUZZ_TARGET(workload_cbor) {
-  using namespace schedsim;
-  fuzz::quiet_logs();
-  std::string_view bytes = fuzz::as_text(data, size);
-  try {
-    Workload w = read_workload_buffer(bytes, "fuzz.cbor");
-    (void)traces::describe_workload(w);
-  } catch (const InputError&) {
-  }
+  schedsim::fuzz::read_workload_and_describe(data, size, "fuzz.cbor");
   return 0;
 }

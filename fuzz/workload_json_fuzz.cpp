@@ -3,17 +3,7 @@
 // `schedsim gen` and `schedsim trace import`; dictionary: the format's keys and action names.
 #include "fuzz_common.hpp"
 
-#include "schedsim/base/error.hpp"
-#include "schedsim/workload/workload.hpp"
-
 SCHEDSIM_FUZZ_TARGET(workload_json) {
-  using namespace schedsim;
-  fuzz::quiet_logs();
-  std::string_view text = fuzz::as_text(data, size);
-  try {
-    Workload w = read_workload_buffer(text, "fuzz.json");
-    (void)traces::describe_workload(w);
-  } catch (const InputError&) {
-  }
+  schedsim::fuzz::read_workload_and_describe(data, size, "fuzz.json");
   return 0;
 }

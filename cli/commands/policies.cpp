@@ -27,8 +27,11 @@ void print_features(const ModuleInfo& mi) {
     return;
   }
   std::cout << "\n";
+  // The name column fits the module's longest flag (PLACE_DEADLINE_INITIAL), at least 17 wide.
+  size_t width = 17;
+  for (const auto& f : mi.features) width = std::max(width, f.name.size() + 2);
   for (const auto& f : mi.features)
-    std::cout << fmt::format("  {:<17}{:<5}{}\n", f.name, f.default_on ? "on" : "off", f.doc);
+    std::cout << fmt::format("  {:<{}}{:<5}{}\n", f.name, width, f.default_on ? "on" : "off", f.doc);
 }
 
 /// MODULE or SLOT:MODULE; a bare name may match modules of several slots (all are shown).

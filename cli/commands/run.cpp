@@ -19,7 +19,7 @@ po::options_description run_options() {
   po::options_description d("options");
   d.add_options()
       ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
-      ("topology,t", po::value<std::string>()->default_value("xeon-e5-2690v2"), "preset name, topology JSON, saved sysfs dir, lscpu -p file, or 'host' (schedsim topology list)")
+      ("topology,t", po::value<std::string>()->default_value("xeon-e5-2690v2"), "preset name, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets)")
       ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's, nearest at or below); explicit options override")
       ("placement", po::value<std::string>(), "placement module ('list' to list)")
       ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
@@ -91,6 +91,10 @@ int run_run(const std::vector<std::string>& args) {
       std::cout << list_modules(slot);
       return kExitOk;
     }
+  if (vm["topology"].as<std::string>() == "list") {
+    std::cout << render_topology_list();
+    return kExitOk;
+  }
   if (vm.count("kernel") && vm["kernel"].as<std::string>() == "list") {
     for (const auto& p : kernel_profiles()) std::cout << p.version << std::string(8 - std::min<size_t>(7, p.version.size()), ' ') << p.summary << "\n";
     return kExitOk;

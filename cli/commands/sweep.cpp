@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "../run_request.hpp"
 #include "../sweep_params.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/sweep/executor.hpp"
 #include "schedsim/sweep/jsonl.hpp"
 #include "schedsim/sweep/slurm.hpp"
@@ -51,7 +53,8 @@ const char* kDescription =
     "Runs a grid of simulations: every combination of the swept parameters (the points), each\n"
     "repeated --repeat times with seeds derived from --seed, the point and the repetition, on\n"
     "--jobs threads. Records stream to -o in (point, repetition) order, so the file is the same\n"
-    "bytes for any --jobs and a killed sweep continues with --resume. Parameters are `run`\n"
+    "bytes for any --jobs and a killed sweep continues with --resume (on SIGINT/SIGTERM the\n"
+    "finished records are written whole and the sweep exits 130/143). Parameters are `run`\n"
     "options (topology, placement, kernel, input, workload-gen, jitter, ...), generator options\n"
     "gen.KEY, cost parameters cost.NAME and sched_feat flags feature.NAME=on|off; docs/sweep.md\n"
     "lists them and the spec file format.\n\n"
@@ -75,7 +78,7 @@ class Progress {
     double rate = secs > 0 ? static_cast<double>(runs_done - base_) / secs : 0;
     std::string eta = "-";
     if (rate > 0) {
-      auto left = static_cast<long>(static_cast<double>(total_ - runs_done) / rate + 0.5);
+      auto left = std::lround(static_cast<double>(total_ - runs_done) / rate);
       eta = fmt::format("{}:{:02d}:{:02d}", left / 3600, (left / 60) % 60, left % 60);
     }
     std::fprintf(stderr, "\rsweep: %zu/%zu points, %zu/%zu runs, %.2f runs/s, ETA %s   ", points_done, points_,
@@ -266,16 +269,37 @@ int run_sweep(const std::vector<std::string>& args) {
     bar.update(done + delivered, points_done);
   };
   auto work = [&](size_t i) {
+    // A unit not yet started when SIGINT/SIGTERM arrived is not started (a running one stops at
+    // its next progress poll, execute_run's RunGuard).
+    throw_if_interrupted();
     uint64_t u = units[done + i];
-    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat));
+    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat);
   };
   auto sink = [&](size_t, std::string&& line) {
     if (writer) writer->append(line);
     else records.push_back(line.substr(0, line.size() - 1));
   };
   bar.update(done, points_done);
+  size_t delivered = 0;
   try {
-    sweep::execute_ordered(units.size() - done, eo, work, sink);
+    // SIGINT/SIGTERM while the units run only set a flag: the workers stop, the records before
+    // the first unit that did not finish are written whole and in order, the file is synced, and
+    // the sweep exits 130/143 with a --resume hint (docs/sweep.md "Interruption").
+    CooperativeInterrupts interrupts;
+    sweep::execute_ordered(units.size() - done, eo, work, [&](size_t i, std::string&& line) {
+      sink(i, std::move(line));
+      ++delivered;
+    });
+  } catch (const Interrupted& e) {
+    bar.finish();
+    if (writer) {
+      writer->close();
+      std::cerr << fmt::format("schedsim: {}; {} of {} runs are in {} (whole records): continue with --resume\n", e.what(),
+                               done + delivered, units.size(), output);
+    } else {
+      std::cerr << "schedsim: " << e.what() << "; no output written\n";
+    }
+    return 128 + e.signal();
   } catch (...) {
     bar.finish();
     if (writer) writer->close();

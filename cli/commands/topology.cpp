@@ -27,6 +27,20 @@ const std::vector<std::string>& actions() {
 
 }  // namespace
 
+std::string render_topology_list() {
+  const auto& presets = preset_list();
+  size_t width = 0;
+  for (const auto& p : presets) width = std::max(width, p.name.size());
+  std::string out;
+  for (const auto& p : presets) {
+    uint32_t cpus = static_cast<uint32_t>(preset_spec(p.name).cpus.size());
+    out += fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
+  }
+  out += "\nAlso accepted wherever a topology is expected: 'host', a topology JSON file, a saved\n"
+         "sysfs directory, or an `lscpu -p` output file.\n";
+  return out;
+}
+
 std::string help_topology() {
   return format_help(
       "schedsim topology list\n"
@@ -61,15 +75,7 @@ int run_topology(const std::vector<std::string>& args) {
 
   if (action == "list") {
     if (vm.count("target")) throw po::error("'topology list' takes no argument");
-    const auto& presets = preset_list();
-    size_t width = 0;
-    for (const auto& p : presets) width = std::max(width, p.name.size());
-    for (const auto& p : presets) {
-      uint32_t cpus = static_cast<uint32_t>(preset_spec(p.name).cpus.size());
-      std::cout << fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
-    }
-    std::cout << "\nAlso accepted wherever a topology is expected: 'host', a topology JSON file, a saved\n"
-                 "sysfs directory, or an `lscpu -p` output file.\n";
+    std::cout << render_topology_list();
     return kExitOk;
   }
   if (action != "show" && action != "export")

@@ -99,6 +99,14 @@ std::string reason_of(const json::parse_error& e) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+// nlohmann's own parse reports a number beyond double's range as out_of_range (error 406), not
+// parse_error: "number overflow parsing '1e999'" without its "[json.exception...] " prefix.
+std::string reason_of(const json::out_of_range& e) {
+  std::string what = e.what();
+  size_t at = what.find("] ");
+  return at == std::string::npos ? what : what.substr(at + 2);
+}
+
 /// Reads the members shared by a JSON Lines record and a repeat document's repetition.
 void read_rep(const json& j, const std::string& path, const std::string& ptr, long line, Record& r) {
   auto where = [&](const std::string& member) { return "JSON " + ptr + "/" + member; };
@@ -348,7 +356,7 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
       try {
         head = json::parse(text.substr(first, nl - first));
         head_ok = head.is_object();
-      } catch (const json::parse_error&) {
+      } catch (const json::exception&) {  // parse_error, or out_of_range for a huge number
       }
     }
     if (!head_ok) {
@@ -356,6 +364,8 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
       std::string why = e.byte >= text.size() ? " (the file ends early: truncated?)" : "";
       throw InputError(SourceLoc{path, line, col}, "malformed JSON: " + reason_of(e) + why);
     }
+  } catch (const json::out_of_range& e) {
+    throw InputError(SourceLoc{path}, "malformed JSON: " + reason_of(e));
   }
   if (whole) {
     if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
@@ -405,6 +415,9 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
       throw InputError(SourceLoc{path, line, static_cast<long>(e.byte)},
                        "malformed JSON Lines record: " + reason_of(e) +
                            (last ? " (the last line is incomplete: truncated file?)" : ""),
+                       l.size() > 120 ? l.substr(0, 120) + "..." : l);
+    } catch (const json::out_of_range& e) {
+      throw InputError(SourceLoc{path, line}, "malformed JSON Lines record: " + reason_of(e),
                        l.size() > 120 ? l.substr(0, 120) + "..." : l);
     }
     // A sweep's JSON Lines file (docs/sweep.md): the header line is skipped, and each run line

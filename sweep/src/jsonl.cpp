@@ -54,7 +54,7 @@ std::string spec_diff(const ojson& was, const ojson& now) {
       parts.push_back(path + " removed");
     }
     if (parts.size() == 5) {
-      parts.push_back("...");
+      parts.emplace_back("...");
       break;
     }
   }
@@ -75,7 +75,7 @@ ojson parse_header(const std::string& line, const std::string& path) {
   ojson h;
   try {
     h = ojson::parse(line);
-  } catch (const ojson::parse_error&) {
+  } catch (const ojson::exception&) {  // parse_error, or out_of_range (406) for a huge number
     throw InputError(SourceLoc{path, 1}, std::string("not a schedsim sweep results file (its first line is not the JSON header with \"schema\": \"") +
                                              kSweepSchema + "\")");
   }
@@ -126,7 +126,7 @@ std::pair<uint64_t, uint64_t> record_key(const std::string& line, const std::str
   ojson j;
   try {
     j = ojson::parse(line);
-  } catch (const ojson::parse_error&) {
+  } catch (const ojson::exception&) {  // parse_error, or out_of_range (406) for a huge number
     throw InputError(SourceLoc{where}, "malformed record (not JSON)");
   }
   if (!j.is_object() || !j.contains(kRecordPoint) || !j.contains(kRecordRep) || !j[kRecordPoint].is_number_unsigned() ||
@@ -284,6 +284,7 @@ ResultsFile read_results(const std::string& path) {
 std::vector<std::string> merge_results(const std::vector<std::string>& inputs, const std::string& output) {
   if (inputs.empty()) throw InputError("merge: no input files");
   std::vector<ResultsFile> files;
+  files.reserve(inputs.size());
   for (const auto& p : inputs) files.push_back(read_results(p));
   const ResultsFile& first = files[0];
   for (const auto& f : files)
@@ -315,7 +316,7 @@ std::vector<std::string> merge_results(const std::vector<std::string>& inputs, c
   if (!missing.empty()) {
     std::vector<std::string> names;
     for (size_t i = 0; i < missing.size() && i < 5; ++i) names.push_back(unit_text(spec, missing[i]));
-    if (missing.size() > 5) names.push_back("...");
+    if (missing.size() > 5) names.emplace_back("...");
     throw InputError(fmt::format("merge: {} of {} records missing ({}); run the missing shards (with --resume if they were interrupted)",
                                  missing.size(), total, join(names, ", ")));
   }

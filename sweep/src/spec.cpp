@@ -2,6 +2,7 @@
 #include "schedsim/sweep/spec.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <set>
@@ -154,7 +155,10 @@ std::string Spec::origin(const std::string& key) const {
 
 size_t Spec::nr_points() const {
   size_t n = 1;
-  for (const auto& a : axes) n *= a.size();
+  for (const auto& a : axes) {
+    if (a.size() != 0 && n > SIZE_MAX / a.size()) return SIZE_MAX;
+    n *= a.size();
+  }
   return n;
 }
 
@@ -248,6 +252,10 @@ Spec spec_from_json(const std::string& text, const std::string& source) {
     if (at != std::string::npos) std::sscanf(msg.c_str() + at, "at line %ld, column %ld", &line, &col);
     size_t p = msg.find("parse error");
     throw InputError(SourceLoc{source, line, col}, "malformed sweep spec: " + (p == std::string::npos ? msg : msg.substr(p)));
+  } catch (const ojson::out_of_range& e) {  // a number beyond double's range (error 406)
+    std::string msg = e.what();
+    size_t at = msg.find("] ");
+    throw InputError(SourceLoc{source}, "malformed sweep spec: " + (at == std::string::npos ? msg : msg.substr(at + 2)));
   }
   if (!j.is_object()) fail_at(source, "", "expected an object, got " + type_name(j));
   static const std::vector<std::string> known = {"schedsim_sweep", "params", "zip", "order", "repeat", "seed"};
@@ -337,6 +345,14 @@ Spec load_spec_file(const std::string& path) {
 std::vector<Point> expand(const Spec& spec) {
   std::vector<Params> all;
   size_t n = spec.nr_points();
+  if (n > kMaxPoints) {
+    std::string sizes;
+    for (const auto& a : spec.axes) sizes += (sizes.empty() ? "" : " x ") + fmt::format("{} ({})", a.size(), a.keys[0]);
+    std::string total = n == SIZE_MAX ? "more than 2^64" : std::to_string(n);
+    throw InputError(SourceLoc{spec.origin(spec.axes.front().keys[0])},
+                     fmt::format("the sweep grid has {} points ({}); at most {} are supported: split it into several sweeps",
+                                 total, sizes, kMaxPoints));
+  }
   all.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     Params p = spec.fixed;

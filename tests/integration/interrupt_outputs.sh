@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interrupts `schedsim run` (with -o and --trace-out) and `schedsim record` with SIGKILL, SIGTERM
+# Interrupts `schedsim run` (with -o and --trace-out), `schedsim sweep -o` and `schedsim record` with SIGKILL, SIGTERM
 # and SIGINT at pseudo-random points (a fixed seed list, so every run of this test picks the same
 # points relative to the measured length of an uninterrupted run) and checks, after each:
 #   - each output is either the old file, intact, or the complete new one (byte-identical to an
@@ -8,6 +8,8 @@
 #   - the exit code is 0 (the run ended before the signal) or 128 + signal (130, 143, 137);
 #   - no temporary is left after SIGTERM/SIGINT, nor after the next run writing into the directory
 #     once SIGKILL left one behind;
+#   - `sweep`: the results file is a prefix of an uninterrupted sweep's, ends with a whole record
+#     after SIGTERM/SIGINT, and `--resume` completes it to the same bytes;
 #   - `record`: no tracefs instance of ours is left (after the next `record` for SIGKILL).
 # The `record` part needs root and tracefs; without them it is skipped with a printed reason
 # (the script then exits 77 if nothing else ran, else 0 after the `run` part).
@@ -87,6 +89,50 @@ for seed in "${seeds[@]}"; do
     left=$(leftovers "$d")
     [ "$left" = 0 ] || fail "$d: $left temporaries left after the next run"
     echo "run SIG$sig at ${delay} ms: rc $rc, outputs $([ "$r_new" = 1 ] && echo new || echo old), temporaries left by the signal: $left_after_signal (0 after the next run)"
+    rm -rf "$d"
+  done
+done
+
+# ---- sweep -------------------------------------------------------------------------------------
+# The results file is always a byte prefix of an uninterrupted sweep's; after SIGTERM/SIGINT it
+# ends with a whole record (the workers stop, the writer syncs), nothing else is left in the
+# directory, and --resume completes it to the uninterrupted file byte for byte.
+sweep_args=(sweep --set "workload-gen=messaging --pipe --thread" --set gen.loops=150 --set topology=xeon-e5-2690v2
+            --set placement=sis-fold-2018,sis-fold-opt --set gen.group=1,5,10 --set jitter=5% --repeat 3
+            --jobs 2 --progress never --summary none)
+t0=$(now_ms)
+"$schedsim" "${sweep_args[@]}" -o ref/s.jsonl || { echo "FAIL: reference sweep"; exit 1; }
+slen=$(($(now_ms) - t0))
+echo "reference sweep: ${slen} ms, $(($(wc -l <ref/s.jsonl) - 1)) records"
+for seed in "${seeds[@]}"; do
+  for sig in KILL TERM INT; do
+    salt=$((salt + 1))
+    d=sweep-$seed-$sig
+    mkdir "$d"
+    delay=$(delay_of "$seed" "$salt" "$slen")
+    interrupt_after "$delay" "$sig" "$d/out" "$schedsim" "${sweep_args[@]}" -o "$d/s.jsonl"
+    want=$(expected_rc "$sig")
+    if [ "$rc" != 0 ] && [ "$rc" != "$want" ]; then fail "$d: sweep exit $rc after SIG$sig, expected $want (or 0)"; fi
+    size=$(stat -c %s "$d/s.jsonl" 2>/dev/null || echo 0)
+    cmp -s -n "$size" "$d/s.jsonl" ref/s.jsonl || fail "$d: the interrupted sweep's file is not a prefix of the reference"
+    [ "$rc" = 0 ] && ! cmp -s "$d/s.jsonl" ref/s.jsonl && fail "$d: exit 0 without the complete file"
+    records=0
+    [ -f "$d/s.jsonl" ] && records=$(($(wc -l <"$d/s.jsonl") - 1))
+    if [ "$sig" != KILL ] && [ "$rc" != 0 ]; then
+      # A signal before the runs start (the file not yet created, or its header alone) or after
+      # they ended exits at once; one while they run takes the cooperative path with the hint.
+      if [ -s "$d/s.jsonl" ]; then
+        [ "$(tail -c 1 "$d/s.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || fail "$d: last record cut after SIG$sig"
+      fi
+      extra=$(find "$d" -mindepth 1 ! -name s.jsonl ! -name 'out.*' | wc -l)
+      [ "$extra" = 0 ] && [ "$(leftovers "$d")" = 0 ] || fail "$d: files left next to the results after SIG$sig"
+      if [ "$records" -gt 0 ] && [ "$records" -lt "$(($(wc -l <ref/s.jsonl) - 1))" ]; then
+        grep -q -- "--resume" "$d/out.stderr" || fail "$d: no --resume hint after SIG$sig: $(cat "$d/out.stderr")"
+      fi
+    fi
+    "$schedsim" "${sweep_args[@]}" -o "$d/s.jsonl" --resume 2>/dev/null || fail "$d: --resume failed"
+    cmp -s "$d/s.jsonl" ref/s.jsonl || fail "$d: resumed sweep differs from the uninterrupted one"
+    echo "sweep SIG$sig at ${delay} ms: rc $rc, $records records before --resume, identical after it"
     rm -rf "$d"
   done
 done

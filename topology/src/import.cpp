@@ -123,10 +123,45 @@ void check_consistent(const std::vector<SysfsCpu>& cpus, CpuMask SysfsCpu::*fiel
 
 }  // namespace
 
+namespace {
+
+// A copy made with `cp -r --parents /sys/devices/system/cpu DIR` (or tar of /sys) puts the tree
+// under DIR/sys/...; any such prefix is accepted: the one directory below `root` (at most 6
+// levels down, symlinks not followed) that holds devices/system/cpu/cpu0. Several are an error.
+fs::path find_nested_sysfs(const fs::path& root, const std::string& sys_root) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  size_t visited = 0;
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end && ++visited < 200000; it.increment(ec)) {
+    if (it.depth() >= 6 || !it->is_directory(ec) || it->is_symlink(ec)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() == "devices" && fs::is_directory(it->path() / "system/cpu/cpu0", ec)) {
+      found.push_back(it->path().parent_path());
+      it.disable_recursion_pending();
+    }
+  }
+  if (found.size() > 1) {
+    std::sort(found.begin(), found.end());
+    throw InputError(SourceLoc{sys_root}, fmt::format("holds {} sysfs trees ({} and {}); give the one to use",
+                                                      found.size(), found[0].string(), found[1].string()));
+  }
+  return found.empty() ? fs::path() : found[0];
+}
+
+}  // namespace
+
 MachineSpec topology_from_sysfs(const std::string& sys_root) {
   fs::path root(sys_root);
   fs::path cpu_dir, node_dir;
   std::error_code ec;
+  fs::path nested_root;
+  if (!fs::is_directory(root / "devices/system/cpu", ec) && !fs::is_directory(root / "cpu/cpu0", ec) &&
+      !fs::is_directory(root / "cpu0", ec))
+    nested_root = find_nested_sysfs(root, sys_root);
+  if (!nested_root.empty()) root = nested_root;
   if (fs::is_directory(root / "devices/system/cpu", ec)) {
     cpu_dir = root / "devices/system/cpu";
     node_dir = root / "devices/system/node";
@@ -240,15 +275,18 @@ MachineSpec topology_from_sysfs(const std::string& sys_root) {
         throw InputError(SourceLoc{file.string(), 1, 1},
                          fmt::format("{} distances for {} nodes", row.size(), node_ids.size()), text);
       std::vector<uint32_t> kept;
+      kept.reserve(with_cpus.size());
       for (uint32_t j : with_cpus) kept.push_back(row[j]);
       distance.push_back(std::move(kept));
     }
   }
 
   MachineSpec spec;
-  spec.name = fs::weakly_canonical(root, ec) == fs::path("/sys") ? "host" : root.filename().string();
-  if (spec.name.empty()) spec.name = root.parent_path().filename().string();
-  spec.description = "imported from the sysfs tree at " + sys_root;
+  // A tree found below the given folder is named after that folder (not "sys").
+  const fs::path named = nested_root.empty() ? root : fs::path(sys_root);
+  spec.name = fs::weakly_canonical(root, ec) == fs::path("/sys") ? "host" : named.filename().string();
+  if (spec.name.empty()) spec.name = named.parent_path().filename().string();
+  spec.description = "imported from the sysfs tree at " + (nested_root.empty() ? sys_root : nested_root.string());
   for (const auto& c : cpus) {
     CpuSpec s;
     s.cpu = c.cpu;
@@ -278,7 +316,7 @@ MachineSpec topology_from_lscpu(const std::string& text, const std::string& sour
     std::stringstream ss(header);
     std::string f;
     while (std::getline(ss, f, ',')) fields.push_back(trim(f));
-    if (!header.empty() && header.back() == ',') fields.push_back("");
+    if (!header.empty() && header.back() == ',') fields.emplace_back("");
     for (size_t i = 0; i < fields.size(); ++i) {
       std::stringstream sub(fields[i]);
       std::string part;
@@ -414,7 +452,7 @@ Topology load_topology(const std::string& name) {
   if (name.find('/') != std::string::npos || name.find('.') != std::string::npos)
     throw InputError(SourceLoc{name}, "no such file or directory (expected a topology JSON file, a saved sysfs "
                                       "directory or an lscpu -p file)");
-  names.push_back("host");
+  names.emplace_back("host");
   throw InputError(unknown_choice_message("topology", name, names) +
                    " (or a JSON file, a saved sysfs directory, or an lscpu -p file)");
 }

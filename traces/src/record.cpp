@@ -61,10 +61,12 @@ std::string find_tracefs() {
       std::strerror(errno)));
 }
 
-// What execvp() would run for `name`, checked before anything is created (tracefs instance,
+// The file execvp() would run for `name`, checked before anything is created (tracefs instance,
 // output file): a command that cannot be started is an error naming it, not a recorded trace of
-// a shell's exit code 127. Searches PATH as execvp() does when `name` has no '/'.
-void check_command_runnable(const std::string& name) {
+// a shell's exit code 127. Searches PATH as execvp() does when `name` has no '/'. The child
+// execs the returned path with execv(), which (unlike execvp) does not retry a file the kernel
+// refuses (ENOEXEC) through /bin/sh: an exec failure is reported, not recorded.
+std::string check_command_runnable(const std::string& name) {
   auto runnable = [](const std::string& p, int& err) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) {
@@ -85,7 +87,7 @@ void check_command_runnable(const std::string& name) {
   if (name.find('/') != std::string::npos) {
     if (!runnable(name, err))
       throw InputError(fmt::format("record: cannot run command '{}': {}", name, std::strerror(err)));
-    return;
+    return name;
   }
   const char* env = std::getenv("PATH");
   std::string path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
@@ -96,7 +98,7 @@ void check_command_runnable(const std::string& name) {
     std::string dir = path.substr(start, end - start);
     if (dir.empty()) dir = ".";
     int e = 0;
-    if (!name.empty() && runnable(dir + "/" + name, e)) return;
+    if (!name.empty() && runnable(dir + "/" + name, e)) return dir + "/" + name;
     start = end + 1;
   }
   throw InputError(fmt::format("record: cannot run command '{}': not found in PATH", name));
@@ -261,7 +263,7 @@ std::vector<std::string> extra_event_dirs(const std::string& group) {
 RecordResult record_trace(const RecordOptions& opt) {
   for (const auto& g : opt.extra) extra_event_dirs(g);  // refuse a wrong name before anything runs
   if (opt.command.empty()) throw InputError("record: no command given (schedsim record -o FILE -- COMMAND ARGS)");
-  check_command_runnable(opt.command[0]);
+  const std::string exe = check_command_runnable(opt.command[0]);
   if (::geteuid() != 0)
     throw InputError("record needs root: tracefs (/sys/kernel/tracing) is writable only by root; "
                      "run it with sudo");
@@ -313,24 +315,31 @@ RecordResult record_trace(const RecordOptions& opt) {
     }
   Sink sink(opt.output, opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
 
-  // The child waits on `go` so tracing is on before its first instruction.
-  int go[2];
-  if (::pipe2(go, O_CLOEXEC) != 0) throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
+  // The child waits on `go` so tracing is on before its first instruction; if its exec fails it
+  // sends errno on `failed` (close-on-exec: a successful exec closes it, the parent reads EOF).
+  int go[2], failed[2];
+  if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(failed, O_CLOEXEC) != 0)
+    throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
+  std::vector<char*> argv;  // built before fork(): the child only calls async-signal-safe functions
+  for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_t child = ::fork();
   if (child < 0) throw InputError(fmt::format("fork: {}", std::strerror(errno)));
   if (child == 0) {
     ::close(go[1]);
+    ::close(failed[0]);
     char c;
     while (::read(go[0], &c, 1) < 0 && errno == EINTR) {
     }
-    std::vector<char*> argv;
-    for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "schedsim record: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    ::execv(exe.c_str(), argv.data());
+    int err = errno;
+    [[maybe_unused]] ssize_t w = ::write(failed[1], &err, sizeof err);
     ::_exit(127);
   }
   ::close(go[0]);
+  ::close(failed[1]);
+  FdGuard failed_guard;
+  failed_guard.set(failed[0]);
   ChildGuard child_guard;
   child_guard.set(child);
   res.root_pid = child;
@@ -345,6 +354,17 @@ RecordResult record_trace(const RecordOptions& opt) {
   pipe_guard.set(pipe_fd);
   write_file(inst + "/tracing_on", "1");
   ::close(go[1]);  // release the child
+  // Exec failed after the PATH check (EACCES on a noexec mount, ENOEXEC for a file that is not
+  // an executable format, ETXTBSY...): an error, no trace written; the guards kill and reap the
+  // child, remove the temporary output and the tracefs instance.
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = ::read(failed[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof exec_errno))
+    throw InputError(fmt::format("record: cannot run command '{}': {} (exec of {} failed{})", opt.command[0],
+                                 std::strerror(exec_errno), exe,
+                                 exec_errno == ENOEXEC ? "; a script needs a #! line, or record 'sh FILE'" : ""));
 
   std::vector<char> buf(1 << 20);
   std::string carry;  // partial last line, to count LOST markers

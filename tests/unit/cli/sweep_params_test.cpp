@@ -5,6 +5,11 @@
 #include <regex>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "run_request.hpp"
+#include "schedsim/base/error.hpp"
+#include "schedsim/metrics/records.hpp"
 #include "sweep_params.hpp"
 
 using namespace schedsim;
@@ -51,4 +56,52 @@ TEST_CASE("sweep params: a point becomes a RunRequest") {
   sweep::Spec bad = sweep::spec_from_cli({"feature.SIS_UTIL=maybe", "workload-gen=pipe"}, {});
   CHECK_THROWS_WITH(cli::point_request(sweep::expand(bad)[0], 1),
                     "error: point 0: parameter feature.SIS_UTIL=maybe: expected on or off");
+}
+
+namespace {
+/// The "record" member (schema schedsim-record) of a sweep record line.
+nlohmann::json inner_record(const std::string& line) { return nlohmann::json::parse(line).at("record"); }
+sweep::Point messaging_point(const std::string& noise) {
+  std::vector<std::string> sets = {"workload-gen=messaging --pipe --thread --group 2 --loops 20", "topology=smp2"};
+  if (!noise.empty()) sets.push_back("noise=" + noise);
+  sweep::Spec s = sweep::spec_from_cli(sets, {});
+  cli::check_sweep_keys(s);
+  return sweep::expand(s).at(0);
+}
+}  // namespace
+
+TEST_CASE("sweep repetitions: run --repeat's noise model, the same runs as run --repeat") {
+  sweep::Point p = messaging_point("");
+  std::vector<nlohmann::json> reps;
+  for (uint32_t r = 0; r < 3; ++r) reps.push_back(inner_record(cli::run_unit(p, r, 3)));
+  // Repetitions differ (speed factor and jitter), and each names the noise model and its seed.
+  CHECK(reps[0].at("metrics") != reps[1].at("metrics"));
+  CHECK(reps[1].at("metrics") != reps[2].at("metrics"));
+  for (uint32_t r = 0; r < 3; ++r) {
+    CHECK(reps[r].at("params").at("noise") == "speed=1%,jitter=5%");
+    CHECK(reps[r].at("seed") == sweep::derive_seed(p.seed, r));
+    CHECK(reps[r].at("rep") == r);
+  }
+  // A unit does not depend on what ran before it on the thread (so not on --jobs).
+  CHECK(inner_record(cli::run_unit(p, 1, 3)) == reps[1]);
+  // Repetition r equals repetition r of `run --seed POINT_SEED --repeat 3`.
+  cli::RunRequest req = cli::point_request(p, p.seed);
+  req.repeat = 3;
+  cli::RunOutcome whole = cli::execute_run(req);
+  REQUIRE(whole.records.size() == 3);
+  for (uint32_t r = 0; r < 3; ++r) {
+    nlohmann::json run_rec = nlohmann::json::parse(render_jsonl({whole.records[r]}));
+    CHECK(run_rec.at("seed") == reps[r].at("seed"));
+    CHECK(run_rec.at("metrics") == reps[r].at("metrics"));
+  }
+}
+
+TEST_CASE("sweep repetitions: noise=none makes the repetitions of a deterministic point equal") {
+  sweep::Point p = messaging_point("none");
+  nlohmann::json a = inner_record(cli::run_unit(p, 0, 2)), b = inner_record(cli::run_unit(p, 1, 2));
+  CHECK(a.at("params").at("noise") == "none");
+  CHECK(a.at("metrics") == b.at("metrics"));
+  CHECK(a.at("seed") != b.at("seed"));
+  sweep::Point bad = messaging_point("speed=2");
+  CHECK_THROWS_AS(cli::validate_points({bad}), InputError);
 }

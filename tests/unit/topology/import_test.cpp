@@ -72,8 +72,14 @@ TEST_CASE("saved sysfs tree can be given at several depths", "[topology][sysfs]"
   std::string ref = shape(topology_from_sysfs(kData + "two-socket-sysfs"));
   CHECK(shape(topology_from_sysfs(kData + "two-socket-sysfs/devices/system")) == ref);
   CHECK(shape(topology_from_sysfs(kData + "two-socket-sysfs/devices/system/cpu")) == ref);
+  // A folder holding the tree further down (cp --parents keeps sys/) is searched; two trees are
+  // ambiguous, none is not a sysfs tree.
   CHECK_THROWS_WITH(topology_from_sysfs(kData),
-                    kData + ": error: not a sysfs tree: expected devices/system/cpu/cpu0 (or cpu/cpu0, or cpu0) inside it");
+                    kData + ": error: holds 2 sysfs trees (" + kData + "host-sysfs and " + kData +
+                        "two-socket-sysfs); give the one to use");
+  const std::string none = kData + "../compare";
+  CHECK_THROWS_WITH(topology_from_sysfs(none),
+                    none + ": error: not a sysfs tree: expected devices/system/cpu/cpu0 (or cpu/cpu0, or cpu0) inside it");
 }
 
 TEST_CASE("host sysfs fixture matches the host lscpu fixture", "[topology][sysfs]") {

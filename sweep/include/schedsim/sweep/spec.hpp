@@ -38,8 +38,13 @@ struct Spec {
   std::vector<std::string> keys() const;
   /// The origin of `key` ("" if unknown).
   std::string origin(const std::string& key) const;
+  /// The number of points; saturates at SIZE_MAX (expand() refuses grids past kMaxPoints).
   size_t nr_points() const;
 };
+
+/// The largest grid a sweep accepts: its points are expanded in memory up front (and the
+/// product of many axes would otherwise overflow).
+inline constexpr size_t kMaxPoints = 1000000;
 
 /// One point of the grid.
 struct Point {
@@ -59,7 +64,8 @@ Spec load_spec_file(const std::string& path);
 void set_param(Spec& spec, const std::string& key, const std::vector<std::string>& values,
                const std::string& origin);
 
-/// The grid's points in order (first axis slowest, last axis fastest).
+/// The grid's points in order (first axis slowest, last axis fastest). Throws InputError when
+/// the grid has more than kMaxPoints points.
 std::vector<Point> expand(const Spec& spec);
 /// The default label of every point: KEY=VALUE for each key whose value differs between points,
 /// keys shortened to the part after "gen." / "cost." / "feature." when that stays unambiguous.
