@@ -432,14 +432,27 @@ RunOutcome execute_run(const RunRequest& req) {
   config.workload_source = w.source;
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
+  std::vector<std::string> caveats;
+  if (from_trace && w.observed.present && !w.tasks.empty()) {
+    // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
+    const int64_t traced = import_report.header_cpus > 0 ? import_report.header_cpus : w.observed.nr_cpus;
+    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
+      caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
+                                    "observed figures are from another machine, not a prediction for this one",
+                                    traced, topo.name(), topo.nr_cpus()));
+  }
 
   guard.check_memory("after loading the workload");
-  if (req.repeat > 1)
-    return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost, sim, config,
-                           guard);
+  if (req.repeat > 1) {
+    RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost,
+                                     sim, config, guard);
+    rep.notes.insert(rep.notes.begin(), caveats.begin(), caveats.end());
+    return rep;
+  }
 
   MeteredSimulation run(w, topo, std::move(policies), cost, sim, req.progress, guard);
   RunOutcome out;
+  out.notes = caveats;
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they
   // happen; at the end the header (whose entry count is known only then) and the lines are
   // copied into the target's own temporary, which the caller commits with the results.
