@@ -1,6 +1,6 @@
 #pragma once
 /// The cost model: every simulated overhead is a named, documented, overridable parameter with its
-/// source (NUMBERS.md §6). `--cost name=value` or a JSON file overrides; `--cost list` prints them.
+/// source (`--cost list` prints them). `--cost name=value` or a JSON file overrides; `--cost list` prints them.
 #include <string>
 #include <string_view>
 #include <vector>
