@@ -258,7 +258,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
       ++refused;
     }
   }
-  CHECK(ok == 28);  // 33 files
+  CHECK(ok == 29);  // 34 files
   CHECK(refused == 5);  // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version)
 }
 
