@@ -21,6 +21,7 @@ SCHEDSIM_COMMAND(compare)
 SCHEDSIM_COMMAND(sweep)
 SCHEDSIM_COMMAND(merge)
 SCHEDSIM_COMMAND(sched)
+SCHEDSIM_COMMAND(calibrate)
 #undef SCHEDSIM_COMMAND
 
 const std::vector<Command>& command_table() {
@@ -37,6 +38,7 @@ const std::vector<Command>& command_table() {
         {"report", "render results files into one self-contained HTML report", run_report, help_report},
         {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on", run_compare, help_compare},
         {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)", run_sweep, help_sweep},
+        {"calibrate", "fit cost parameters so that replays of real traces match them; writes a cost file", run_calibrate, help_calibrate},
         {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
         {"sched", "perf sched latency, timehist and map views of a recorded or simulated (--trace-out) trace", run_sched, help_sched},
     };

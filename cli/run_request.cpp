@@ -101,7 +101,9 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
         line = fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen in the trace; nothing was simulated",
                            rep->selection, rep->tasks_seen);
   }
-  if (rep && w.observed.present && w.observed.total_runtime.count() != r.work_expected_ns)
+  int64_t normalized = 0;  // on-CPU time SMT normalisation turned into co-run slowdown (--smt-normalize)
+  if (auto it = w.meta.find("smt_normalized_ns"); it != w.meta.end()) normalized = std::stoll(it->second);
+  if (rep && w.observed.present && w.observed.total_runtime.count() - normalized != r.work_expected_ns)
     out.notes.push_back(fmt::format(
         "warning: the workload's run total {} differs from the trace's on-CPU time {} (the import's conservation "
         "check failed, see above): the replay cannot reproduce the trace's work exactly",
@@ -467,20 +469,49 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   traces::ImportReport import_report;
-  Workload w = load_workload_input(req.input, req.workload_gen, req.extract, &import_report);
+  traces::ExtractOptions extract = req.extract;
+  if (req.smt_normalize) {
+    if (!req.workload_gen.empty() || (!req.input.empty() && looks_like_workload(req.input)))
+      throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
+    if (!topo.has_smt())
+      throw InputError(SourceLoc{"--smt-normalize"},
+                       fmt::format("the topology {} has no SMT siblings: there is no co-run time to normalise "
+                                   "(give the machine the trace was recorded on)",
+                                   topo.name()));
+    extract.smt_siblings.resize(topo.nr_cpus());
+    for (uint32_t c = 0; c < topo.nr_cpus(); ++c)
+      for (uint32_t s : topo.smt_mask(c))
+        if (s != c) extract.smt_siblings[c].push_back(s);
+    extract.corun_permille = cost.smt_corun_permille;
+    config.cost_overrides["smt_normalize"] = fmt::format("recorded on {}, co-run {} permille", topo.name(), cost.smt_corun_permille);
+  }
+  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report);
   const bool from_trace = !import_report.path.empty();
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
+  std::vector<std::string> caveats;
+  if (from_trace && w.observed.present && !w.tasks.empty()) {
+    // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
+    const int64_t traced = import_report.header_cpus > 0 ? import_report.header_cpus : w.observed.nr_cpus;
+    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
+      caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
+                                    "observed figures are from another machine, not a prediction for this one",
+                                    traced, topo.name(), topo.nr_cpus()));
+  }
 
   guard.check_memory("after loading the workload");
-  if (req.repeat > 1)
-    return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost, sim, config,
-                           guard);
+  if (req.repeat > 1) {
+    RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost,
+                                     sim, config, guard);
+    rep.notes.insert(rep.notes.begin(), caveats.begin(), caveats.end());
+    return rep;
+  }
 
   MeteredSimulation run(w, topo, std::move(policies), cost, sim, req.progress, guard);
   RunOutcome out;
+  out.notes = caveats;
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they
   // happen; at the end the header (whose entry count is known only then) and the lines are
   // copied into the target's own temporary, which the caller commits with the results.

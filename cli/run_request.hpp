@@ -39,6 +39,10 @@ struct RunRequest {
   std::string max_memory;     ///< "" = default (see parse_max_memory), "0"/"none" = unlimited
   size_t table_tasks = 20;
   traces::ExtractOptions extract;
+  /// The trace was recorded on `topology`: its on-CPU time while an SMT sibling was busy becomes
+  /// reference work at smt_corun_permille (ExtractOptions::smt_siblings), so the replay's own
+  /// co-run slowdown is applied once.
+  bool smt_normalize = false;
   uint32_t repeat = 1;        ///< repetitions with modelled noise (docs/compare.md "Noise model")
   std::string noise;          ///< "speed=S,jitter=J" or "none"; "" = the default for repeat > 1
   /// With repeat > 1: run only this repetition of the `repeat` (its seed derive_seed(seed, r),

@@ -49,7 +49,8 @@ po::options_description run_options() {
       ("pid", po::value<std::vector<int64_t>>()->composing(), "trace input: keep this pid (repeatable)")
       ("descendants-of", po::value<int64_t>(), "trace input: keep this pid and everything it forks")
       ("exclude-kthreads", po::bool_switch(), "trace input: drop kernel threads")
-      ("strict", po::bool_switch(), "trace input: every repair of the trace is an error");
+      ("strict", po::bool_switch(), "trace input: every repair of the trace is an error")
+      ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
   return d;
 }
 
@@ -142,6 +143,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("descendants-of")) req.extract.descendants_of = vm["descendants-of"].as<int64_t>();
   req.extract.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   req.extract.strict = vm["strict"].as<bool>();
+  req.smt_normalize = vm["smt-normalize"].as<bool>();
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
   // outputs of the run are committed together, after all of them are complete.

@@ -11,6 +11,12 @@ namespace schedsim {
 MetricsCollector::MetricsCollector(const Workload& w) : workload_(w) {
   outcomes_.assign(kNrOutcomes, 0);
   migrations_.assign(kNrDistances, 0);
+  if (auto it = w.meta.find("benchmark_timer"); it != w.meta.end()) {
+    // A malformed value (a hand-edited workload file) leaves the metric out rather than guessing.
+    char* end = nullptr;
+    long long v = std::strtoll(it->second.c_str(), &end, 10);
+    if (!it->second.empty() && *end == '\0' && v >= 0 && static_cast<size_t>(v) < w.tasks.size()) bench_task_ = v;
+  }
 }
 
 void MetricsCollector::on_start(const SchedState& s) {
@@ -51,6 +57,10 @@ void MetricsCollector::on_task_start(Instant at, TaskId, TaskId) { see(at); }
 
 void MetricsCollector::on_wake(const WakeFact& f) {
   see(f.at);
+  if (!bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.v) == bench_task_) {
+    bench_started_ = true;
+    bench_start_ = f.at;
+  }
   TaskAcc& t = tasks_[f.wakee.v];
   const PlacementResult& p = f.placement;
   size_t oc = static_cast<size_t>(p.outcome);
@@ -181,6 +191,10 @@ void MetricsCollector::on_migrate(Instant at, TaskId t, uint32_t, uint32_t to, C
 
 void MetricsCollector::on_exit(Instant at, TaskId t, uint32_t) {
   see(at);
+  if (bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
+    bench_stopped_ = true;
+    bench_stop_ = at;
+  }
   if (!tasks_[t.v].exited) {
     tasks_[t.v].exited = true;
   }

@@ -26,7 +26,7 @@ struct Binding {
 const Binding kBindings[] = {
     {"context_switch", &CostModel::context_switch, nullptr, "ns",
      "direct cost of switching to a new task on a CPU",
-     "pipe ping-pong half round trip: 1.07-2.41 us on bare metal (Linux 6.6), ~5 us on a 2-vCPU VM (perf bench sched pipe)"},
+     "lmbench lat_ctx (McVoy & Staelin, USENIX 1996); Li, Ding & Shen, 'Quantifying the cost of context switch', ExpCS 2007: 1-4 us direct cost on bare metal"},
     {"ipi_same_package", &CostModel::ipi_same_package, nullptr, "ns",
      "remote wakeup IPI to a CPU in the waker's package",
      "~1600 cycles same socket (V. Pallipadi, 'Extend mwait idle to optimize away IPIs', LKML 2012-02-06)"},

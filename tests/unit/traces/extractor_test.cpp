@@ -258,7 +258,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
       ++refused;
     }
   }
-  CHECK(ok == 33);  // 38 files
+  CHECK(ok == 34);  // 39 files
   CHECK(refused == 5);  // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version)
 }
 

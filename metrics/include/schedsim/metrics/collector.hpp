@@ -103,6 +103,11 @@ class MetricsCollector : public Observer {
 
   const Workload& workload_;
   const SchedState* state_ = nullptr;
+  // The benchmark's own timer (workload meta "benchmark_timer" = the timing task's index): from
+  // that task's first wake of another task (the start barrier's release) to its exit.
+  int64_t bench_task_ = -1;
+  bool bench_started_ = false, bench_stopped_ = false;
+  Instant bench_start_, bench_stop_;
   uint32_t nr_cpus_ = 0;
   std::vector<TaskAcc> tasks_;
   std::vector<CpuAcc> cpus_;

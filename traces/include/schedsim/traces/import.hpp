@@ -41,6 +41,13 @@ struct ExtractOptions {
   /// Called with every event of the kept buffer in time order, after the reorder window and the
   /// clock repairs (what extraction sees), whatever the task selection: `schedsim sched` views.
   std::function<void(const TraceEvent&)> on_event;
+  /// SMT normalisation (`run --smt-normalize`): the recording machine's SMT siblings of each CPU
+  /// (empty = off) and its co-run work rate in permille. On-CPU time during which a sibling was
+  /// busy ran at that rate on the recording machine; it is replayed as that much less reference
+  /// work, so a replay on an SMT model applies the co-run slowdown once, not twice. The workload's
+  /// meta "smt_normalized_ns" holds the on-CPU time removed.
+  std::vector<std::vector<uint32_t>> smt_siblings;
+  int64_t corun_permille = 1000;
 };
 
 /// One kind of repair the importer made, with why.

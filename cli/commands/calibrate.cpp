@@ -1,0 +1,116 @@
+// `schedsim calibrate`: options -> a CalibrateRequest -> calibrate() -> the cost file (atomic)
+// and the fit report.
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "../calibrate.hpp"
+#include "../command.hpp"
+#include "schedsim/base/error.hpp"
+#include "trace_options.hpp"
+
+namespace schedsim::cli {
+
+namespace {
+
+po::options_description calibrate_options() {
+  po::options_description d("options");
+  d.add_options()
+      ("topology,t", po::value<std::string>(), "the machine the traces were recorded on: preset, topology JSON, sysfs dir, lscpu -p file, or 'host' (required)")
+      ("kernel,k", po::value<std::string>(), "kernel profile to replay with ('host' = the running kernel's); default modules when absent")
+      ("output,o", po::value<std::string>(), "the fitted cost file to write (atomically; required)")
+      ("cost,c", po::value<std::vector<std::string>>()->composing(), "starting point: name=value or a cost file, repeatable (e.g. idle_wake=vm-halt-poll); kept in the output")
+      ("fit", po::value<std::string>(), "comma-separated parameters to fit (default: context_switch, the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines)")
+      ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
+      ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
+  d.add(trace_selection_options());
+  return d;
+}
+
+const char* kDescription =
+    "Fits cost-model parameters so that replays of TRACE... on TOPOLOGY match what the real\n"
+    "kernel did in them: makespan, wakeup count, wakeup latency p50/p90/p99 and the run-queue\n"
+    "wait of preempted tasks (p50, when the trace has 30 such samples). Objective: the mean over\n"
+    "traces of the mean squared log-ratio simulated/observed; method: a deterministic coordinate\n"
+    "search on a log scale with every parameter inside a documented plausible range\n"
+    "(docs/calibrate.md). Writes a cost file that run, gen --cost and sweep accept, and prints the\n"
+    "fit per trace and metric. Refuses traces it cannot fit: lost events, a span under 10 ms,\n"
+    "fewer than 100 wakeups, a replay that does not complete.\n\n"
+    "examples:\n"
+    "  schedsim calibrate a.trace.gz b.trace.gz -t lscpu-p.txt --kernel 6.18 --comm loadgen -o costs.json\n"
+    "  schedsim calibrate t.trace.gz -t host --kernel host -c idle_wake=vm-halt-poll -o host-costs.json\n"
+    "  schedsim run t2.trace.gz -t host --kernel host -c host-costs.json";
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    size_t c = text.find(',', pos);
+    out.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string help_calibrate() {
+  return format_help("schedsim calibrate TRACE... -t TOPOLOGY [--kernel V] -o COSTS.json [options]", kDescription,
+                     calibrate_options());
+}
+
+int run_calibrate(const std::vector<std::string>& args) {
+  po::options_description d = calibrate_options();
+  d.add_options()("input", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  if (!parse_args(args, d, pos, vm, help_calibrate)) return kExitOk;
+  if (!vm.count("input")) throw po::error("give at least one TRACE to calibrate on");
+  if (!vm.count("topology")) throw po::error("--topology is required: the machine the traces were recorded on");
+  if (!vm.count("output")) throw po::error("--output is required: the cost file to write");
+  const std::string progress = vm["progress"].as<std::string>();
+  if (progress != "auto" && progress != "always" && progress != "never")
+    throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", progress, {"auto", "always", "never"}));
+
+  CalibrateRequest req;
+  req.traces = vm["input"].as<std::vector<std::string>>();
+  req.topology = vm["topology"].as<std::string>();
+  if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
+  if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
+  if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());
+  req.max_evals = vm["max-evals"].as<uint32_t>();
+  req.extract = trace_selection(vm);
+  const std::string output = vm["output"].as<std::string>();
+
+  // The output must not replace an input, and its directory must exist before an hour of work.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (output == "-" || output.empty()) throw InputError(SourceLoc{"--output"}, "expected a file name for the cost file");
+  fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  if (!fs::is_directory(dir, ec)) throw InputError(SourceLoc{output}, "--output: directory '" + dir.string() + "' does not exist");
+  std::vector<std::string> inputs = req.traces;
+  for (const auto& c : req.costs)
+    if (c.find('=') == std::string::npos) inputs.push_back(c);
+  for (const auto& in : inputs)
+    if (fs::exists(output, ec) && fs::equivalent(output, in, ec))
+      throw InputError(SourceLoc{output}, "--output names an input file ('" + in + "'); it would be overwritten");
+
+  const bool show = progress == "always" || (progress == "auto" && isatty(STDERR_FILENO));
+  if (show)
+    req.progress = [](uint32_t n, uint32_t budget, double best) {
+      if (n == 1 || n % 10 == 0 || n == budget)
+        std::cerr << fmt::format("schedsim: calibrate: evaluation {}/{}, objective {:.4f}\n", n, budget, best);
+    };
+  CalibrateResult r = calibrate(req);
+  write_output(output, render_cost_file(r));
+  std::cout << render_calibration_report(r);
+  std::cout << fmt::format("\nwrote {} ({} parameter(s))\n", output, r.cost_json_keys.size());
+  return kExitOk;
+}
+
+}  // namespace schedsim::cli
