@@ -40,7 +40,14 @@ struct RunRequest {
   traces::ExtractOptions extract;
   uint32_t repeat = 1;        ///< repetitions with modelled noise (docs/compare.md "Noise model")
   std::string noise;          ///< "speed=S,jitter=J" or "none"; "" = the default for repeat > 1
+  std::string command_line;   ///< recorded in the results' provenance ("" = not from the CLI)
 };
+
+/// The version recorded in results' provenance (the CMake project version).
+extern const char* const kSchedsimVersion;
+/// `argv` as one shell-quoted line (words with characters outside [A-Za-z0-9_@%+=:,./-] in
+/// single quotes), for the provenance's command line.
+std::string quoted_command_line(const std::vector<std::string>& argv);
 
 struct RunOutcome {
   RunResults results;

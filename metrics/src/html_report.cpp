@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "schedsim/base/error.hpp"
 #include "schedsim/metrics/compare.hpp"
 
 namespace schedsim {
@@ -127,8 +129,119 @@ std::string cdf_plot(const std::string& id, const std::string& what, const std::
   for (size_t i = 0; i < runs.size(); ++i) {
     const Distribution& d = runs[i].*field;
     s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", L + 10, ly - 4, color(i));
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {})</text>\n", L + 30, ly,
-                     esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)));
+    // Zero samples have no place on a log axis: the curve starts at their share, which the legend
+    // states (a task switched in at once after its enqueue waited 0 ns).
+    uint64_t zeros = 0;
+    for (const auto& b : d.buckets)
+      if (b.lo <= 0) zeros += b.count;
+    std::string zero_text =
+        d.count ? fmt::format(", {:.1f}% zero (curve starts there)", 100.0 * static_cast<double>(zeros) / static_cast<double>(d.count))
+                : std::string();
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {}{})</text>\n", L + 30, ly,
+                     esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)),
+                     zero_text);
+    ly += 16;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+// ---- latency percentiles p50..p99.99 on a "nines" axis ---------------------------------------
+
+// The value at quantile q of a bucketed distribution, interpolated linearly inside the bucket
+// (exact at bucket edges; the histogram's own percentiles are exact below its exact limit).
+double quantile_of(const Distribution& d, double q) {
+  double target = q * static_cast<double>(d.count);
+  double cum = 0;
+  for (const auto& b : d.buckets) {
+    double n = static_cast<double>(b.count);
+    if (cum + n >= target) {
+      double f = n > 0 ? (target - cum) / n : 0;
+      return static_cast<double>(b.lo) + f * static_cast<double>(b.hi - 1 - b.lo);
+    }
+    cum += n;
+  }
+  return static_cast<double>(d.max);
+}
+
+// x = -log10(1 - q): p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4; y = latency on a log
+// axis. The tail, where placement policies differ, gets as much width as the median. A run's
+// curve stops at the highest quantile its sample count resolves (1 - 1/n), marked with its max.
+std::string percentile_plot(const std::string& id, const std::string& what, const std::vector<RunResults>& runs,
+                            const Distribution RunResults::*field) {
+  const double W = 960, H = 400, L = 64, R = 20, T = 16, B = 48;
+  const double pw = W - L - R, ph = H - T - B;
+  const double x0 = std::log10(2.0), x1 = 4.0;
+  double lo = 1e300, hi = 0;
+  for (const auto& r : runs) {
+    const Distribution& d = r.*field;
+    if (d.count == 0) continue;
+    lo = std::min(lo, std::max(1.0, quantile_of(d, 0.5)));
+    hi = std::max(hi, static_cast<double>(d.max) + 1);
+  }
+  std::string s = fmt::format(
+      "<svg class=\"plot pct\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} percentiles\">\n",
+      id, W, H, W, H, esc(what));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
+  if (hi == 0) {
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", L + pw / 2, T + ph / 2);
+    return s;
+  }
+  double d0 = std::floor(std::log10(lo)), d1 = std::ceil(std::log10(hi));
+  if (d1 <= d0) d1 = d0 + 1;
+  auto xp = [&](double nines) { return L + (nines - x0) / (x1 - x0) * pw; };
+  auto yp = [&](double v) {
+    double lv = std::log10(std::max(v, std::pow(10.0, d0)));
+    return T + (1.0 - (lv - d0) / (d1 - d0)) * ph;
+  };
+  for (int d = static_cast<int>(d0); d <= static_cast<int>(d1); ++d) {
+    double v = std::pow(10.0, d), y = yp(v);
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, y, L + pw, y);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{}</text>\n", L - 6, y + 4, human_ns(v));
+    if (d < static_cast<int>(d1))
+      for (int k = 2; k <= 9; ++k) {
+        double ym = yp(v * k);
+        s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid minor\"/>\n", L, ym,
+                         L + 5, ym);
+      }
+  }
+  const std::pair<double, const char*> ticks[] = {{x0, "p50"}, {1, "p90"}, {2, "p99"}, {3, "p99.9"}, {4, "p99.99"}};
+  for (const auto& [x, name] : ticks) {
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", xp(x), T, xp(x),
+                     T + ph);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", xp(x), T + ph + 18, name);
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">percentile (each step right is ten times rarer)</text>\n",
+                   L + pw / 2, H - 8);
+  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\">{} (log scale)</text>\n",
+                   T + ph / 2, T + ph / 2, esc(what));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    if (d.count == 0) continue;
+    double xmax = std::min(x1, std::log10(static_cast<double>(d.count)));
+    std::string pts;
+    const int steps = 160;
+    for (int k = 0; k <= steps; ++k) {
+      double x = x0 + (xmax - x0) * k / steps;
+      double q = 1.0 - std::pow(10.0, -x);
+      pts += fmt::format("{}{:.1f},{:.1f}", k ? " " : "", xp(x), yp(quantile_of(d, q)));
+    }
+    s += fmt::format("<polyline class=\"curve\" data-run=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}"
+                     "</title></polyline>\n",
+                     i, color(i), pts, esc(runs[i].config.display_label()));
+    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: max {} (n={})</title></circle>\n",
+                     xp(xmax), yp(static_cast<double>(d.max)), color(i), esc(runs[i].config.display_label()),
+                     human_ns(static_cast<double>(d.max)), d.count);
+  }
+  double ly = T + 14;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", L + 10, ly - 4, color(i));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}: p50 {}, p99 {}, p99.9 {}, max {}</text>\n", L + 30,
+                     ly, esc(runs[i].config.display_label()), human_ns(static_cast<double>(d.p50)),
+                     human_ns(static_cast<double>(d.p99)), human_ns(static_cast<double>(d.p999)),
+                     human_ns(static_cast<double>(d.max)));
     ly += 16;
   }
   s += "</svg>\n";
@@ -412,6 +525,10 @@ svg .curve{stroke-width:2}svg text{font-size:11px;fill:#333}
 svg .xtick{text-anchor:middle}svg .ytick{text-anchor:end}svg .axis{text-anchor:middle;font-size:12px}
 svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fill:#fff;font-size:11px}
 svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
+.warn{background:#fff4e5;border:1px solid #f0b46c;padding:6px 12px;margin:8px 0}.warn ul{margin:4px 0}
+#provenance td{text-align:left}#provenance td.cmd{font-family:monospace;font-size:11px;max-width:420px;word-break:break-all}
+dl.defs{font-size:12px;display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:6px 0}
+dl.defs dt{font-weight:bold}dl.defs dd{margin:0}.delta{color:#666;font-size:11px}.delta.up{color:#b22}.delta.down{color:#272}
 )";
 
 /// Each later run against the first: one run per side, so percentile changes carry within-run
@@ -435,7 +552,55 @@ std::string delta_section(const std::vector<RunResults>& runs, const std::vector
   return s;
 }
 
+std::string provenance_table(const std::vector<RunResults>& runs) {
+  std::string s = "<table id=\"provenance\"><thead><tr><th>run</th>";
+  Provenance none;
+  for (const auto& [k, v] : none.fields()) s += "<th>" + esc(k) + "</th>";
+  s += "<th>seed</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    s += "<tr><td>" + esc(r.config.display_label()) + "</td>";
+    for (const auto& [k, v] : r.config.provenance.fields())
+      s += std::string(k == "command" ? "<td class=\"cmd\">" : "<td>") + (v.empty() ? "-" : esc(v)) + "</td>";
+    s += fmt::format("<td>{}</td></tr>\n", r.config.seed);
+  }
+  s += "</tbody></table>\n<p class=\"note\">How each run was produced (docs/results-schema.md, \"provenance\"); "
+       "\"-\" = not recorded (a results file from an older schedsim, or not given).</p>\n";
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, const std::vector<std::string>& sources) {
+  auto name = [&](size_t i) { return i < sources.size() ? sources[i] : "run " + std::to_string(i + 1); };
+  std::vector<std::string> out;
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < runs.size(); ++i) by_label[runs[i].config.display_label()].push_back(i);
+  for (const auto& [label, idx] : by_label) {
+    if (idx.size() < 2) continue;
+    std::vector<std::string> files;
+    for (size_t i : idx) files.push_back(name(i));
+    out.push_back(fmt::format("{} runs share the label '{}' ({}): the page cannot tell them apart; give each run "
+                              "its own --label",
+                              idx.size(), label, join(files, ", ")));
+  }
+  if (runs.empty()) return out;
+  const Provenance& first = runs[0].config.provenance;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const Provenance& p = runs[i].config.provenance;
+    const std::pair<const char*, std::pair<const std::string*, const std::string*>> checks[] = {
+        {"workload", {&first.workload_hash, &p.workload_hash}}, {"machine", {&first.topology_hash, &p.topology_hash}}};
+    for (const auto& [what, h] : checks) {
+      const std::string& a = *h.first;
+      const std::string& b = *h.second;
+      if (a.empty() || b.empty() || a == b) continue;
+      out.push_back(fmt::format("{} simulated a different {} than the first run {} ({}_hash {} vs {}): its "
+                                "differences are not the policies' alone",
+                                name(i), what, name(0), std::string(what) == "machine" ? "topology" : "workload", b,
+                                a));
+    }
+  }
+  return out;
+}
 
 std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
                                const std::vector<std::string>& sources) {
@@ -449,8 +614,19 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
     for (size_t i = 0; i < sources.size(); ++i) s += (i ? ", " : "") + esc(sources[i]);
   }
   s += "</p>\n";
+  std::vector<std::string> warnings = report_warnings(runs, sources);
+  if (!warnings.empty()) {
+    s += "<div id=\"warnings\" class=\"warn\"><b>Warning</b><ul>\n";
+    for (const auto& w : warnings) s += "<li>" + esc(w) + "</li>\n";
+    s += "</ul></div>\n";
+  }
 
   s += "<h2 id=\"sec-summary\">Summary</h2>\n" + summary_table(runs);
+  s += "<h2 id=\"sec-pct\">Wakeup latency percentiles, p50 to p99.99</h2>\n";
+  s += "<p class=\"note\">Where placement policies differ: the tail. Each step to the right is a ten times rarer "
+       "wakeup; the latency axis is logarithmic. A curve ends (dot: its maximum) at the highest percentile its sample "
+       "count resolves.</p>\n";
+  s += percentile_plot("pct-wakeup", "wakeup latency", runs, &RunResults::wakeup_latency);
   s += "<h2 id=\"sec-cdf\">Wakeup latency CDF</h2>\n";
   s += "<p class=\"note\">Wake (sched_waking) to the wakee's first instruction on a CPU: search, IPI, idle exit and "
        "queueing included.</p>\n";
@@ -469,6 +645,7 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
   s += "<h2 id=\"sec-cpus\">Per-CPU utilization and wasted idle time</h2>\n" + cpu_table(runs);
   s += "<h2 id=\"sec-tasks\">Tasks with the largest delay</h2>\n";
   for (const auto& r : runs) s += "<h3>" + esc(r.config.display_label()) + "</h3>\n" + task_table(r, 10);
+  s += "<h2 id=\"sec-provenance\">How each run was produced</h2>\n" + provenance_table(runs);
   bool any_observed = false;
   for (const auto& r : runs) any_observed = any_observed || r.has_observed;
   if (any_observed) {

@@ -210,6 +210,11 @@ std::string render_json(const RunResults& r) {
   cfg["cost_overrides"] = map_json(c.cost_overrides);
   cfg["seed"] = c.seed;
   j["config"] = std::move(cfg);
+  if (!c.provenance.empty()) {
+    ojson prov = ojson::object();
+    for (const auto& [k, v] : c.provenance.fields()) prov[k] = v;
+    j["provenance"] = std::move(prov);
+  }
 
   ojson s;
   s["start_ns"] = r.start_ns;
@@ -380,6 +385,15 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   for (const auto& [k, v] : rd.object(c, "/config", "cost_overrides").items()) {
     if (!v.is_string()) rd.fail("/config/cost_overrides/" + k, "expected a string");
     r.config.cost_overrides[k] = v.get<std::string>();
+  }
+
+  // Added within schema version 1 (older files have none): every member a string.
+  if (j.contains("provenance")) {
+    const json& pv = rd.object(j, "", "provenance");
+    for (const auto& [k, v] : pv.items()) {
+      if (!v.is_string()) rd.fail("/provenance/" + k, "expected a string");
+      r.config.provenance.set(k, v.get<std::string>());
+    }
   }
 
   const json& s = rd.object(j, "", "summary");
