@@ -34,6 +34,8 @@ void MetricsCollector::on_start(const SchedState& s) {
   cpus_.assign(nr_cpus_, CpuAcc{});
   llc_of_cpu_.resize(nr_cpus_);
   for (uint32_t cpu = 0; cpu < nr_cpus_; ++cpu) llc_of_cpu_[cpu] = s.topo->llc_index(cpu);
+  node_of_cpu_.resize(nr_cpus_);
+  for (uint32_t cpu = 0; cpu < nr_cpus_; ++cpu) node_of_cpu_[cpu] = s.topo->node_of(cpu);
   size_t words = (nr_cpus_ + 63) / 64;
   idle_empty_.assign(words, 0);
   wasted_mask_.assign(words, 0);
@@ -393,6 +395,7 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     CpuRow row;
     row.cpu = cpu;
     row.llc = llc_of_cpu_[cpu];
+    row.node = node_of_cpu_[cpu];
     row.busy_ns = c.busy_ns;
     row.idle_ns = std::max<int64_t>(0, r.makespan_ns - c.busy_ns);
     row.wasted_ns = c.wasted_ns;

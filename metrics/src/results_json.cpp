@@ -261,7 +261,7 @@ std::string render_json(const RunResults& r) {
 
   ojson cpus = ojson::array();
   for (const auto& x : r.cpus)
-    cpus.push_back(ojson{{"cpu", x.cpu}, {"llc", x.llc}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
+    cpus.push_back(ojson{{"cpu", x.cpu}, {"llc", x.llc}, {"node", x.node}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
                          {"wasted_ns", x.wasted_ns}, {"utilization", x.utilization}});
   j["cpus"] = std::move(cpus);
   ojson llcs = ojson::array();
@@ -461,6 +461,8 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     CpuRow x;
     x.cpu = rd.u32(cpus[i], ptr, "cpu");
     x.llc = rd.u32(cpus[i], ptr, "llc");
+    // Added within schema version 1 (older files have none: node 0).
+    if (cpus[i].contains("node")) x.node = rd.u32(cpus[i], ptr, "node");
     x.busy_ns = rd.i64(cpus[i], ptr, "busy_ns");
     x.idle_ns = rd.i64(cpus[i], ptr, "idle_ns");
     x.wasted_ns = rd.i64(cpus[i], ptr, "wasted_ns");

@@ -115,6 +115,7 @@ struct TaskGroupRow {
 struct CpuRow {
   uint32_t cpu = 0;
   uint32_t llc = 0;              ///< dense LLC index
+  uint32_t node = 0;             ///< NUMA node (0 in files written before it was recorded)
   int64_t busy_ns = 0;           ///< a task was current
   int64_t idle_ns = 0;           ///< makespan - busy
   int64_t wasted_ns = 0;         ///< idle with an empty queue while an allowed task waited elsewhere
