@@ -49,7 +49,7 @@ std::string hash_hex(uint64_t h);
 
 /// What was simulated: enough to label a run in a report and to re-run it.
 struct RunConfig {
-  std::string label;              ///< short name for reports; empty = "<workload>@<topology>"
+  std::string label;              ///< short name for reports; run fills it from what was chosen (docs/results-schema.md); empty = "<workload>@<topology>"
   std::string workload;           ///< workload name
   std::string workload_source;    ///< file or generator command it came from
   std::string topology;           ///< topology name (preset or file)
@@ -59,7 +59,7 @@ struct RunConfig {
   std::map<std::string, std::string> cost_overrides; ///< parameter -> value as given
   uint64_t seed = 0;
   Provenance provenance;
-  /// label, or "<workload>@<topology>" when label is empty.
+  /// label, or "<workload>@<topology>" when label is empty (files written without one).
   std::string display_label() const;
 };
 
