@@ -26,7 +26,33 @@
 #include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
 
+#ifndef SCHEDSIM_VERSION
+#define SCHEDSIM_VERSION "0.0.0"
+#endif
+
 namespace schedsim::cli {
+
+const char* const kSchedsimVersion = SCHEDSIM_VERSION;
+
+std::string quoted_command_line(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    bool plain = !a.empty();
+    for (char ch : a)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string_view("_@%+=:,./-").find(ch) == std::string_view::npos)
+        plain = false;
+    std::string q;
+    if (plain) {
+      q = a;
+    } else {
+      q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
 
 namespace {
 
@@ -306,6 +332,7 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
   FeatureSet explicit_features;
   if (!kernel.empty()) {
     const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : kernel_profile(kernel);
+    config.provenance.kernel = kernel == "host" ? prof.version + " (host)" : prof.version;
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }
@@ -331,6 +358,70 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
 }
 
 namespace {
+
+// The provenance hashes (64-bit FNV-1a) cover what the simulation reads and nothing else: a
+// workload's tasks and programs (not its name, source path or free-form meta, so the same
+// workload read from a copy or imported again hashes alike), and the machine's spec as its
+// topology JSON.
+struct Hasher {
+  uint64_t h = kFnvOffset;
+  void bytes(std::string_view b) { h = fnv1a64(b, h); }
+  void str(const std::string& s) {
+    num(static_cast<int64_t>(s.size()));
+    bytes(s);
+  }
+  void num(int64_t v) {
+    char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+    bytes(std::string_view(b, 8));
+  }
+};
+
+std::string workload_hash(const Workload& w) {
+  Hasher h;
+  h.num(static_cast<int64_t>(w.tasks.size()));
+  for (const auto& t : w.tasks) {
+    h.str(t.name);
+    h.num(t.pid);
+    h.num(t.tgid);
+    h.num(t.nice);
+    h.num(t.affinity.count());
+    for (uint32_t c = t.affinity.first(); c < CpuMask::kMaxCpus; c = t.affinity.next(c)) h.num(c);
+    h.num(t.kthread ? 1 : 0);
+    h.num(static_cast<int64_t>(t.start));
+    h.num(t.start_time.ns());
+    h.num(t.initial_cpu);
+    h.num(static_cast<int64_t>(t.program.size()));
+    for (const auto& a : t.program) {
+      h.num(static_cast<int64_t>(a.kind));
+      h.num(a.flags);
+      h.num(a.body);
+      h.num(a.arg);
+    }
+  }
+  return hash_hex(h.h);
+}
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return hash_hex(fnv1a64(data));
+}
+
+// The default label: what was chosen, "<placement>[+<other choices>]@<topology>", e.g.
+// "sis-fold-opt@xeon-e5-2690v2" or "linux-6.6+sis+NO_SIS_UTIL@xeon-gold-6248".
+std::string default_label(const RunRequest& req, const RunConfig& config) {
+  std::vector<std::string> parts;
+  if (!config.provenance.kernel.empty()) parts.push_back("linux-" + config.provenance.kernel.substr(0, config.provenance.kernel.find(' ')));
+  auto placement = config.modules.find("placement");
+  if (placement != config.modules.end()) parts.push_back(placement->second);
+  for (const auto& [slot, name] : req.modules)
+    if (slot != "placement") parts.push_back(slot + "=" + name);
+  for (const auto& f : req.features) parts.push_back(f);
+  for (const auto& c : req.costs)
+    parts.push_back(c.find('=') == std::string::npos ? std::filesystem::path(c).filename().string() : c);
+  return join(parts, "+") + "@" + config.topology;
+}
 
 ProgressReporter::Mode progress_mode(const std::string& p) {
   return p == "always" ? ProgressReporter::Mode::kAlways
@@ -362,6 +453,7 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
                                                          percent_text(static_cast<double>(kDefaultJitterPermille) / 1000.0)
                                                    : req.noise);
   if (!req.jitter.empty()) noise.jitter_permille = sim.jitter_permille;
+  config.provenance.noise = noise.text();
   RunOutcome out;
   // The caller's stack serves the first repetition; each later one gets a fresh stack (same
   // kernel, modules and features), so no repetition sees another's policy state.
@@ -428,10 +520,16 @@ RunOutcome execute_run(const RunRequest& req) {
   RunConfig config;
   config.label = req.label;
   config.seed = req.seed;
+  config.provenance.version = kSchedsimVersion;
+  config.provenance.command = req.command_line;
+  config.provenance.stop_at = req.stop_at;
   CostModel cost;
   for (const auto& c : req.costs) {
     if (c.find('=') == std::string::npos) {
       cost.load_json_file(c);
+      Provenance& pv = config.provenance;
+      pv.cost_files += (pv.cost_files.empty() ? "" : ",") + c;
+      pv.cost_files_hash += (pv.cost_files_hash.empty() ? "" : ",") + file_hash(c);
       config.cost_overrides["file"] = c;
     } else {
       cost.set(c);
@@ -500,6 +598,10 @@ RunOutcome execute_run(const RunRequest& req) {
                                     "observed figures are from another machine, not a prediction for this one",
                                     traced, topo.name(), topo.nr_cpus()));
   }
+  config.provenance.workload_hash = workload_hash(w);
+  config.provenance.topology_hash = hash_hex(fnv1a64(topology_to_json(topo.spec())));
+  config.provenance.noise = NoiseModel{0, sim.jitter_permille}.text();
+  if (config.label.empty()) config.label = default_label(req, config);
 
   guard.check_memory("after loading the workload");
   if (req.repeat > 1) {

@@ -49,7 +49,14 @@ struct RunRequest {
   /// its machine-speed factor and jitter), exactly as `run --repeat` runs it. `schedsim sweep`
   /// runs each (point, repetition) this way, `seed` being the point's seed.
   std::optional<uint32_t> only_rep;
+  std::string command_line;   ///< recorded in the results' provenance ("" = not from the CLI)
 };
+
+/// The version recorded in results' provenance (the CMake project version).
+extern const char* const kSchedsimVersion;
+/// `argv` as one shell-quoted line (words with characters outside [A-Za-z0-9_@%+=:,./-] in
+/// single quotes), for the provenance's command line.
+std::string quoted_command_line(const std::vector<std::string>& argv);
 
 struct RunOutcome {
   RunResults results;

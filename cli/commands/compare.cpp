@@ -16,7 +16,7 @@ po::options_description compare_options() {
   d.add_options()
       ("by", po::value<std::vector<std::string>>()->composing(), "match points on these parameters only (comma-separated or repeated); default: every parameter but module.*, feature.*, cost.*, seed, label")
       ("ignore", po::value<std::vector<std::string>>()->composing(), "drop these parameters from matching and from the consistency checks")
-      ("allow-mismatch", po::bool_switch(), "compare points whose workload, workload_source, topology, nr_cpus or noise differ (printed as a note)")
+      ("allow-mismatch", po::bool_switch(), "compare points whose workload, workload_source, topology, nr_cpus, noise, workload_hash or topology_hash differ (printed as a note)")
       ("metrics", po::value<std::string>(), "comma-separated metrics to compare, or 'all' (default: makespan, wakeup.mean/p50/p99, runqueue_wait.mean/p99, probes.mean, migrations)")
       ("min-effect", po::value<std::string>()->default_value("1%"), "smallest |change| that can be a verdict")
       ("alpha", po::value<double>()->default_value(0.05), "significance level after correction")

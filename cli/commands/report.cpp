@@ -49,6 +49,7 @@ int run_report(const std::vector<std::string>& args) {
   // File names only: the page must not depend on where the results were stored.
   std::vector<std::string> names;
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
+  for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", w);
   std::string html = render_html_report(runs, vm["title"].as<std::string>(), names);
   std::string out = vm["output"].as<std::string>();
   write_output(out, html);

@@ -115,6 +115,9 @@ int run_run(const std::vector<std::string>& args) {
       }
 
   RunRequest req;
+  std::vector<std::string> argv{"schedsim", "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  req.command_line = quoted_command_line(argv);
   if (vm.count("input")) req.input = vm["input"].as<std::string>();
   if (vm.count("workload-gen")) req.workload_gen = vm["workload-gen"].as<std::string>();
   req.topology = vm["topology"].as<std::string>();

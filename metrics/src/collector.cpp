@@ -30,6 +30,8 @@ void MetricsCollector::on_start(const SchedState& s) {
   cpus_.assign(nr_cpus_, CpuAcc{});
   llc_of_cpu_.resize(nr_cpus_);
   for (uint32_t cpu = 0; cpu < nr_cpus_; ++cpu) llc_of_cpu_[cpu] = s.topo->llc_index(cpu);
+  node_of_cpu_.resize(nr_cpus_);
+  for (uint32_t cpu = 0; cpu < nr_cpus_; ++cpu) node_of_cpu_[cpu] = s.topo->node_of(cpu);
   size_t words = (nr_cpus_ + 63) / 64;
   idle_empty_.assign(words, 0);
   wasted_mask_.assign(words, 0);

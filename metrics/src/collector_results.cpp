@@ -77,6 +77,7 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     CpuRow row;
     row.cpu = cpu;
     row.llc = llc_of_cpu_[cpu];
+    row.node = node_of_cpu_[cpu];
     row.busy_ns = c.busy_ns;
     row.idle_ns = std::max<int64_t>(0, r.makespan_ns - c.busy_ns);
     row.wasted_ns = c.wasted_ns;

@@ -30,8 +30,11 @@ bool is_treatment(const std::string& p) {
 }
 /// Parameters that say what was simulated on what: refused when they differ, unless allowed.
 bool is_identity(const std::string& p) {
-  return p == "workload" || p == "workload_source" || p == "topology" || p == "nr_cpus" || p == "noise";
+  return p == "workload" || p == "workload_source" || p == "topology" || p == "nr_cpus" || p == "noise" ||
+         p == "workload_hash" || p == "topology_hash";
 }
+/// How a record was produced (version, command line, ...): recorded, never matched or compared.
+bool is_provenance(const std::string& p) { return p.rfind("provenance.", 0) == 0; }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -44,7 +47,7 @@ using Key = std::vector<std::pair<std::string, std::string>>;
 Key key_of(const Record& r, const CompareOptions& o, const std::set<std::string>& dropped) {
   Key k;
   for (const auto& [p, v] : r.params) {
-    if (contains(o.ignore, p)) continue;
+    if (contains(o.ignore, p) || (is_provenance(p) && !contains(o.by, p))) continue;
     bool in = o.by.empty() ? !is_treatment(p) && !dropped.count(p) : contains(o.by, p);
     if (in) k.push_back({p, v});
   }
@@ -80,7 +83,7 @@ std::vector<Group> group_records(const RecordFile& f, const CompareOptions& o, c
     for (const auto& [p, v] : first.params) names.insert(p);
     for (const auto& [p, v] : r.params) names.insert(p);
     for (const auto& p : names) {
-      if (contains(o.ignore, p) || p == "seed" || p == "label" || dropped.count(p)) continue;
+      if (contains(o.ignore, p) || p == "seed" || p == "label" || dropped.count(p) || is_provenance(p)) continue;
       auto a = first.params.find(p), b = r.params.find(p);
       std::string va = a == first.params.end() ? "(absent)" : a->second;
       std::string vb = b == r.params.end() ? "(absent)" : b->second;
@@ -102,7 +105,7 @@ std::vector<std::string> differences(const Record& a, const Record& b, const Com
   for (const auto& [p, v] : b.params) names.insert(p);
   std::vector<std::string> out;
   for (const auto& p : names) {
-    if (contains(o.ignore, p) || p == "seed" || p == "label") continue;
+    if (contains(o.ignore, p) || p == "seed" || p == "label" || is_provenance(p)) continue;
     if (identity_only && !is_identity(p)) continue;
     auto x = a.params.find(p), y = b.params.find(p);
     std::string va = x == a.params.end() ? "(absent)" : x->second;
@@ -227,6 +230,17 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     for (const auto& p : known)
       if (is_identity(p) && vb[p] != vn[p]) dropped.insert(p);
   }
+  // Files written before the hashes were recorded have none: match without them (a note says so).
+  for (const char* h : {"workload_hash", "topology_hash"}) {
+    bool missing = false;
+    for (const auto* f : {&base, &next})
+      for (const auto& r : f->records) missing = missing || !r.params.count(h);
+    if (missing && known.count(h) && !contains(o.by, h)) {
+      dropped.insert(h);
+      c.notes.push_back(std::string(h) + " is not recorded in every record (a file from an older schedsim): " +
+                        "not checked");
+    }
+  }
   // A plain results JSON does not record the noise (--jitter) it ran with: match without it.
   for (const auto* f : {&base, &next})
     if (f->kind == "results" && !contains(o.by, "noise")) dropped.insert("noise");
@@ -264,8 +278,11 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     const Record& ra = base.records[a.idx.front()];
     const Record& rb = next.records[b.idx.front()];
     std::vector<std::string> idd = differences(ra, rb, o, true);
-    if (dropped.count("noise") && !o.allow_mismatch)
-      idd.erase(std::remove_if(idd.begin(), idd.end(), [](const std::string& d) { return d.rfind("noise:", 0) == 0; }),
+    // Parameters left out because a file does not record them (noise in a plain results file,
+    // the hashes in older files) are not differences.
+    if (!o.allow_mismatch)
+      idd.erase(std::remove_if(idd.begin(), idd.end(),
+                               [&](const std::string& d) { return dropped.count(d.substr(0, d.find(':'))) > 0; }),
                 idd.end());
     if (!idd.empty()) {
       if (!o.allow_mismatch)

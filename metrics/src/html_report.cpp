@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "schedsim/base/error.hpp"
 #include "schedsim/metrics/compare.hpp"
 
 namespace schedsim {
@@ -18,9 +21,24 @@ constexpr size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 
 // Placement outcomes in the order select_task_rq tries them, for bar segments and legends.
 const char* kOutcomeOrder[] = {"target",       "prev",     "recent",   "kthread",   "idle_core", "idle_cpu",
-                               "idle_sibling", "capacity", "fallback", "slow_path", "pinned"};
+                               "idle_sibling", "capacity", "fallback", "slow_path", "pinned",   "delayed"};
 const char* kOutcomeColor[] = {"#4e79a7", "#a0cbe8", "#86bcb6", "#bab0ac", "#59a14f", "#8cd17d",
-                               "#f1ce63", "#b6992d", "#e15759", "#ff9d9a", "#79706e"};
+                               "#f1ce63", "#b6992d", "#e15759", "#ff9d9a", "#79706e", "#d4a6c8"};
+// What each outcome means, shown under the bars (the same order).
+const char* kOutcomeDefinition[] = {
+    "the wake-affine target CPU (the waker's, or the wakee's previous) was idle and was taken at once",
+    "the wakee's previous CPU was idle (or shares the target's cache and is idle): taken without a search",
+    "the CPU the wakee recently used (recent_used_cpu) was idle and shares the target's cache",
+    "the waker is a per-CPU kernel thread about to sleep: the wakee is stacked on its CPU",
+    "the search of the target's LLC found a core whose SMT siblings are all idle",
+    "the search found an idle CPU (its sibling may be busy)",
+    "an idle SMT sibling of the target was taken (select_idle_smt, or a folded search's fallback)",
+    "asymmetric-capacity machine: the search picked an idle CPU big enough for the task's utilization",
+    "nothing idle was found: the task was queued on the target, possibly behind a running task",
+    "fork or exec placement (find_idlest_cpu): the least loaded group and CPU of the machine",
+    "the task may run on one CPU only: no choice was made",
+    "the task was still queued (DELAY_DEQUEUE) and was woken in place, without select_task_rq"};
+static_assert(std::size(kOutcomeOrder) == std::size(kOutcomeDefinition));
 
 std::string esc(const std::string& s) {
   std::string out;
@@ -122,13 +140,125 @@ std::string cdf_plot(const std::string& id, const std::string& what, const std::
     s += fmt::format("<polyline class=\"curve\" data-run=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}</title></polyline>\n",
                      i, color(i), pts, esc(runs[i].config.display_label()));
   }
-  // Legend.
-  double ly = T + 12;
+  // Legend at the bottom right: a CDF's curves run along the top there.
+  double ly = T + ph - 10 - 16.0 * static_cast<double>(runs.size() - 1);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    const double lx = L + pw - 470;
+    s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", lx, ly - 4, color(i));
+    // Zero samples have no place on a log axis: the curve starts at their share, which the legend
+    // states (a task switched in at once after its enqueue waited 0 ns).
+    uint64_t zeros = 0;
+    for (const auto& b : d.buckets)
+      if (b.lo <= 0) zeros += b.count;
+    std::string zero_text =
+        d.count ? fmt::format(", {:.1f}% zero", 100.0 * static_cast<double>(zeros) / static_cast<double>(d.count))
+                : std::string();
+    s += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {}{})</text>\n", lx + 20, ly,
+                     esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)),
+                     zero_text);
+    ly += 16;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+// ---- latency percentiles p50..p99.99 on a "nines" axis ---------------------------------------
+
+// The value at quantile q of a bucketed distribution, interpolated linearly inside the bucket
+// (exact at bucket edges; the histogram's own percentiles are exact below its exact limit).
+double quantile_of(const Distribution& d, double q) {
+  double target = q * static_cast<double>(d.count);
+  double cum = 0;
+  for (const auto& b : d.buckets) {
+    double n = static_cast<double>(b.count);
+    if (cum + n >= target) {
+      double f = n > 0 ? (target - cum) / n : 0;
+      return static_cast<double>(b.lo) + f * static_cast<double>(b.hi - 1 - b.lo);
+    }
+    cum += n;
+  }
+  return static_cast<double>(d.max);
+}
+
+// x = -log10(1 - q): p50 at 0.30, p90 at 1, p99 at 2, p99.9 at 3, p99.99 at 4; y = latency on a log
+// axis. The tail, where placement policies differ, gets as much width as the median. A run's
+// curve stops at the highest quantile its sample count resolves (1 - 1/n), marked with its max.
+std::string percentile_plot(const std::string& id, const std::string& what, const std::vector<RunResults>& runs,
+                            const Distribution RunResults::*field) {
+  const double W = 960, H = 400, L = 64, R = 20, T = 16, B = 48;
+  const double pw = W - L - R, ph = H - T - B;
+  const double x0 = std::log10(2.0), x1 = 4.0;
+  double lo = 1e300, hi = 0;
+  for (const auto& r : runs) {
+    const Distribution& d = r.*field;
+    if (d.count == 0) continue;
+    lo = std::min(lo, std::max(1.0, quantile_of(d, 0.5)));
+    hi = std::max(hi, static_cast<double>(d.max) + 1);
+  }
+  std::string s = fmt::format(
+      "<svg class=\"plot pct\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} percentiles\">\n",
+      id, W, H, W, H, esc(what));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
+  if (hi == 0) {
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", L + pw / 2, T + ph / 2);
+    return s;
+  }
+  double d0 = std::floor(std::log10(lo)), d1 = std::ceil(std::log10(hi));
+  if (d1 <= d0) d1 = d0 + 1;
+  auto xp = [&](double nines) { return L + (nines - x0) / (x1 - x0) * pw; };
+  auto yp = [&](double v) {
+    double lv = std::log10(std::max(v, std::pow(10.0, d0)));
+    return T + (1.0 - (lv - d0) / (d1 - d0)) * ph;
+  };
+  for (int d = static_cast<int>(d0); d <= static_cast<int>(d1); ++d) {
+    double v = std::pow(10.0, d), y = yp(v);
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, y, L + pw, y);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{}</text>\n", L - 6, y + 4, human_ns(v));
+    if (d < static_cast<int>(d1))
+      for (int k = 2; k <= 9; ++k) {
+        double ym = yp(v * k);
+        s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid minor\"/>\n", L, ym,
+                         L + 5, ym);
+      }
+  }
+  const std::pair<double, const char*> ticks[] = {{x0, "p50"}, {1, "p90"}, {2, "p99"}, {3, "p99.9"}, {4, "p99.99"}};
+  for (const auto& [x, name] : ticks) {
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", xp(x), T, xp(x),
+                     T + ph);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", xp(x), T + ph + 18, name);
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">percentile (each step right is ten times rarer)</text>\n",
+                   L + pw / 2, H - 8);
+  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\">{} (log scale)</text>\n",
+                   T + ph / 2, T + ph / 2, esc(what));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Distribution& d = runs[i].*field;
+    if (d.count == 0) continue;
+    double xmax = std::min(x1, std::log10(static_cast<double>(d.count)));
+    std::string pts;
+    const int steps = 160;
+    for (int k = 0; k <= steps; ++k) {
+      double x = x0 + (xmax - x0) * k / steps;
+      double q = 1.0 - std::pow(10.0, -x);
+      pts += fmt::format("{}{:.1f},{:.1f}", k ? " " : "", xp(x), yp(quantile_of(d, q)));
+    }
+    s += fmt::format("<polyline class=\"curve\" data-run=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}"
+                     "</title></polyline>\n",
+                     i, color(i), pts, esc(runs[i].config.display_label()));
+    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: max {} (n={})</title></circle>\n",
+                     xp(xmax), yp(static_cast<double>(d.max)), color(i), esc(runs[i].config.display_label()),
+                     human_ns(static_cast<double>(d.max)), d.count);
+  }
+  double ly = T + 14;
   for (size_t i = 0; i < runs.size(); ++i) {
     const Distribution& d = runs[i].*field;
     s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", L + 10, ly - 4, color(i));
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {})</text>\n", L + 30, ly,
-                     esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}: p50 {}, p99 {}, p99.9 {}, max {}</text>\n", L + 30,
+                     ly, esc(runs[i].config.display_label()), human_ns(static_cast<double>(d.p50)),
+                     human_ns(static_cast<double>(d.p99)), human_ns(static_cast<double>(d.p999)),
+                     human_ns(static_cast<double>(d.max)));
     ly += 16;
   }
   s += "</svg>\n";
@@ -138,9 +268,9 @@ std::string cdf_plot(const std::string& id, const std::string& what, const std::
 // ---- placement outcome bars -----------------------------------------------------------------
 
 std::string placement_bars(const std::vector<RunResults>& runs) {
-  const double W = 960, L = 180, R = 20, T = 10, bar = 26, gap = 12;
+  const double W = 960, L = 300, R = 20, T = 10, bar = 26, gap = 12;
   const double pw = W - L - R;
-  double H = T + static_cast<double>(runs.size()) * (bar + gap) + 60;
+  double H = T + static_cast<double>(runs.size()) * (bar + gap) + 4;
   std::string s = fmt::format(
       "<svg class=\"plot bars\" id=\"placement-bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
       "height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"placement outcomes\">\n",
@@ -172,21 +302,34 @@ std::string placement_bars(const std::vector<RunResults>& runs) {
       x += w;
     }
   }
-  // Legend.
-  double ly = T + static_cast<double>(runs.size()) * (bar + gap) + 14, lx = L;
-  for (size_t k = 0; k < std::size(kOutcomeOrder); ++k) {
-    s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-                     "<text x=\"{:.0f}\" y=\"{:.0f}\" class=\"legend\">{}</text>\n",
-                     lx, ly, kOutcomeColor[k], lx + 16, ly + 10, kOutcomeOrder[k]);
-    lx += 118;
-    if (lx > W - 120) {
-      lx = L;
-      ly += 18;
-    }
-  }
+  // The legend is the definitions list under the plot (outcome_definitions), same colors.
   s += "</svg>\n";
   return s;
 }
+
+std::string outcome_definitions() {
+  std::string s = "<dl class=\"defs\" id=\"outcome-definitions\">\n";
+  for (size_t k = 0; k < std::size(kOutcomeOrder); ++k)
+    s += fmt::format("<dt><span class=\"swatch\" style=\"background:{}\"></span> {}</dt><dd>{}</dd>\n", kOutcomeColor[k],
+                     kOutcomeOrder[k], kOutcomeDefinition[k]);
+  s += "</dl>\n";
+  return s;
+}
+
+// Definitions of the summary's derived columns.
+const char* kWastedDefinition =
+    "<dl class=\"defs\" id=\"metric-definitions\">\n"
+    "<dt>wasted</dt><dd>time a CPU sat idle with an empty run queue while a task allowed to run on it waited in "
+    "another CPU's queue (the work-conservation violation of Lozi et al., &quot;The Linux Scheduler: a Decade of "
+    "Wasted Cores&quot;, EuroSys 2016), as a share of makespan &times; CPUs. A task between its wakeup and its "
+    "enqueue (IPI, idle exit in flight) is not waiting in a queue.</dd>\n"
+    "<dt>util</dt><dd>busy time (a task current) as a share of makespan &times; CPUs.</dd>\n"
+    "<dt>wakeup latency</dt><dd>from the wake (sched_waking) to the wakee's next switch-in: search, IPI, idle exit "
+    "and queueing included.</dd>\n"
+    "<dt>rq wait</dt><dd>from any enqueue or preemption to the task's next switch-in; 0 when it ran at once.</dd>\n"
+    "<dt>(&plusmn;x%)</dt><dd>change against the first run (the first row); for latencies and wasted time "
+    "lower is better.</dd>\n"
+    "</dl>\n";
 
 // ---- utilization heatmap --------------------------------------------------------------------
 
@@ -197,7 +340,11 @@ std::string heat_color(double f) {
   return fmt::format("#{:02x}{:02x}{:02x}", mix(0xf7, 0x08), mix(0xfb, 0x30), mix(0xff, 0x6b));
 }
 
-std::string heatmap(size_t idx, const RunResults& r) {
+// Rows are CPUs grouped by LLC (then by id), so a task bouncing between caches shows as blocks
+// changing group; a thin line separates LLCs, a thick one NUMA nodes. Every run's heatmap shares
+// one time axis (`span_ns`, the longest run's timeline), so heatmaps stacked on the page compare
+// column by column; a shorter run ends early (hatched past its end).
+std::string heatmap(size_t idx, const RunResults& r, double span_ns) {
   const UtilTimeline& tl = r.timeline;
   size_t ncpu = tl.busy.size();
   const double W = 960, L = 64, R = 90, T = 10, B = 40;
@@ -209,16 +356,33 @@ std::string heatmap(size_t idx, const RunResults& r) {
       "<svg class=\"plot heatmap\" id=\"heatmap-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
       "height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"CPU utilization timeline\">\n",
       idx, W, H, W, H);
-  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, pw, ph,
-                   heat_color(0));
-  if (tl.buckets == 0 || ncpu == 0) {
+  if (tl.buckets == 0 || ncpu == 0 || span_ns <= 0) {
+    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, pw, ph,
+                     heat_color(0));
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no timeline</text>\n</svg>\n", L + pw / 2, T + 20);
     return s;
   }
-  double cw = pw / static_cast<double>(tl.buckets);
+  double own = static_cast<double>(tl.bucket_ns) * tl.buckets;
+  double used = pw * std::min(1.0, own / span_ns);
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, used, ph,
+                   heat_color(0));
+  if (used < pw - 0.5)
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"ended\"><title>run "
+                     "ended</title></rect>\n",
+                     L + used, T, pw - used, ph);
+  // Row order: by (node, LLC, cpu) when the results know each CPU's LLC and node.
+  std::vector<size_t> order(ncpu);
+  for (size_t c = 0; c < ncpu; ++c) order[c] = c;
+  auto llc_of = [&](size_t c) { return c < r.cpus.size() ? r.cpus[c].llc : 0u; };
+  auto node_of = [&](size_t c) { return c < r.cpus.size() ? r.cpus[c].node : 0u; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tuple(node_of(a), llc_of(a), a) < std::tuple(node_of(b), llc_of(b), b);
+  });
+  double cw = used / static_cast<double>(tl.buckets);
   size_t label_every = std::max<size_t>(1, static_cast<size_t>(std::ceil(12.0 / row)));
-  for (size_t c = 0; c < ncpu; ++c) {
-    double y = T + static_cast<double>(c) * row;
+  for (size_t k = 0; k < ncpu; ++k) {
+    size_t c = order[k];
+    double y = T + static_cast<double>(k) * row;
     // Run-length merge cells of the same color level (20 levels) to keep the file small.
     const auto& v = tl.busy[c];
     size_t b = 0;
@@ -232,27 +396,36 @@ std::string heatmap(size_t idx, const RunResults& r) {
                          heat_color(static_cast<double>(level) / 20.0));
       b = e;
     }
-    if (c % label_every == 0)
+    if (k % label_every == 0)
       s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">cpu{}</text>\n", L - 6, y + row * 0.8, c);
   }
-  // Time axis: 5 ticks over the covered span.
-  double span = static_cast<double>(tl.bucket_ns) * tl.buckets;
+  // LLC and NUMA boundaries, and each group's name at the right edge.
+  size_t group_start = 0;
+  for (size_t k = 1; k <= ncpu; ++k) {
+    bool end = k == ncpu;
+    bool new_node = !end && node_of(order[k]) != node_of(order[k - 1]);
+    bool new_llc = !end && (new_node || llc_of(order[k]) != llc_of(order[k - 1]));
+    if (!end && !new_llc) continue;
+    double yb = T + static_cast<double>(k) * row;
+    if (!end)
+      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"{}\"/>\n", L - 40, yb, L + pw,
+                       yb, new_node ? "numa-line" : "llc-line");
+    double ym = T + (static_cast<double>(group_start) + static_cast<double>(k - group_start) / 2.0) * row;
+    s += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"legend\">LLC {} / node {}</text>\n", L + pw + 4, ym + 4,
+                     llc_of(order[group_start]), node_of(order[group_start]));
+    group_start = k;
+  }
+  // Time axis: 5 ticks over the shared span.
   for (int k = 0; k <= 5; ++k) {
     double x = L + pw * k / 5.0;
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>\n", x, T + ph, x,
                      T + ph + 5);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{} ms</text>\n", x, T + ph + 18,
-                     ms3(span * k / 5.0));
+                     ms3(span_ns * k / 5.0));
   }
-  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">time since start (bucket {})</text>\n", L + pw / 2,
-                   H - 4, human_ns(static_cast<double>(tl.bucket_ns)));
-  // Color scale.
-  double sx = L + pw + 24;
-  for (int k = 0; k < 10; ++k)
-    s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"16\" height=\"{:.1f}\" fill=\"{}\"/>\n", sx,
-                     T + ph - (k + 1) * ph / 10, ph / 10, heat_color((k + 0.5) / 10));
-  s += fmt::format("<text x=\"{:.0f}\" y=\"{}\" class=\"legend\">100%</text>", sx + 20, T + 10);
-  s += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" class=\"legend\">0%</text>\n", sx + 20, T + ph);
+  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">time since start, same axis for every run (bucket {}; "
+                   "dark = busy)</text>\n",
+                   L + pw / 2, H - 4, human_ns(static_cast<double>(tl.bucket_ns)));
   s += "</svg>\n";
   return s;
 }
@@ -270,20 +443,34 @@ std::string summary_table(const std::vector<RunResults>& runs) {
       "<table id=\"summary\"><thead><tr><th></th><th>run</th><th>workload</th><th>topology</th><th>modules</th>"
       "<th>wakeups</th><th>wakeup mean us</th><th>p50 us</th><th>p99 us</th><th>p99.9 us</th><th>max us</th>"
       "<th>rq wait p99 us</th><th>makespan ms</th><th>util</th><th>wasted</th><th>migrations</th></tr></thead><tbody>\n";
+  // "value (+x%)": a later run's change against the first run.
+  auto delta = [&](size_t i, double v, double base) {
+    if (i == 0 || base == 0 || v == base) return std::string();
+    double pct = 100.0 * (v - base) / base;
+    return fmt::format(" <span class=\"delta {}\">({:+.1f}%)</span>", pct > 0 ? "up" : "down", pct);
+  };
+  const RunResults& first = runs[0];
+  double first_cap = static_cast<double>(first.makespan_ns) * static_cast<double>(first.cpus.size());
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunResults& r = runs[i];
     double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
     const Distribution& w = r.wakeup_latency;
+    const Distribution& w0 = first.wakeup_latency;
+    auto dv = [](int64_t v) { return static_cast<double>(v); };
+    double wasted = cap > 0 ? 100.0 * static_cast<double>(r.wasted_ns) / cap : 0.0;
+    double wasted0 = first_cap > 0 ? 100.0 * static_cast<double>(first.wasted_ns) / first_cap : 0.0;
     s += fmt::format(
         "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td><td>{}</td><td>{}</td><td>{} ({} CPUs)</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}%</td><td>{}%</td><td>{}</td></tr>\n",
+        "<td>{}%</td><td>{}</td><td>{}</td></tr>\n",
         color(i), esc(r.config.display_label()), esc(r.config.workload), esc(r.config.topology), r.config.nr_cpus,
-        esc(modules_text(r.config)), w.count, us3(w.mean), us3(static_cast<double>(w.p50)),
-        us3(static_cast<double>(w.p99)), us3(static_cast<double>(w.p999)), us3(static_cast<double>(w.max)),
-        us3(static_cast<double>(r.runqueue_wait.p99)), ms3(static_cast<double>(r.makespan_ns)),
-        f1(cap > 0 ? 100.0 * static_cast<double>(r.busy_ns) / cap : 0.0),
-        f2(cap > 0 ? 100.0 * static_cast<double>(r.wasted_ns) / cap : 0.0), r.migrations_total);
+        esc(modules_text(r.config)), w.count, us3(w.mean) + delta(i, w.mean, w0.mean), us3(dv(w.p50)) + delta(i, dv(w.p50), dv(w0.p50)),
+        us3(dv(w.p99)) + delta(i, dv(w.p99), dv(w0.p99)), us3(dv(w.p999)) + delta(i, dv(w.p999), dv(w0.p999)),
+        us3(dv(w.max)) + delta(i, dv(w.max), dv(w0.max)),
+        us3(dv(r.runqueue_wait.p99)) + delta(i, dv(r.runqueue_wait.p99), dv(first.runqueue_wait.p99)),
+        ms3(dv(r.makespan_ns)) + delta(i, dv(r.makespan_ns), dv(first.makespan_ns)),
+        f1(cap > 0 ? 100.0 * static_cast<double>(r.busy_ns) / cap : 0.0), f2(wasted) + "%" + delta(i, wasted, wasted0),
+        r.migrations_total);
   }
   s += "</tbody></table>\n";
   return s;
@@ -412,6 +599,12 @@ svg .curve{stroke-width:2}svg text{font-size:11px;fill:#333}
 svg .xtick{text-anchor:middle}svg .ytick{text-anchor:end}svg .axis{text-anchor:middle;font-size:12px}
 svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fill:#fff;font-size:11px}
 svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
+svg .llc-line{stroke:#e15759;stroke-width:1}svg .numa-line{stroke:#000;stroke-width:2.5}
+svg .ended{fill:#eee;stroke:none}
+.warn{background:#fff4e5;border:1px solid #f0b46c;padding:6px 12px;margin:8px 0}.warn ul{margin:4px 0}
+#provenance td{text-align:left}#provenance td.cmd{font-family:monospace;font-size:11px;max-width:420px;word-break:break-all}
+dl.defs{font-size:12px;display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:6px 0}
+dl.defs dt{font-weight:bold}dl.defs dd{margin:0}.delta{color:#666;font-size:11px}.delta.up{color:#b22}.delta.down{color:#272}
 )";
 
 /// Each later run against the first: one run per side, so percentile changes carry within-run
@@ -435,7 +628,55 @@ std::string delta_section(const std::vector<RunResults>& runs, const std::vector
   return s;
 }
 
+std::string provenance_table(const std::vector<RunResults>& runs) {
+  std::string s = "<table id=\"provenance\"><thead><tr><th>run</th>";
+  Provenance none;
+  for (const auto& [k, v] : none.fields()) s += "<th>" + esc(k) + "</th>";
+  s += "<th>seed</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    s += "<tr><td>" + esc(r.config.display_label()) + "</td>";
+    for (const auto& [k, v] : r.config.provenance.fields())
+      s += std::string(k == "command" ? "<td class=\"cmd\">" : "<td>") + (v.empty() ? "-" : esc(v)) + "</td>";
+    s += fmt::format("<td>{}</td></tr>\n", r.config.seed);
+  }
+  s += "</tbody></table>\n<p class=\"note\">How each run was produced (docs/results-schema.md, \"provenance\"); "
+       "\"-\" = not recorded (a results file from an older schedsim, or not given).</p>\n";
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, const std::vector<std::string>& sources) {
+  auto name = [&](size_t i) { return i < sources.size() ? sources[i] : "run " + std::to_string(i + 1); };
+  std::vector<std::string> out;
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < runs.size(); ++i) by_label[runs[i].config.display_label()].push_back(i);
+  for (const auto& [label, idx] : by_label) {
+    if (idx.size() < 2) continue;
+    std::vector<std::string> files;
+    for (size_t i : idx) files.push_back(name(i));
+    out.push_back(fmt::format("{} runs share the label '{}' ({}): the page cannot tell them apart; give each run "
+                              "its own --label",
+                              idx.size(), label, join(files, ", ")));
+  }
+  if (runs.empty()) return out;
+  const Provenance& first = runs[0].config.provenance;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const Provenance& p = runs[i].config.provenance;
+    const std::pair<const char*, std::pair<const std::string*, const std::string*>> checks[] = {
+        {"workload", {&first.workload_hash, &p.workload_hash}}, {"machine", {&first.topology_hash, &p.topology_hash}}};
+    for (const auto& [what, h] : checks) {
+      const std::string& a = *h.first;
+      const std::string& b = *h.second;
+      if (a.empty() || b.empty() || a == b) continue;
+      out.push_back(fmt::format("{} simulated a different {} than the first run {} ({}_hash {} vs {}): its "
+                                "differences are not the policies' alone",
+                                name(i), what, name(0), std::string(what) == "machine" ? "topology" : "workload", b,
+                                a));
+    }
+  }
+  return out;
+}
 
 std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
                                const std::vector<std::string>& sources) {
@@ -449,19 +690,38 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
     for (size_t i = 0; i < sources.size(); ++i) s += (i ? ", " : "") + esc(sources[i]);
   }
   s += "</p>\n";
+  std::vector<std::string> warnings = report_warnings(runs, sources);
+  if (!warnings.empty()) {
+    s += "<div id=\"warnings\" class=\"warn\"><b>Warning</b><ul>\n";
+    for (const auto& w : warnings) s += "<li>" + esc(w) + "</li>\n";
+    s += "</ul></div>\n";
+  }
 
-  s += "<h2 id=\"sec-summary\">Summary</h2>\n" + summary_table(runs);
+  s += "<h2 id=\"sec-summary\">Summary</h2>\n" + summary_table(runs) + kWastedDefinition;
+  s += "<h2 id=\"sec-pct\">Wakeup latency percentiles, p50 to p99.99</h2>\n";
+  s += "<p class=\"note\">Where placement policies differ: the tail. Each step to the right is a ten times rarer "
+       "wakeup; the latency axis is logarithmic. A curve ends (dot: its maximum) at the highest percentile its sample "
+       "count resolves.</p>\n";
+  s += percentile_plot("pct-wakeup", "wakeup latency", runs, &RunResults::wakeup_latency);
   s += "<h2 id=\"sec-cdf\">Wakeup latency CDF</h2>\n";
   s += "<p class=\"note\">Wake (sched_waking) to the wakee's first instruction on a CPU: search, IPI, idle exit and "
        "queueing included.</p>\n";
   s += cdf_plot("cdf-wakeup", "wakeup latency", runs, &RunResults::wakeup_latency);
   s += "<h2 id=\"sec-rqwait\">Run-queue wait CDF</h2>\n";
+  s += "<p class=\"note\">A wait of 0 ns (the task ran at once) cannot sit on a log axis: each run's share of zero "
+       "samples is the height of its step at the left edge, and is given in the legend.</p>\n";
   s += cdf_plot("cdf-rqwait", "run-queue wait", runs, &RunResults::runqueue_wait);
-  s += "<h2 id=\"sec-placement\">Placement outcomes</h2>\n" + placement_bars(runs) + placement_table(runs);
+  s += "<h2 id=\"sec-placement\">Placement outcomes</h2>\n" + placement_bars(runs) + outcome_definitions() +
+       placement_table(runs);
   s += "<h2 id=\"sec-heatmap\">CPU utilization timeline</h2>\n";
+  s += "<p class=\"note\">Each row a CPU, grouped by last-level cache (thin lines) and NUMA node (thick lines); "
+       "each column a time bucket, darker = busier (white = idle, 100% = dark blue). All runs share one time "
+       "axis; a hatched area is after that run ended.</p>\n";
+  double span_ns = 0;
+  for (const auto& r : runs) span_ns = std::max(span_ns, static_cast<double>(r.timeline.bucket_ns) * r.timeline.buckets);
   for (size_t i = 0; i < runs.size(); ++i) {
     s += "<h3>" + esc(runs[i].config.display_label()) + "</h3>\n";
-    s += heatmap(i, runs[i]);
+    s += heatmap(i, runs[i], span_ns);
   }
   s += "<h2 id=\"sec-latency\">Latency percentiles</h2>\n" + latency_table(runs);
   if (runs.size() >= 2) s += delta_section(runs, sources);
@@ -469,6 +729,7 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
   s += "<h2 id=\"sec-cpus\">Per-CPU utilization and wasted idle time</h2>\n" + cpu_table(runs);
   s += "<h2 id=\"sec-tasks\">Tasks with the largest delay</h2>\n";
   for (const auto& r : runs) s += "<h3>" + esc(r.config.display_label()) + "</h3>\n" + task_table(r, 10);
+  s += "<h2 id=\"sec-provenance\">How each run was produced</h2>\n" + provenance_table(runs);
   bool any_observed = false;
   for (const auto& r : runs) any_observed = any_observed || r.has_observed;
   if (any_observed) {

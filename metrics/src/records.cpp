@@ -215,6 +215,13 @@ std::map<std::string, std::string> run_params(const RunConfig& c, const std::str
   for (const auto& [slot, m] : c.modules) p["module." + slot] = m;
   for (const auto& [f, on] : c.features) p["feature." + f] = on ? "on" : "off";
   for (const auto& [k, v] : c.cost_overrides) p["cost." + k] = v;
+  // The two hashes say what was simulated on what (compare refuses when they differ); the other
+  // provenance fields are recorded but never part of a comparison's key.
+  for (const auto& [k, v] : c.provenance.fields()) {
+    if (v.empty()) continue;
+    if (k == "workload_hash" || k == "topology_hash") p[k] = v;
+    else p["provenance." + k] = v;
+  }
   return p;
 }
 

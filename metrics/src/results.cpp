@@ -39,6 +39,38 @@ std::vector<std::string> dist_row(const std::string& name, const Distribution& d
 
 }  // namespace
 
+uint64_t fnv1a64(std::string_view bytes, uint64_t h) {
+  for (char c : bytes) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hash_hex(uint64_t h) { return fmt::format("{:016x}", h); }
+
+std::vector<std::pair<std::string, std::string>> Provenance::fields() const {
+  return {{"version", version},         {"command", command},
+          {"kernel", kernel},           {"noise", noise},
+          {"stop_at", stop_at},         {"cost_files", cost_files},
+          {"cost_files_hash", cost_files_hash}, {"workload_hash", workload_hash},
+          {"topology_hash", topology_hash}};
+}
+
+bool Provenance::set(const std::string& name, const std::string& value) {
+  if (name == "version") version = value;
+  else if (name == "command") command = value;
+  else if (name == "kernel") kernel = value;
+  else if (name == "noise") noise = value;
+  else if (name == "stop_at") stop_at = value;
+  else if (name == "cost_files") cost_files = value;
+  else if (name == "cost_files_hash") cost_files_hash = value;
+  else if (name == "workload_hash") workload_hash = value;
+  else if (name == "topology_hash") topology_hash = value;
+  else return false;
+  return true;
+}
+
 std::string RunConfig::display_label() const {
   if (!label.empty()) return label;
   std::string w = workload.empty() ? std::string("workload") : workload;
@@ -249,6 +281,13 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
     out += t.render();
     for (const auto& n : notes) out += "  " + std::string(n.rfind("lower bound", 0) == 0 ? ">=" : "*") + " observed wakeup_latency is a " + n + "\n";
   }
+  if (!c.provenance.empty()) {
+    out += "\nprovenance\n";
+    auto f = c.provenance.fields();
+    TextTable t({f[0].first, f[0].second.empty() ? "-" : f[0].second}, true);
+    for (size_t i = 1; i < f.size(); ++i) t.add({f[i].first, f[i].second.empty() ? "-" : f[i].second});
+    out += t.render();
+  }
   return out;
 }
 
@@ -268,6 +307,8 @@ std::string render_csv(const RunResults& r) {
   for (const auto& [k, v] : c.modules) row("module", k, "", v);
   for (const auto& [k, v] : c.features) row("feature", k, "", v ? "1" : "0");
   for (const auto& [k, v] : c.cost_overrides) row("cost", k, "", v);
+  if (!c.provenance.empty())
+    for (const auto& [k, v] : c.provenance.fields()) row("provenance", k, "", v);
 
   row("summary", "", "start_ns", std::to_string(r.start_ns));
   row("summary", "", "end_ns", std::to_string(r.end_ns));

@@ -210,6 +210,11 @@ std::string render_json(const RunResults& r) {
   cfg["cost_overrides"] = map_json(c.cost_overrides);
   cfg["seed"] = c.seed;
   j["config"] = std::move(cfg);
+  if (!c.provenance.empty()) {
+    ojson prov = ojson::object();
+    for (const auto& [k, v] : c.provenance.fields()) prov[k] = v;
+    j["provenance"] = std::move(prov);
+  }
 
   ojson s;
   s["start_ns"] = r.start_ns;
@@ -263,7 +268,7 @@ std::string render_json(const RunResults& r) {
 
   ojson cpus = ojson::array();
   for (const auto& x : r.cpus)
-    cpus.push_back(ojson{{"cpu", x.cpu}, {"llc", x.llc}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
+    cpus.push_back(ojson{{"cpu", x.cpu}, {"llc", x.llc}, {"node", x.node}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
                          {"wasted_ns", x.wasted_ns}, {"utilization", x.utilization}});
   j["cpus"] = std::move(cpus);
   ojson llcs = ojson::array();
@@ -389,6 +394,15 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     r.config.cost_overrides[k] = v.get<std::string>();
   }
 
+  // Added within schema version 1 (older files have none): every member a string.
+  if (j.contains("provenance")) {
+    const json& pv = rd.object(j, "", "provenance");
+    for (const auto& [k, v] : pv.items()) {
+      if (!v.is_string()) rd.fail("/provenance/" + k, "expected a string");
+      r.config.provenance.set(k, v.get<std::string>());
+    }
+  }
+
   const json& s = rd.object(j, "", "summary");
   r.start_ns = rd.i64(s, "/summary", "start_ns");
   r.end_ns = rd.i64(s, "/summary", "end_ns");
@@ -461,6 +475,8 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     CpuRow x;
     x.cpu = rd.u32(cpus[i], ptr, "cpu");
     x.llc = rd.u32(cpus[i], ptr, "llc");
+    // Added within schema version 1 (older files have none: node 0).
+    if (cpus[i].contains("node")) x.node = rd.u32(cpus[i], ptr, "node");
     x.busy_ns = rd.i64(cpus[i], ptr, "busy_ns");
     x.idle_ns = rd.i64(cpus[i], ptr, "idle_ns");
     x.wasted_ns = rd.i64(cpus[i], ptr, "wasted_ns");

@@ -40,12 +40,13 @@ timeout 120 "$CHROMIUM" "${FLAGS[@]}" --dump-dom "file://$WORK/report.html" > "$
   || fail "chromium --dump-dom failed: $(tail -3 "$WORK/dom.err")"
 grep -q 'data-report-ready="1"' "$WORK/dom.html" || fail "the page's script did not run (no data-report-ready)"
 grep -q 'data-js-error="' "$WORK/dom.html" && fail "script error: $(grep -o 'data-js-error="[^"]*"' "$WORK/dom.html")"
-grep -q 'data-plots="5"' "$WORK/dom.html" || fail "expected 5 plots, got $(grep -o 'data-plots="[0-9]*"' "$WORK/dom.html")"
-for id in cdf-wakeup cdf-rqwait placement-bars heatmap-0 heatmap-1 summary latency migrations cpus; do
+grep -q 'data-plots="6"' "$WORK/dom.html" || fail "expected 6 plots, got $(grep -o 'data-plots="[0-9]*"' "$WORK/dom.html")"
+for id in pct-wakeup cdf-wakeup cdf-rqwait placement-bars heatmap-0 heatmap-1 summary latency migrations cpus \
+  provenance outcome-definitions metric-definitions; do
   grep -q "id=\"$id\"" "$WORK/dom.html" || fail "element #$id missing from the rendered DOM"
 done
 n_curves=$(grep -o '<polyline class="curve"' "$WORK/dom.html" | wc -l)
-[ "$n_curves" -eq 4 ] || fail "expected 4 CDF curves (2 plots x 2 runs), got $n_curves"
+[ "$n_curves" -eq 6 ] || fail "expected 6 curves (percentiles + 2 CDFs, x 2 runs), got $n_curves"
 grep -q 'class="seg" data-outcome="fallback"' "$WORK/dom.html" || fail "placement bar segments missing"
 
 timeout 120 "$CHROMIUM" "${FLAGS[@]}" --screenshot="$WORK/report.png" --window-size=1400,2000 \

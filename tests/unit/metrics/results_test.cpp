@@ -12,6 +12,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/html_report.hpp"
+#include "schedsim/metrics/records.hpp"
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
@@ -229,7 +230,8 @@ TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]")
   std::string html = render_html_report(runs, "A <title>", {"a.json", "b.json"});
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("<title>A &lt;title&gt;</title>") != std::string::npos);
-  for (const char* id : {"id=\"cdf-wakeup\"", "id=\"cdf-rqwait\"", "id=\"placement-bars\"", "id=\"heatmap-0\"",
+  for (const char* id : {"id=\"pct-wakeup\"", "id=\"provenance\"", "id=\"outcome-definitions\"",
+                         "id=\"metric-definitions\"", "id=\"cdf-wakeup\"", "id=\"cdf-rqwait\"", "id=\"placement-bars\"", "id=\"heatmap-0\"",
                          "id=\"heatmap-1\"", "id=\"summary\"", "id=\"latency\"", "id=\"migrations\"", "id=\"cpus\""})
     CHECK(html.find(id) != std::string::npos);
   // No network: the only URL is the SVG namespace; no external scripts, styles or fonts.
@@ -240,6 +242,48 @@ TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]")
   CHECK(stripped.find("<link") == std::string::npos);
   CHECK(html.find("class=\"curve\" data-run=\"1\"") != std::string::npos);
   CHECK(render_html_report(runs, "A <title>", {"a.json", "b.json"}) == html);
+}
+
+TEST_CASE("provenance is written by every format and read back", "[metrics][provenance]") {
+  RunResults r = toy_results(true);
+  r.config.provenance.version = "9.9.9";
+  r.config.provenance.command = "schedsim run 'a b.json' --jitter 5%";
+  r.config.provenance.noise = "jitter=5%";
+  r.config.provenance.workload_hash = hash_hex(fnv1a64("w"));
+  r.config.provenance.topology_hash = hash_hex(fnv1a64("t"));
+  RunResults back = parse_results_json(render_json(r), "r.json");
+  CHECK(back.config.provenance.fields() == r.config.provenance.fields());
+  CHECK(render_table(r).find("  command          schedsim run 'a b.json' --jitter 5%\n") != std::string::npos);
+  CHECK(render_csv(r).find(",provenance,noise,,jitter=5%\n") != std::string::npos);
+  std::map<std::string, std::string> p = run_params(r.config, "jitter=5%");
+  CHECK(p.at("workload_hash") == r.config.provenance.workload_hash);
+  CHECK(p.at("provenance.version") == "9.9.9");
+  CHECK(p.count("provenance.kernel") == 0);  // empty fields are left out
+  // FNV-1a 64 reference values (the empty string is the offset basis; "a" from the FNV spec).
+  CHECK(hash_hex(fnv1a64("")) == "cbf29ce484222325");
+  CHECK(hash_hex(fnv1a64("a")) == "af63dc4c8601ec8c");
+  // A file without provenance reads as empty provenance and writes none.
+  RunResults old = toy_results(true);
+  CHECK(render_json(old).find("\"provenance\"") == std::string::npos);
+}
+
+TEST_CASE("report warns on duplicate labels and on different workload or machine hashes", "[metrics][html]") {
+  RunResults a = toy_results(true), b = toy_results(false);
+  a.config.label = b.config.label = "same";
+  CHECK(report_warnings({a, b}, {"a.json", "b.json"}).size() == 1);
+  b.config.label = "other";
+  CHECK(report_warnings({a, b}, {"a.json", "b.json"}).empty());
+  a.config.provenance.workload_hash = "0000000000000001";
+  CHECK(report_warnings({a, b}, {"a.json", "b.json"}).empty());  // b records none: nothing to compare
+  b.config.provenance.workload_hash = "0000000000000002";
+  b.config.provenance.topology_hash = "0000000000000003";
+  a.config.provenance.topology_hash = "0000000000000003";
+  std::vector<std::string> w = report_warnings({a, b}, {"a.json", "b.json"});
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].find("b.json simulated a different workload than the first run a.json") == 0);
+  std::string html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("<div id=\"warnings\"") != std::string::npos);
+  CHECK(html.find("id=\"pct-wakeup\"") != std::string::npos);
 }
 
 TEST_CASE("an incomplete run keeps its reasons in every format", "[metrics][json]") {

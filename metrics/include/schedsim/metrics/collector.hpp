@@ -112,6 +112,7 @@ class MetricsCollector : public Observer {
   std::vector<TaskAcc> tasks_;
   std::vector<CpuAcc> cpus_;
   std::vector<uint32_t> llc_of_cpu_;
+  std::vector<uint32_t> node_of_cpu_;
   Histogram wakeup_latency_, preempt_delay_, runqueue_wait_, fork_latency_;
   Histogram probes_, search_ns_, wake_delay_;
   std::vector<uint64_t> outcomes_;

@@ -46,7 +46,8 @@ struct Record {
 };
 
 /// The run's parameters, flattened: workload, workload_source, topology, nr_cpus, seed, label,
-/// noise, module.<slot>, feature.<FLAG> (on/off), cost.<param>.
+/// noise, module.<slot>, feature.<FLAG> (on/off), cost.<param>, workload_hash, topology_hash and
+/// provenance.<field> (the other non-empty Provenance fields).
 std::map<std::string, std::string> run_params(const RunConfig& c, const std::string& noise);
 /// Every catalog metric of one run.
 std::map<std::string, double> scalar_metrics(const RunResults& r);

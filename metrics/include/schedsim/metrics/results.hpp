@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "schedsim/base/histogram.hpp"
@@ -18,9 +20,36 @@ namespace schedsim {
 inline constexpr const char* kResultsSchema = "schedsim-results";
 inline constexpr int kResultsVersion = 1;
 
+/// How a results file was produced (docs/results-schema.md "provenance"): every input that is
+/// not already a RunConfig field, and hashes that tell whether two runs simulated the same
+/// workload on the same machine. Empty strings = not recorded (older files, or not applicable).
+struct Provenance {
+  std::string version;         ///< schedsim version that ran it (the CMake project version)
+  std::string command;         ///< the command line, shell-quoted ("" when not run from the CLI)
+  std::string kernel;          ///< --kernel profile as resolved ("" = none)
+  std::string noise;           ///< engine noise: "none" or "jitter=5%" (run --jitter / --noise)
+  std::string stop_at;         ///< --stop-at as given ("" = none)
+  std::string cost_files;      ///< cost JSON files given with --cost, comma-separated
+  std::string cost_files_hash; ///< their contents' hashes, same order, comma-separated
+  std::string workload_hash;   ///< 16 hex digits: the simulated tasks and programs
+  std::string topology_hash;   ///< 16 hex digits: the machine (CPUs, cores, LLCs, nodes, distances)
+  bool empty() const { return version.empty() && workload_hash.empty() && topology_hash.empty(); }
+  /// (name, value) of every field, in the documented order; every writer (table, JSON, CSV,
+  /// JSONL params, HTML) renders this list, so they cannot drift apart.
+  std::vector<std::pair<std::string, std::string>> fields() const;
+  /// Sets the field `name` (as fields() names it); false when there is no such field.
+  bool set(const std::string& name, const std::string& value);
+};
+
+/// 64-bit FNV-1a over `bytes`, continuing from `h` (the provenance hashes), as 16 hex digits
+/// through hash_hex.
+inline constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+uint64_t fnv1a64(std::string_view bytes, uint64_t h = kFnvOffset);
+std::string hash_hex(uint64_t h);
+
 /// What was simulated: enough to label a run in a report and to re-run it.
 struct RunConfig {
-  std::string label;              ///< short name for reports; empty = "<workload>@<topology>"
+  std::string label;              ///< short name for reports; run fills it from what was chosen (docs/results-schema.md); empty = "<workload>@<topology>"
   std::string workload;           ///< workload name
   std::string workload_source;    ///< file or generator command it came from
   std::string topology;           ///< topology name (preset or file)
@@ -29,7 +58,8 @@ struct RunConfig {
   std::map<std::string, bool> features;              ///< sched_feat flag -> on/off
   std::map<std::string, std::string> cost_overrides; ///< parameter -> value as given
   uint64_t seed = 0;
-  /// label, or "<workload>@<topology>" when label is empty.
+  Provenance provenance;
+  /// label, or "<workload>@<topology>" when label is empty (files written without one).
   std::string display_label() const;
 };
 
@@ -85,6 +115,7 @@ struct TaskGroupRow {
 struct CpuRow {
   uint32_t cpu = 0;
   uint32_t llc = 0;              ///< dense LLC index
+  uint32_t node = 0;             ///< NUMA node (0 in files written before it was recorded)
   int64_t busy_ns = 0;           ///< a task was current
   int64_t idle_ns = 0;           ///< makespan - busy
   int64_t wasted_ns = 0;         ///< idle with an empty queue while an allowed task waited elsewhere
