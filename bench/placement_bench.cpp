@@ -1,5 +1,6 @@
 // placement_bench: wall-clock cost of one placement decision (select_task_rq) for every LLC
-// search module on the 40-CPU (xeon-e5-2690v2) and 256-CPU (epyc-milan-2s) presets, on an idle,
+// search module on the 40-, 80-, 256- and 1024-CPU presets (xeon-e5-2690v2, xeon-gold-6248,
+// epyc-milan-2s, dense-2s-1024; --presets a,b to choose), on an idle,
 // a mixed (one CPU in eight idle) and a fully busy machine; then a CpuMask-based idle search
 // against a per-CPU loop over std::vector<bool> on the 256-CPU preset, side by side.
 //
@@ -205,12 +206,25 @@ void mask_vs_loop() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::vector<std::string> presets = {"xeon-e5-2690v2", "xeon-gold-6248", "epyc-milan-2s", "dense-2s-1024"};
+  if (argc == 3 && std::string(argv[1]) == "--presets") {
+    presets.clear();
+    std::string list = argv[2];
+    for (size_t pos = 0; pos < list.size();) {
+      size_t c = std::min(list.find(',', pos), list.size());
+      presets.push_back(list.substr(pos, c - pos));
+      pos = c + 1;
+    }
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: placement_bench [--presets a,b,...]\n");
+    return 2;
+  }
   std::printf("ns per placement decision (select_task_rq wakeups, hand-built state)\n");
   std::printf("%-15s %-16s %9s %9s %9s\n", "module", "preset", "idle", "mixed", "busy");
-  for (const char* preset : {"xeon-e5-2690v2", "epyc-milan-2s"}) {
+  for (const auto& preset : presets) {
     for (const auto& d : placement::placement_module_defs()) {
-      std::printf("%-15s %-16s", d.name.c_str(), preset);
+      std::printf("%-15s %-16s", d.name.c_str(), preset.c_str());
       for (Load l : {Load::kIdle, Load::kMixed, Load::kBusy}) {
         (void)to_string(l);
         std::printf(" %9.1f", ns_per_decision(preset, l, d));
