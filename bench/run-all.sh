@@ -106,9 +106,9 @@ for f in sys.argv[2:]:
             heap[int(p[0])] = max(heap.get(int(p[0]), 0), float(p[4]))  # best CPU events/s
 for r in rows:
     evs = float(r[6])
-    print(f"seed {r[0]}: CPU {r[2]} s (wall {r[1]} s), {r[10]} the real machine's 15.78 s, "
+    print(f"seed {r[0]}: CPU {r[2]} s (wall {r[1]} s), {r[9]} the real machine's speed (real s / CPU s), "
           f"sim/CPU {r[4]}, {evs / 1e6:.1f} M events/s = {evs / heap[80]:.2f}x the bare heap loop at 80 pending "
-          f"({evs / heap[40]:.2f}x at 40, {evs / heap[160]:.2f}x at 160), peak {r[9]} MB")
+          f"({evs / heap[40]:.2f}x at 40, {evs / heap[160]:.2f}x at 160), peak {r[8]} MB")
 EOF
 fi
 
@@ -155,7 +155,7 @@ if want peers; then
   bench/peers/perf-sched-replay.sh "$ss" | tee "$out/perf-replay.txt"
   grep -E '^(ratio|perf_replay=skipped)' "$out/perf-replay.txt" | sed 's/^/perf sched replay: /' >>"$summary"
   section "peer: SimPy model of messaging --pipe --thread (40 CPUs)"
-  sl=100 ml=2000
+  sl=100 ml=10000
   [ $quick -eq 1 ] && sl=20 ml=400
   if "$py" -c 'import simpy' 2>/dev/null; then
     "$py" bench/peers/simpy_messaging.py --group 4 --nr_loops $sl | tee "$out/simpy.txt"
