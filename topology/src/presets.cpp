@@ -136,6 +136,7 @@ const std::vector<Preset>& presets() {
                            "SLIT 10/20",
                            2, 2, 2));
     std::vector<Preset> t;
+    t.reserve(regs.size() + 1);
     for (const auto& r : regs) t.push_back(Preset{{r.name, r.description}, [r] { return make_regular_machine(r); }});
     MachineSpec bl = big_little();
     t.push_back(Preset{{bl.name, bl.description}, big_little});
