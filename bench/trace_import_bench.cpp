@@ -10,7 +10,10 @@
 //
 //   trace_import_bench [--mb 512] [--input tests/data/traces/hackbench-pipe-g2.ftrace.gz]
 //                      [--keep /tmp/file] [--pid PID]
+//   trace_import_bench --formats [--mb 512]   MB/s per format (ftrace text, trace-cmd report,
+//                                             perf script, native JSON and CBOR), mb/8 MB each
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +28,7 @@
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/line_parser.hpp"
 #include "schedsim/traces/line_reader.hpp"
+#include "schedsim/workload/workload.hpp"
 
 using namespace schedsim;
 using namespace schedsim::traces;
@@ -37,17 +41,38 @@ double peak_rss_mb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 
-// Position and length of the "sec.usec" timestamp in an ftrace event line, or false.
+// Position and length of the "sec.frac" timestamp in an event line of ftrace text, trace-cmd
+// report or perf script (the first token after the "[cpu]" column that is digits.digits followed
+// by ':'; ftrace puts a flags token before it), or false.
 bool find_ts(const std::string& l, size_t& b, size_t& e) {
   size_t c = l.find("] ");
   if (c == std::string::npos) return false;
   size_t p = c + 2;
-  while (p < l.size() && l[p] != ' ') ++p;  // flags
-  while (p < l.size() && l[p] == ' ') ++p;
-  b = p;
-  while (p < l.size() && l[p] != ':') ++p;
-  e = p;
-  return e < l.size() && l.find('.', b) < e;
+  for (int token = 0; token < 2; ++token) {
+    while (p < l.size() && l[p] == ' ') ++p;
+    size_t q = p;
+    while (q < l.size() && l[q] != ' ' && l[q] != ':') ++q;
+    size_t dot = l.find('.', p);
+    bool ts = q < l.size() && l[q] == ':' && q > p && dot < q;
+    for (size_t i = p; ts && i < q; ++i) ts = (l[i] >= '0' && l[i] <= '9') || i == dot;
+    if (ts) {
+      b = p;
+      e = q;
+      return true;
+    }
+    while (p < l.size() && l[p] != ' ') ++p;  // the flags token
+  }
+  return false;
+}
+
+// The timestamp l[b, e) in ns, and the number of fraction digits it was written with.
+int64_t ts_ns(const std::string& l, size_t b, size_t e, int& digits) {
+  size_t dot = l.find('.', b);
+  digits = static_cast<int>(e - dot - 1);
+  int64_t frac = std::atoll(l.c_str() + dot + 1);
+  for (int d = digits; d < 9; ++d) frac *= 10;
+  for (int d = digits; d > 9; --d) frac /= 10;
+  return std::atoll(l.c_str() + b) * 1000000000 + frac;
 }
 
 uint64_t generate(const std::string& input, const std::string& out, uint64_t target_bytes) {
@@ -56,6 +81,7 @@ uint64_t generate(const std::string& input, const std::string& out, uint64_t tar
   std::vector<int64_t> ts;
   std::string_view line;
   int64_t first = -1, last = 0;
+  int digits = 6;
   while (rd.next(line)) {
     std::string l(line);
     size_t b = 0, e = 0;
@@ -63,28 +89,30 @@ uint64_t generate(const std::string& input, const std::string& out, uint64_t tar
       if (events.empty()) header.push_back(l);
       continue;
     }
-    int64_t sec = std::atoll(l.c_str() + b);
-    int64_t usec = std::atoll(l.c_str() + l.find('.', b) + 1);
-    int64_t t = sec * 1000000 + usec;
+    int64_t t = ts_ns(l, b, e, digits);
     if (first < 0) first = t;
     last = t;
     events.push_back(l);
     ts.push_back(t);
   }
+  if (events.empty()) throw std::runtime_error(input + ": no event line with a timestamp");
   std::FILE* f = std::fopen(out.c_str(), "w");
   if (!f) throw std::runtime_error("cannot create " + out);
   uint64_t bytes = 0;
   for (const auto& h : header) bytes += static_cast<uint64_t>(std::fprintf(f, "%s\n", h.c_str()));
-  const int64_t period = last - first + 1000;
+  const int64_t period = last - first + 1000000;  // each copy starts 1 ms after the previous one
+  int64_t unit = 1;
+  for (int d = digits; d < 9; ++d) unit *= 10;
   for (int64_t copy = 0; bytes < target_bytes; ++copy) {
     for (size_t i = 0; i < events.size(); ++i) {
       const std::string& l = events[i];
       size_t b = 0, e = 0;
       find_ts(l, b, e);
-      int64_t t = ts[i] + copy * period;
-      char tsbuf[32];
-      int n = std::snprintf(tsbuf, sizeof tsbuf, "%5lld.%06lld", static_cast<long long>(t / 1000000),
-                            static_cast<long long>(t % 1000000));
+      int64_t t = (ts[i] + copy * period) / unit;
+      int64_t per_s = 1000000000 / unit;
+      char tsbuf[40];
+      int n = std::snprintf(tsbuf, sizeof tsbuf, "%5lld.%0*lld", static_cast<long long>(t / per_s), digits,
+                            static_cast<long long>(t % per_s));
       std::fwrite(l.data(), 1, b, f);
       std::fwrite(tsbuf, 1, static_cast<size_t>(n), f);
       std::fwrite(l.data() + e, 1, l.size() - e, f);
@@ -123,6 +151,80 @@ Timing full_import(const std::string& path, uint64_t bytes, ImportReport& rep, s
   return {s, static_cast<double>(bytes) / 1e6 / s};
 }
 
+// --formats: import MB/s per input format. Each recorded text trace is replicated (copies
+// shifted in time, as above) to about `mb` MB and imported with every task selected; the
+// workload imported from the ftrace copy is then written as native JSON and CBOR and read back.
+// MB are of the uncompressed input; one import each (the file is in the page cache). MB/s is by
+// the thread's CPU time (the machine is shared); the wall seconds are printed beside it.
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+int formats_mode(uint64_t mb) {
+  struct Format {
+    const char* name;
+    const char* fixture;
+  };
+  const Format formats[] = {
+      {"ftrace-text", "tests/data/traces/hackbench-pipe-g2.ftrace.gz"},
+      {"trace-cmd-report", "tests/data/traces/tc316-report-default.txt.gz"},
+      {"perf-script", "tests/data/traces/perf-sched-messaging.perf-script.gz"},
+  };
+  const std::string tmp = fmt::format("/tmp/schedsim-bench-fmt-{}", getpid());
+  fmt::print("import MB/s per format (about {} MB each, every task selected, one core)\n", mb);
+  fmt::print("{:<23} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8}  {}\n", "format", "MB", "wall s", "CPU s", "MB/s CPU",
+             "tasks", "peak MB", "source (replicated, copies shifted in time)");
+  Workload from_ftrace;
+  int rc = 0;
+  for (const auto& f : formats) {
+    const std::string path = tmp + "-" + f.name + ".txt";
+    try {
+      uint64_t bytes = generate(f.fixture, path, mb * 1000000);
+      ExtractOptions all;
+      all.all_tasks = true;
+      ImportReport rep;
+      auto t0 = std::chrono::steady_clock::now();
+      double c0 = cpu_s();
+      Workload w = import_trace(path, all, &rep);
+      double cpu = cpu_s() - c0;
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print("format {:<16} {:>7.1f} {:>7.2f} {:>7.2f} {:>8.1f} {:>7} {:>8.1f}  {}\n", f.name,
+                 static_cast<double>(bytes) / 1e6, sec, cpu, static_cast<double>(bytes) / 1e6 / cpu, w.tasks.size(),
+                 peak_rss_mb(), f.fixture);
+      if (std::string(f.name) == "ftrace-text") from_ftrace = std::move(w);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "trace_import_bench: %s: %s\n", f.name, e.what());
+      rc = 1;
+    }
+    std::remove(path.c_str());
+  }
+  for (auto [name, wf] : {std::pair{"native-json", WorkloadFormat::kJson}, std::pair{"native-cbor", WorkloadFormat::kCbor}}) {
+    const std::string path = tmp + "-" + name;
+    try {
+      write_workload(from_ftrace, path, wf);
+      std::FILE* fp = std::fopen(path.c_str(), "rb");
+      if (!fp) throw std::runtime_error("cannot read " + path);
+      std::fseek(fp, 0, SEEK_END);
+      const double bytes = static_cast<double>(std::ftell(fp));
+      std::fclose(fp);
+      auto t0 = std::chrono::steady_clock::now();
+      double c0 = cpu_s();
+      Workload w = read_workload(path);
+      double cpu = cpu_s() - c0;
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print("format {:<16} {:>7.1f} {:>7.2f} {:>7.2f} {:>8.1f} {:>7} {:>8.1f}  the ftrace-text import, written back\n",
+                 name, bytes / 1e6, sec, cpu, bytes / 1e6 / cpu, w.tasks.size(), peak_rss_mb());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "trace_import_bench: %s: %s\n", name, e.what());
+      rc = 1;
+    }
+    std::remove(path.c_str());
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,12 +232,19 @@ int main(int argc, char** argv) {
   std::string input = "tests/data/traces/hackbench-pipe-g2.ftrace.gz";  // run from the source tree
   std::string keep;
   int64_t pid_opt = 22042;  // the hackbench root of the default input
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--mb")) mb = std::stoull(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--input")) input = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--keep")) keep = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--pid")) pid_opt = std::stoll(argv[i + 1]);
+  bool formats = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--formats")) formats = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--mb")) mb = std::stoull(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--input")) input = argv[++i];
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--keep")) keep = argv[++i];
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--pid")) pid_opt = std::stoll(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: trace_import_bench [--mb N] [--input T] [--keep F] [--pid P] | --formats [--mb N]\n");
+      return 2;
+    }
   }
+  if (formats) return formats_mode(mb / 8);
   const std::string small = fmt::format("/tmp/schedsim-bench-trace-{}-small.txt", getpid());
   const std::string large = keep.empty() ? fmt::format("/tmp/schedsim-bench-trace-{}.txt", getpid()) : keep;
   try {

@@ -114,6 +114,18 @@ const std::vector<Preset>& presets() {
     p9.siblings_adjacent = true;
     p9.llcs_per_package = 4;
     regs.push_back(p9);
+    // A scaling preset, not one product: 1024 CPUs in the size class of the largest 2-socket
+    // x86 servers (2 x 192 cores x 2 threads = 768 CPUs on a 2-socket EPYC 9965, 2 x 128 x 2 =
+    // 512 on a 2-socket Xeon 6980P), rounded up to a power of two; LLCs of 32 cores (64 CPUs),
+    // one node per socket, the Milan preset's SLIT 10/32. It exists so that cost per wakeup and
+    // per-CPU table memory can be measured at 1024 CPUs (bench/README.md).
+    RegularMachine dense = regular("dense-2s-1024",
+                                   "scaling preset: 2 sockets x 256 cores x 2 threads, 8 LLCs of 32 cores per "
+                                   "socket, one node per socket, SLIT 10/32 (1024 CPUs, the 2-socket "
+                                   "dense-server class)",
+                                   2, 256, 2, 32);
+    dense.llcs_per_package = 8;
+    regs.push_back(dense);
     regs.push_back(regular("smp2", "test machine: 2 CPUs, no SMT, one LLC", 1, 2, 1));
     regs.push_back(regular("smt2x2", "test machine: 1 socket x 2 cores x 2 threads, one LLC", 1, 2, 2));
     RegularMachine llc2 = regular("llc2-smt2", "test machine: 1 socket, 2 LLCs x 2 cores x 2 threads", 1, 4, 2);
@@ -124,6 +136,7 @@ const std::vector<Preset>& presets() {
                            "SLIT 10/20",
                            2, 2, 2));
     std::vector<Preset> t;
+    t.reserve(regs.size() + 1);
     for (const auto& r : regs) t.push_back(Preset{{r.name, r.description}, [r] { return make_regular_machine(r); }});
     MachineSpec bl = big_little();
     t.push_back(Preset{{bl.name, bl.description}, big_little});

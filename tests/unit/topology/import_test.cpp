@@ -146,9 +146,9 @@ TEST_CASE("load_topology dispatches on the argument", "[topology]") {
   write(dir / "m.json", topology_to_json(preset_spec("numa2-smt2")));
   CHECK(load_topology((dir / "m.json").string()).nr_nodes() == 2);
   CHECK_THROWS_WITH(load_topology("smt2x3"),
-                    "error: unknown topology 'smt2x3'; did you mean 'smt2x2'? valid: big-little, epyc-milan-2s, "
-                    "llc2-smt2, numa2-smt2, power9-smt4, smp2, smt2x2, xeon-e5-2690v2, xeon-gold-6248, host (or a "
-                    "JSON file, a saved sysfs directory, or an lscpu -p file)");
+                    "error: unknown topology 'smt2x3'; did you mean 'smt2x2'? valid: big-little, dense-2s-1024, "
+                    "epyc-milan-2s, llc2-smt2, numa2-smt2, power9-smt4, smp2, smt2x2, xeon-e5-2690v2, xeon-gold-6248, "
+                    "host (or a JSON file, a saved sysfs directory, or an lscpu -p file)");
   CHECK_THROWS_WITH(load_topology("no/such.json"),
                     "no/such.json: error: no such file or directory (expected a topology JSON file, a saved sysfs "
                     "directory or an lscpu -p file)");

@@ -103,6 +103,7 @@ TEST_CASE("presets build the expected domain tables", "[topology]") {
   const std::vector<Expect> cases = {
       {"xeon-gold-6248", 80, 40, 2, 2, 2, {"SMT", "MC", "NUMA"}},
       {"epyc-milan-2s", 256, 128, 16, 2, 2, {"SMT", "MC", "PKG", "NUMA"}},
+      {"dense-2s-1024", 1024, 512, 16, 2, 2, {"SMT", "MC", "PKG", "NUMA"}},
       {"power9-smt4", 64, 16, 8, 2, 4, {"SMT", "MC", "PKG", "NUMA"}},
       {"big-little", 8, 8, 1, 1, 1, {"MC"}},
       {"smp2", 2, 2, 1, 1, 1, {"MC"}},
@@ -150,6 +151,17 @@ TEST_CASE("preset specifics: Milan CCX, POWER9 numbering, big.LITTLE asymmetry",
   CHECK(level(milan, "PKG").groups[0].size() == 8);
   CHECK(level(milan, "PKG").flags == kDefaults);
   CHECK(level(milan, "PKG").cache_nice_tries == 1);
+
+  // The 1024-CPU scaling preset: x86 numbering (siblings N/2 apart), 64-CPU LLCs, 8 per socket.
+  Topology dense = Topology::build(preset_spec("dense-2s-1024"));
+  CHECK(dense.smt_mask(0) == CpuMask::of({0, 512}));
+  CHECK(dense.llc_mask(0).to_cpulist() == "0-31,512-543");
+  CHECK(dense.llc_mask(1023).to_cpulist() == "480-511,992-1023");
+  CHECK(dense.package_mask(300).to_cpulist() == "256-511,768-1023");
+  CHECK(level(dense, "PKG").groups[0].size() == 8);
+  CHECK(level(dense, "NUMA").numa_distance == 32);
+  CHECK_FALSE(level(dense, "NUMA").has(kSdWakeAffine));
+  CHECK(dense.all_cpus().count() == 1024);
 
   Topology p9 = Topology::build(preset_spec("power9-smt4"));
   CHECK(p9.smt_mask(5).to_cpulist() == "4-7");
@@ -321,8 +333,9 @@ TEST_CASE("validation messages name the field and what was expected", "[topology
 TEST_CASE("unknown presets get a did-you-mean", "[topology][errors]") {
   CHECK_THROWS_WITH(preset_spec("xeon-e5-2690"),
                     "error: unknown topology preset 'xeon-e5-2690'; did you mean 'xeon-e5-2690v2'? valid: big-little, "
-                    "epyc-milan-2s, llc2-smt2, numa2-smt2, power9-smt4, smp2, smt2x2, xeon-e5-2690v2, xeon-gold-6248");
-  CHECK(preset_list().size() == 9);
+                    "dense-2s-1024, epyc-milan-2s, llc2-smt2, numa2-smt2, power9-smt4, smp2, smt2x2, xeon-e5-2690v2, "
+                    "xeon-gold-6248");
+  CHECK(preset_list().size() == 10);
 }
 
 TEST_CASE("describe_topology prints the summary the README promises", "[topology]") {
