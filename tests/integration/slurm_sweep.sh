@@ -13,8 +13,14 @@ mkdir -p "$work"
 cd "$work"
 
 # Outside WORK_DIR (which is wiped above), so a run that was killed can still be stopped by PID.
+# One Slurm per machine: runs of this test from several build trees wait for each other (the
+# daemons' ports are fixed), and each starts from an empty job database, so jobs of a run that was
+# killed cannot keep the node allocated ("alloc") and starve this run's array.
 state=/tmp/schedsim-slurm-test
+exec 9>/tmp/schedsim-slurm-test.lock
+flock 9
 "$src/scripts/slurm-local.sh" stop "$state" >/dev/null 2>&1 || true
+rm -rf "$state/ctld" "$state/spool"
 trap '"$src/scripts/slurm-local.sh" stop "$state" || true' EXIT
 set +e
 env_line=$("$src/scripts/slurm-local.sh" start "$state")

@@ -245,7 +245,7 @@ TEST_CASE("HTML report is self-contained and has every plot", "[metrics][html]")
 }
 
 TEST_CASE("provenance is written by every format and read back", "[metrics][provenance]") {
-  RunResults r = toy_results(true);
+  RunResults r = real_results(true);
   r.config.provenance.version = "9.9.9";
   r.config.provenance.command = "schedsim run 'a b.json' --jitter 5%";
   r.config.provenance.noise = "jitter=5%";
@@ -263,12 +263,12 @@ TEST_CASE("provenance is written by every format and read back", "[metrics][prov
   CHECK(hash_hex(fnv1a64("")) == "cbf29ce484222325");
   CHECK(hash_hex(fnv1a64("a")) == "af63dc4c8601ec8c");
   // A file without provenance reads as empty provenance and writes none.
-  RunResults old = toy_results(true);
+  RunResults old = real_results(true);
   CHECK(render_json(old).find("\"provenance\"") == std::string::npos);
 }
 
 TEST_CASE("report warns on duplicate labels and on different workload or machine hashes", "[metrics][html]") {
-  RunResults a = toy_results(true), b = toy_results(false);
+  RunResults a = real_results(true), b = real_results(false);
   a.config.label = b.config.label = "same";
   CHECK(report_warnings({a, b}, {"a.json", "b.json"}).size() == 1);
   b.config.label = "other";
