@@ -234,6 +234,13 @@ std::string tracedat_to_text(const std::string& path, const std::string_view* da
     // the signal; the child just dies (the parent then reports the read as failed).
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    // A crash inside libtracecmd/libtraceevent must kill the child by its signal, which the
+    // parent reports. A sanitizer build installs its own SIGSEGV/SIGBUS/SIGFPE handlers, which
+    // would turn the crash into a report of a crash in a library we do not build, and exit 1.
+    std::signal(SIGSEGV, SIG_DFL);
+    std::signal(SIGBUS, SIG_DFL);
+    std::signal(SIGFPE, SIG_DFL);
+    std::signal(SIGILL, SIG_DFL);
     ::close(fds[0]);
     int rc = 0;
     try {
