@@ -61,14 +61,23 @@ std::string spec_diff(const ojson& was, const ojson& now) {
   return join(parts, "; ");
 }
 
+// True when `h` has member `key` holding a string equal to `want` (a member of another type is
+// not the header we wrote: ojson::value() would throw type_error 302 on it, found by fuzzing).
+bool string_member_is(const ojson& h, const char* key, std::string_view want) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_string() && it->get_ref<const std::string&>() == want;
+}
+
 void check_header(const ojson& h, const std::string& path) {
-  if (!h.is_object() || h.value("type", "") != "sweep" || h.value("schema", "") != kSweepSchema)
+  if (!h.is_object() || !string_member_is(h, "type", "sweep") || !string_member_is(h, "schema", kSweepSchema))
     throw InputError(SourceLoc{path, 1}, std::string("not a schedsim sweep results file (expected a header with \"schema\": \"") + kSweepSchema + "\")");
   if (!h.contains("version") || h["version"] != kSweepVersion)
     throw InputError(SourceLoc{path, 1}, fmt::format("unsupported sweep results version {}; this schedsim reads version {}",
                                                      h.contains("version") ? h["version"].dump() : "(none)", kSweepVersion));
-  if (!h.contains("spec") || !h.contains("spec_hash"))
-    throw InputError(SourceLoc{path, 1}, "sweep header without \"spec\" and \"spec_hash\"");
+  if (!h.contains("spec") || !h.contains("spec_hash") || !h["spec"].is_object() || !h["spec_hash"].is_string())
+    throw InputError(SourceLoc{path, 1}, "sweep header without \"spec\" (an object) and \"spec_hash\" (a string)");
+  if (h.contains("shard") && !h["shard"].is_string())
+    throw InputError(SourceLoc{path, 1}, "sweep header's \"shard\" is not a string K/N");
 }
 
 ojson parse_header(const std::string& line, const std::string& path) {
