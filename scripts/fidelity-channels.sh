@@ -56,26 +56,12 @@ for entry in "${CASES[@]}"; do
   i=$((i + 1))
 done
 
-python3 - "$manifest" <<'EOF'
+SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" <<'EOF'
 import json, sys
+import os
+sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
+from fidelity_fmt import err, fmt_n, fmt_ns  # noqa: E402
 
-def fmt_ns(v):
-    if v is None:
-        return "-"
-    v = float(v)
-    if v >= 1e6:
-        return f"{v / 1e6:.2f} ms"
-    if v >= 1e3:
-        return f"{v / 1e3:.1f} us"
-    return f"{v:.0f} ns"
-
-def fmt_n(v):
-    return "-" if v is None else f"{v:.0f}"
-
-def err(sim, obs):
-    if sim is None or obs is None or obs == 0:
-        return "-"
-    return f"{(sim - obs) / obs * 100:+.0f}%"
 
 def sim_metrics(j):
     lat = j["latency_ns"]

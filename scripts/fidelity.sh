@@ -84,8 +84,11 @@ for entry in "${TRACES[@]}"; do
   i=$((i + 1))
 done
 
-python3 - "$manifest" "$SCHEDSIM" "${KERNELS[*]}" <<'EOF'
+SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$SCHEDSIM" "${KERNELS[*]}" <<'EOF'
 import json, sys
+import os
+sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
+from fidelity_fmt import err, fmt_n, fmt_ns  # noqa: E402
 from collections import OrderedDict
 
 manifest, binary, kernels = sys.argv[1], sys.argv[2], sys.argv[3].split()
@@ -94,23 +97,6 @@ for line in open(manifest):
     name, k, path, topo, sel, machine = line.rstrip("\n").split("\t")
     runs.setdefault(name, {"topo": topo, "sel": sel, "machine": machine, "k": {}})["k"][k] = json.load(open(path))
 
-def fmt_ns(v):
-    if v is None:
-        return "-"
-    v = float(v)
-    if v >= 1e6:
-        return f"{v / 1e6:.2f} ms"
-    if v >= 1e3:
-        return f"{v / 1e3:.1f} us"
-    return f"{v:.0f} ns"
-
-def fmt_n(v):
-    return "-" if v is None else f"{v:.0f}"
-
-def err(sim, obs):
-    if sim is None or obs is None or obs == 0:
-        return "-"
-    return f"{(sim - obs) / obs * 100:+.0f}%"
 
 # (label, observed metric name, simulated extractor, formatter)
 def lat(d, key, q):
