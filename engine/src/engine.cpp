@@ -1,4 +1,4 @@
-// The discrete-event core.
+// The discrete-event core: the event loop and the core.c model.
 //
 // Time advances from event to event; an event is keyed by (time, tick-last, insertion sequence)
 // so the order is total and the run deterministic. Cancellation is lazy: events carry a generation number and
@@ -13,11 +13,11 @@
 //   schedule(cpu)              -> __schedule(): put_prev / pick_next, newidle balance when empty
 //   kTick                      -> scheduler_tick(): update_curr, PELT, tick preemption, and
 //                                 trigger_load_balance() when next_balance is due
+//   kRunDone                   -> the running task's owed work is done: the interpreter
+//                                 (interpreter.cpp) executes its next actions
 //
-// Work model: a running task consumes reference work at rate capacity/1024, times the SMT co-run
-// factor while any sibling thread runs a task. Remaining work is kept in exact "scaled" units
-// (reference ns x 1024 x 1000) so progress = wall_ns x capacity x corun_permille has no rounding
-// loss; a completion event is re-planned whenever the rate changes.
+// The other two parts of Simulation::Impl (simulation_impl.hpp): the task-program interpreter
+// (interpreter.cpp) and the exact work/rate accountant (work.hpp, work.cpp).
 #include "schedsim/engine/engine.hpp"
 
 #include <algorithm>
@@ -27,21 +27,14 @@
 
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/base/int128.hpp"
 #include "schedsim/base/log.hpp"
-#include "schedsim/base/random.hpp"
-#include "channel.hpp"
-#include "event_queue.hpp"
+#include "simulation_impl.hpp"
 
 namespace schedsim {
 
+using detail::kScale;
+
 namespace {
-
-using i128 = Int128;
-constexpr int64_t kScale = 1024 * 1000;  // scaled units per reference ns
-
-using detail::Ev;
-using detail::Event;
 
 // Nice-to-weight table (docs/sources.md, Units and constants, sched_prio_to_weight), nice -20..19.
 constexpr uint32_t kNiceWeight[40] = {
@@ -50,987 +43,693 @@ constexpr uint32_t kNiceWeight[40] = {
     1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
     110,   87,    70,    56,    45,    36,    29,    23,    18,    15};
 
-// The portable seeded generator (base/random.hpp): byte-identical jitter across machines.
-using Rng = SplitMix64;
-
 }  // namespace
 
-struct Simulation::Impl : BalanceOps {
-  struct Frame {
-    size_t at;
-    int64_t left;
-  };
-  // Interpreter state of one task (the engine's, not the scheduler's).
-  struct Prog {
-    // The task's program, cached here: the hot path reads it on every step and TaskSpec is
-    // hundreds of bytes wide (one cache miss per step when reached through w.tasks[t]).
-    const Action* code = nullptr;
-    size_t code_size = 0;
-    size_t pc = 0;
-    std::vector<Frame> loops;
-    i128 work_left = 0;      // scaled units of the current run() action still to do
-    i128 overhead_left = 0;  // scaled units of charged overhead (switch, refill, search cost)
-    int64_t tokens = 0;      // wakes posted while not blocked
-    uint64_t sleep_gen = 0;
-    bool in_flight = false;  // woken, waiting for its kEnqueue
-    bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
-    // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
-    // (not in a block() action of its program), so the wake that releases it consumes no action.
-    bool waits_before_start = false;
-    int32_t last_cpu_ran = -1;
-  };
-  struct CpuRun {
-    Instant seg_start;      // progress of curr accounted up to here
-    int64_t rate = kScale;  // scaled units per wall ns
-    uint64_t done_gen = 0;
-    uint64_t tick_gen = 0;
-    bool tick_armed = false;
-    bool need_resched = false;
-    bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
-    bool busy = false;      // curr valid, as last propagated to siblings and observers
-    SwitchReason leave_reason = SwitchReason::kPreempt;  // why curr is leaving (set before resched)
-  };
+Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf)
+    : w(wl), topo(t), pol(std::move(p)), cost(c), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
+  SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
+                  "every policy slot needs a module");
+  s.init(topo, cost, w.tasks.size());
+  s.queue = pol.queue.get();
+  s.util = pol.util.get();
+  s.idle_cores = pol.idle_cores.get();
+  prog.assign(w.tasks.size(), Prog{});
+  for (size_t i = 0; i < w.tasks.size(); ++i) {
+    prog[i].code = w.tasks[i].program.data();
+    prog[i].code_size = w.tasks[i].program.size();
+  }
+  chans.init(w);
+  run.assign(topo.nr_cpus(), CpuRun{});
+  for (size_t i = 0; i < w.tasks.size(); ++i) {
+    const TaskSpec& spec = w.tasks[i];
+    TaskSched& ts = s.tasks[i];
+    ts.weight = kNiceWeight[std::clamp(spec.nice, -20, 19) + 20];
+    ts.kthread = spec.kthread;
+    ts.affinity = spec.affinity.empty() ? &topo.all_cpus() : &spec.affinity;
+    ts.cpu = spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first();
+  }
+  pol.queue->attach(s);
+  pol.util->attach(s);
+  pol.placement->attach(s);
+  pol.balance->attach(s);
+  // Each CPU's first periodic balance is due one tick in.
+  for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) s.cpus[cpu].next_balance = Instant::zero() + cost.tick;
+}
 
-  const Workload& w;
-  const Topology& topo;
-  PolicyStack pol;
-  CostModel cost;
-  SimConfig cfg;
-  SchedState s;
-  std::vector<Observer*> obs;
-  std::vector<Prog> prog;
-  ChannelTable chans;  // pipes and sockets of write/read actions (channel.hpp)
-  std::vector<CpuRun> run;
-  detail::EventQueue q;
-  std::vector<uint32_t> resched_list;
-  std::vector<uint32_t> resched_work;  // drain_resched()'s batch being processed
-  uint64_t seq = 0;
-  SimSummary sum;
-  Rng rng;
-  i128 work_done_scaled = 0;
-  i128 work_expected_scaled = 0;
-  std::shared_ptr<spdlog::logger> log = log::get("engine");
+std::string Simulation::Impl::format_sim_time(i128 t) {
+  if (t > INT64_MAX) return fmt::format("{:.3g} s (past the 64-bit clock)", static_cast<double>(t) / 1e9);
+  return fmt::format("{} s", Instant::from_ns(static_cast<int64_t>(t)));
+}
 
-  Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf)
-      : w(wl), topo(t), pol(std::move(p)), cost(c), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
-    SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
-                    "every policy slot needs a module");
-    s.init(topo, cost, w.tasks.size());
-    s.queue = pol.queue.get();
-    s.util = pol.util.get();
-    s.idle_cores = pol.idle_cores.get();
-    prog.assign(w.tasks.size(), Prog{});
-    for (size_t i = 0; i < w.tasks.size(); ++i) {
-      prog[i].code = w.tasks[i].program.data();
-      prog[i].code_size = w.tasks[i].program.size();
-    }
-    chans.init(w);
-    run.assign(topo.nr_cpus(), CpuRun{});
-    for (size_t i = 0; i < w.tasks.size(); ++i) {
-      const TaskSpec& spec = w.tasks[i];
-      TaskSched& ts = s.tasks[i];
-      ts.weight = kNiceWeight[std::clamp(spec.nice, -20, 19) + 20];
-      ts.kthread = spec.kthread;
-      ts.affinity = spec.affinity.empty() ? &topo.all_cpus() : &spec.affinity;
-      ts.cpu = spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first();
-    }
-    pol.queue->attach(s);
-    pol.util->attach(s);
-    pol.placement->attach(s);
-    pol.balance->attach(s);
-    // Each CPU's first periodic balance is due one tick in.
-    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) s.cpus[cpu].next_balance = Instant::zero() + cost.tick;
-  }
+std::string Simulation::Impl::task_label(uint32_t t) const {
+  const TaskSpec& spec = w.tasks[t];
+  std::string out = fmt::format("task {} ('{}'", t, spec.name);
+  if (spec.pid >= 0) out += fmt::format(", pid {}", spec.pid);
+  return out + ")";
+}
 
-  // ---- event queue ----
-  void push(Instant at, Ev type, uint32_t a, uint32_t b = 0, uint64_t gen = 0) {
-    SCHEDSIM_DASSERT(at >= s.now, "event scheduled in the past");
-    SCHEDSIM_DASSERT(b <= detail::EventQueue::kMaxB, "event cpu out of range");
-    uint64_t ord = seq++ | (type == Ev::kTick ? detail::EventQueue::kTickBit : 0);
-    q.push(Event{at, ord, gen, a, b & detail::EventQueue::kMaxB, type});
-  }
-
-  // The time `d` after now, checked: an event past cfg.max_time that the loop would process
-  // (it is not after stop_at) is an InputError naming what needs it, never an overflow or a
-  // hang. `what` is only called to build that message.
-  template <class What>
-  Instant checked_after(i128 d, What&& what) const {
-    i128 t = static_cast<i128>(s.now.ns()) + d;
-    if (t <= cfg.max_time.ns()) return Instant::from_ns(static_cast<int64_t>(t));
-    // Past a stop_at below the limit: the loop stops before it (stop_at < INT64_MAX then).
-    if (cfg.stop_at <= cfg.max_time && t > cfg.stop_at.ns())
-      return t > INT64_MAX ? Instant::max() : Instant::from_ns(static_cast<int64_t>(t));
-    throw InputError(SourceLoc{w.source},
-                     fmt::format("{} would end at simulated time {}, past the simulated-time limit of {} s "
-                                 "(schedsim run --max-sim-time)",
-                                 what(), format_sim_time(t), cfg.max_time.ns() / 1000000000));
-  }
-  static std::string format_sim_time(i128 t) {
-    if (t > INT64_MAX) return fmt::format("{:.3g} s (past the 64-bit clock)", static_cast<double>(t) / 1e9);
-    return fmt::format("{} s", Instant::from_ns(static_cast<int64_t>(t)));
-  }
-  std::string task_label(uint32_t t) const {
-    const TaskSpec& spec = w.tasks[t];
-    std::string out = fmt::format("task {} ('{}'", t, spec.name);
-    if (spec.pid >= 0) out += fmt::format(", pid {}", spec.pid);
-    return out + ")";
-  }
-  std::string action_label(uint32_t t, size_t pc) const {
-    const auto& p = w.tasks[t].program;
-    if (pc >= p.size()) return fmt::format("the end of its program (action {})", pc);
-    const Action& a = p[pc];
-    switch (a.kind) {
-      case ActionKind::kRun: return fmt::format("action {} (run {} ns)", pc, a.arg);
-      case ActionKind::kSleep: return fmt::format("action {} (sleep {} ns)", pc, a.arg);
-      case ActionKind::kWake: return fmt::format("action {} (wake task {})", pc, a.arg);
-      case ActionKind::kFork: return fmt::format("action {} (fork task {})", pc, a.arg);
-      case ActionKind::kWrite:
-      case ActionKind::kRead:
-        return fmt::format("action {} ({} {} bytes, channel {})", pc, to_string(a.kind), a.body, a.arg);
-      default: return fmt::format("action {} ({})", pc, to_string(a.kind));
-    }
-  }
-
-  // ---- rates and progress ----
-  int64_t rate_of(uint32_t cpu) const {
-    int64_t corun = 1000;
-    if (topo.has_smt()) {
+// Called after anything that can change curr / nr_running / ttwu_pending of cpu. Two notions:
+// "busy" (running a task) drives SMT rates, ticks and idle enter/exit; idle() (nothing running,
+// queued or in flight, what a search probe sees) drives the exact idle-core count.
+void Simulation::Impl::refresh_cpu(uint32_t cpu) {
+  CpuRun& r = run[cpu];
+  CpuSched& c = s.cpus[cpu];
+  bool busy = c.curr.valid();
+  bool went_idle = false;
+  if (busy != r.busy) {
+    r.busy = busy;
+    // Siblings' work rate changes with this thread's busy state (SMT co-run factor).
+    if (topo.has_smt())
       for (uint32_t sib : topo.smt_mask(cpu))
         if (sib != cpu && s.cpus[sib].curr.valid()) {
-          corun = cost.smt_corun_permille;
-          break;
+          update_progress(sib);
+          run[sib].acct.rate = rate_of(sib);
+          plan_completion(sib);
         }
-    }
-    return static_cast<int64_t>(s.cpus[cpu].capacity) * corun;
-  }
-
-  // Accounts curr's progress up to now at the current rate (update_curr's job, for the engine).
-  void update_progress(uint32_t cpu) {
-    CpuRun& r = run[cpu];
-    TaskId t = s.cpus[cpu].curr;
-    Duration elapsed = s.now - r.seg_start;
-    r.seg_start = s.now;
-    if (!t.valid() || elapsed.count() <= 0) return;
-    Prog& pr = prog[t.v];
-    i128 budget = static_cast<i128>(elapsed.count()) * r.rate;
-    i128 from_over = std::min(budget, pr.overhead_left);
-    pr.overhead_left -= from_over;
-    budget -= from_over;
-    i128 from_work = std::min(budget, pr.work_left);
-    pr.work_left -= from_work;
-    work_done_scaled += from_work;
-    s.tasks[t.v].sum_exec += elapsed;
-    pol.queue->update_curr(s, cpu, elapsed);
-    if (!obs.empty()) {
-      // 64-bit division whenever the value fits (always, but for hours of work): __divti3 is slow.
-      Duration work = Duration::ns(from_work <= INT64_MAX ? static_cast<int64_t>(from_work) / kScale
-                                                          : static_cast<int64_t>(from_work / kScale));
-      for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+    if (busy) {
+      for (auto* o : obs) o->on_idle_exit(s.now, cpu);
+      pol.idle_cores->on_idle_exit(s, cpu);
+      arm_tick(cpu);
+    } else {
+      for (auto* o : obs) o->on_idle_enter(s.now, cpu);
+      went_idle = true;
     }
   }
-
-  void plan_completion(uint32_t cpu) {
-    CpuRun& r = run[cpu];
-    ++r.done_gen;
-    TaskId t = s.cpus[cpu].curr;
-    if (!t.valid()) return;
-    const Prog& pr = prog[t.v];
-    // Even with nothing left (a re-plan at the very instant the work ran out) an event is needed:
-    // it is what advances the program.
-    i128 left = pr.work_left + pr.overhead_left;
-    // 64-bit division whenever the value fits (hours of work): __divti3 is slow.
-    i128 wall = left <= INT64_MAX - r.rate ? (static_cast<int64_t>(left) + r.rate - 1) / r.rate
-                                           : (left + r.rate - 1) / r.rate;
-    Instant at = checked_after(wall, [&] {
-      size_t pc = pr.pc;
-      const auto& p = w.tasks[t.v].program;
-      bool is_run = pc > 0 && pc - 1 < p.size() && p[pc - 1].kind == ActionKind::kRun && pr.work_left > 0;
-      return fmt::format("{}: {} on cpu{}", task_label(t.v), is_run ? action_label(t.v, pc - 1) : "its pending work", cpu);
-    });
-    push(at, Ev::kRunDone, cpu, 0, r.done_gen);
-  }
-
-  // ---- idle bookkeeping ----
-  // Called after anything that can change curr / nr_running / ttwu_pending of cpu. Two notions:
-  // "busy" (running a task) drives SMT rates, ticks and idle enter/exit; idle() (nothing running,
-  // queued or in flight, what a search probe sees) drives the exact idle-core count.
-  void refresh_cpu(uint32_t cpu) {
-    CpuRun& r = run[cpu];
-    CpuSched& c = s.cpus[cpu];
-    bool busy = c.curr.valid();
-    bool went_idle = false;
-    if (busy != r.busy) {
-      r.busy = busy;
-      // Siblings' work rate changes with this thread's busy state (SMT co-run factor).
-      if (topo.has_smt())
-        for (uint32_t sib : topo.smt_mask(cpu))
-          if (sib != cpu && s.cpus[sib].curr.valid()) {
-            update_progress(sib);
-            run[sib].rate = rate_of(sib);
-            plan_completion(sib);
-          }
-      if (busy) {
-        for (auto* o : obs) o->on_idle_exit(s.now, cpu);
-        pol.idle_cores->on_idle_exit(s, cpu);
-        arm_tick(cpu);
-      } else {
-        for (auto* o : obs) o->on_idle_enter(s.now, cpu);
-        went_idle = true;
-      }
-    }
-    bool idle = c.idle();
-    if (idle != r.was_idle) {
-      r.was_idle = idle;
-      uint32_t core = topo.core_index(cpu);
-      LlcShared& llc = s.llc_of(cpu);
-      if (idle) {
-        if (--s.core_busy_threads[core] == 0) ++llc.nr_idle_cores_exact;
-      } else {
-        if (s.core_busy_threads[core]++ == 0) --llc.nr_idle_cores_exact;
-      }
-    }
-    // __update_idle_core() runs when the CPU switches to its idle task, after the exact count
-    // is current so the hint module sees this CPU as idle.
-    if (went_idle && idle) pol.idle_cores->on_idle_enter(s, cpu);
-  }
-
-  void resched(uint32_t cpu) {
-    if (!run[cpu].need_resched) {
-      run[cpu].need_resched = true;
-      resched_list.push_back(cpu);
+  bool idle = c.idle();
+  if (idle != r.was_idle) {
+    r.was_idle = idle;
+    uint32_t core = topo.core_index(cpu);
+    LlcShared& llc = s.llc_of(cpu);
+    if (idle) {
+      if (--s.core_busy_threads[core] == 0) ++llc.nr_idle_cores_exact;
+    } else {
+      if (s.core_busy_threads[core]++ == 0) --llc.nr_idle_cores_exact;
     }
   }
+  // __update_idle_core() runs when the CPU switches to its idle task, after the exact count
+  // is current so the hint module sees this CPU as idle.
+  if (went_idle && idle) pol.idle_cores->on_idle_enter(s, cpu);
+}
 
-  void arm_tick(uint32_t cpu) {
-    CpuRun& r = run[cpu];
-    if (r.tick_armed) return;
-    r.tick_armed = true;
-    ++r.tick_gen;
-    int64_t t = cost.tick.count();
-    Instant next = Instant::from_ns((s.now.ns() / t + 1) * t);
-    push(next, Ev::kTick, cpu, 0, r.tick_gen);
+void Simulation::Impl::arm_tick(uint32_t cpu) {
+  CpuRun& r = run[cpu];
+  if (r.tick_armed) return;
+  r.tick_armed = true;
+  ++r.tick_gen;
+  int64_t t = cost.tick.count();
+  Instant next = Instant::from_ns((s.now.ns() / t + 1) * t);
+  push(next, Ev::kTick, cpu, 0, r.tick_gen);
+}
+
+// curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
+void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
+  SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
+  s.tasks[t].state = st;
+  run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
+  pol.util->update(s, cpu);
+  pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+  pol.util->dequeue(s, TaskId(t), cpu, true);
+  resched(cpu);
+}
+
+void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
+  s.tasks[t].state = TaskState::kExited;
+  run[cpu].leave_reason = SwitchReason::kExit;
+  pol.util->update(s, cpu);
+  pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+  pol.util->dequeue(s, TaskId(t), cpu, true);
+  for (auto* o : obs) o->on_exit(s.now, TaskId(t), cpu);
+  sum.end = std::max(sum.end, s.now);
+  resched(cpu);
+}
+
+// Search time + IPI to another CPU + the idle-wake cost of an idle target (idle_wake.hpp: by
+// how long the target had been idle; idle_stamp is when it went idle, unset = idle since the
+// start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
+// timer interrupt is local: that CPU already left idle to run the handler.
+Duration Simulation::Impl::wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
+  const uint32_t from_cpu = ctx.waker_cpu;
+  Duration d = scan;
+  if (from_cpu != to_cpu)
+    d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
+  const CpuSched& c = s.cpus[to_cpu];
+  if (!c.curr.valid()) {
+    Duration idle_for = s.now - (c.idle_stamp_set ? c.idle_stamp : Instant::zero());
+    bool timer_local = ctx.kind == WakeKind::kWakeup && !ctx.from_task && from_cpu == to_cpu;
+    d += idle_wake_cost(cost, idle_for, timer_local);
   }
+  return d;
+}
 
-  // ---- the program interpreter ----
-  // Fetches the next non-loop action of t, resolving loop-backs; nullptr at the end.
-  const Action* fetch(uint32_t t) {
-    Prog& pr = prog[t];
-    const Action* p = pr.code;
-    while (pr.pc < pr.code_size) {
-      const Action& a = p[pr.pc];
-      if (a.kind != ActionKind::kLoop) return &a;
-      if (!pr.loops.empty() && pr.loops.back().at == pr.pc) {
-        if (--pr.loops.back().left < 0) {
-          pr.loops.pop_back();
-          ++pr.pc;
-          continue;
-        }
-      } else {
-        if (a.arg <= 0) {
-          ++pr.pc;
-          continue;
-        }
-        pr.loops.push_back({pr.pc, a.arg - 1});
-      }
-      pr.pc -= a.body;
-    }
-    return nullptr;
-  }
-
-  // Runs t's program on cpu from its pc until it needs CPU time or leaves the CPU.
-  void advance(uint32_t t, uint32_t cpu) {
-    Prog& pr = prog[t];
-    for (uint64_t steps = 0;; ++steps) {
-      if (steps > 10000000)
-        throw InputError(SourceLoc{w.source}, "task " + std::to_string(t) + " ('" + w.tasks[t].name +
-                                                  "') executes more than 10 million actions without consuming time");
-      if (pr.work_left > 0 || pr.overhead_left > 0) {
-        plan_completion(cpu);
-        return;
-      }
-      const Action* a = fetch(t);
-      if (!a) {
-        do_exit(t, cpu);
-        return;
-      }
-      switch (a->kind) {
-        case ActionKind::kRun: {
-          int64_t d = a->arg;
-          if (cfg.jitter_permille > 0 && d > 0) {
-            double f = 1.0 + (rng.uniform() * 2.0 - 1.0) * static_cast<double>(cfg.jitter_permille) / 1000.0;
-            double scaled = static_cast<double>(d) * f;  // may not fit: the cast would be UB
-            d = scaled >= 9.2e18 ? INT64_MAX : std::max<int64_t>(0, static_cast<int64_t>(scaled));
-          }
-          pr.work_left = static_cast<i128>(d) * kScale;
-          work_expected_scaled += pr.work_left;
-          ++pr.pc;
-          break;
-        }
-        case ActionKind::kWake:
-          ++pr.pc;
-          do_wake(a->task().v, TaskId(t), cpu, (a->flags & kWakeSync) != 0);
-          break;
-        case ActionKind::kFork:
-          ++pr.pc;
-          do_fork(a->task().v, t, cpu);
-          break;
-        case ActionKind::kExec:
-          ++pr.pc;
-          if (do_exec(t, cpu)) return;
-          break;
-        case ActionKind::kBlock:
-          if (pr.tokens > 0) {
-            --pr.tokens;
-            ++pr.pc;
-            for (auto* o : obs) o->on_token(s.now, TaskId(t), true);
-            break;
-          }
-          leave_cpu(t, cpu, TaskState::kBlocked);
-          return;
-        case ActionKind::kSleep: {
-          Instant until = checked_after(a->arg, [&] { return fmt::format("{}: {}", task_label(t), action_label(t, pr.pc)); });
-          ++pr.pc;
-          leave_cpu(t, cpu, TaskState::kSleeping);
-          push(until, Ev::kSleepEnd, t, 0, ++pr.sleep_gen);
-          return;
-        }
-        case ActionKind::kExit:
-          do_exit(t, cpu);
-          return;
-        case ActionKind::kWrite:
-        case ActionKind::kRead:
-          if (!channel_op(t, cpu, *a)) return;
-          break;
-        case ActionKind::kLoop:
-          SCHEDSIM_UNREACHABLE("fetch() resolves loops");
-      }
-    }
-  }
-
-  // A write or read action of t on cpu (channel.hpp): wakes whom the channel says (sync wakes:
-  // the pipe and socket wakeups are), then either goes on (true) or blocks t in the operation,
-  // which it re-executes when the channel wakes it (false).
-  bool channel_op(uint32_t t, uint32_t cpu, const Action& a) {
-    ChannelStep st = a.kind == ActionKind::kWrite ? chans.write(t, a) : chans.read(t, a);
-    for (uint32_t wakee : *st.wake) {
-      SCHEDSIM_ASSERT(s.tasks[wakee].state == TaskState::kBlocked && !prog[wakee].in_flight,
-                      "channel wakes task{} that is not asleep in it", wakee);
-      activate(wakee, TaskId(t), cpu, true);
-    }
-    if (st.done) {
-      ++prog[t].pc;
-      return true;
-    }
-    leave_cpu(t, cpu, TaskState::kBlocked);
-    return false;
-  }
-
-  // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
-  void leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
-    SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
-    s.tasks[t].state = st;
-    run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
-    pol.util->update(s, cpu);
-    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
-    pol.util->dequeue(s, TaskId(t), cpu, true);
-    resched(cpu);
-  }
-
-  void do_exit(uint32_t t, uint32_t cpu) {
-    s.tasks[t].state = TaskState::kExited;
-    run[cpu].leave_reason = SwitchReason::kExit;
-    pol.util->update(s, cpu);
-    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
-    pol.util->dequeue(s, TaskId(t), cpu, true);
-    for (auto* o : obs) o->on_exit(s.now, TaskId(t), cpu);
-    sum.end = std::max(sum.end, s.now);
-    resched(cpu);
-  }
-
-  // Search time + IPI to another CPU + the idle-wake cost of an idle target (idle_wake.hpp: by
-  // how long the target had been idle; idle_stamp is when it went idle, unset = idle since the
-  // start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
-  // timer interrupt is local: that CPU already left idle to run the handler.
-  Duration wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
-    const uint32_t from_cpu = ctx.waker_cpu;
-    Duration d = scan;
-    if (from_cpu != to_cpu)
-      d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
-    const CpuSched& c = s.cpus[to_cpu];
-    if (!c.curr.valid()) {
-      Duration idle_for = s.now - (c.idle_stamp_set ? c.idle_stamp : Instant::zero());
-      bool timer_local = ctx.kind == WakeKind::kWakeup && !ctx.from_task && from_cpu == to_cpu;
-      d += idle_wake_cost(cost, idle_for, timer_local);
-    }
-    return d;
-  }
-
-  // try_to_wake_up(): a token for t; if t is blocked, place it and send it on its way.
-  void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
-    Prog& pr = prog[t];
-    TaskSched& ts = s.tasks[t];
-    // A task asleep in a channel operation is not released by a plain wake: the token waits for
-    // its next block().
-    if (ts.state != TaskState::kBlocked || pr.in_flight || chans.waiting(t)) {
-      if (ts.state == TaskState::kExited) {
-        log->debug("[{}] wake of exited task{} ignored", s.now, t);
-        return;
-      }
-      ++pr.tokens;
-      ++sum.tokens_banked;
-      for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
+// try_to_wake_up(): a token for t; if t is blocked, place it and send it on its way.
+void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
+  Prog& pr = prog[t];
+  TaskSched& ts = s.tasks[t];
+  // A task asleep in a channel operation is not released by a plain wake: the token waits for
+  // its next block().
+  if (ts.state != TaskState::kBlocked || pr.in_flight || chans.waiting(t)) {
+    if (ts.state == TaskState::kExited) {
+      log->debug("[{}] wake of exited task{} ignored", s.now, t);
       return;
     }
-    if (pr.waits_before_start)
-      pr.waits_before_start = false;  // released; its program runs from its first action
-    else
-      ++pr.pc;  // the wake satisfies the block() the task is parked on
-    activate(t, waker, waker_cpu, sync);
+    ++pr.tokens;
+    ++sum.tokens_banked;
+    for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
+    return;
   }
+  if (pr.waits_before_start)
+    pr.waits_before_start = false;  // released; its program runs from its first action
+  else
+    ++pr.pc;  // the wake satisfies the block() the task is parked on
+  activate(t, waker, waker_cpu, sync);
+}
 
-  // The task is off every CPU and now becomes runnable: place it and send it on its way.
-  void activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
-    TaskSched& ts = s.tasks[t];
-    ++sum.wakeups;
-    WakeContext ctx;
-    ctx.p = TaskId(t);
-    ctx.kind = WakeKind::kWakeup;
-    ctx.waker_cpu = waker_cpu;
-    ctx.waker = waker;
-    ctx.from_task = waker.valid();
-    ctx.sync = sync && waker.valid();
-    ctx.prev_cpu = ts.cpu;
-    if (pol.queue->is_delayed(ctx.p)) {
-      wake_delayed(ctx);
-      return;
-    }
-    place_and_send(ctx);
+// The task is off every CPU and now becomes runnable: place it and send it on its way.
+void Simulation::Impl::activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
+  TaskSched& ts = s.tasks[t];
+  ++sum.wakeups;
+  WakeContext ctx;
+  ctx.p = TaskId(t);
+  ctx.kind = WakeKind::kWakeup;
+  ctx.waker_cpu = waker_cpu;
+  ctx.waker = waker;
+  ctx.from_task = waker.valid();
+  ctx.sync = sync && waker.valid();
+  ctx.prev_cpu = ts.cpu;
+  if (pol.queue->is_delayed(ctx.p)) {
+    wake_delayed(ctx);
+    return;
   }
+  place_and_send(ctx);
+}
 
-  // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
-  // waker re-queues it in place on its CPU, then the wakeup-preemption check.
-  void wake_delayed(const WakeContext& ctx) {
-    uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu;
-    WakeFact f;
-    f.at = s.now;
-    f.wakee = ctx.p;
-    f.waker = ctx.waker;
-    f.waker_cpu = ctx.waker_cpu;
-    f.prev_cpu = cpu;
-    f.kind = ctx.kind;
-    f.sync = ctx.sync;
-    f.placement.cpu = cpu;
-    f.placement.outcome = PlaceOutcome::kDelayed;
-    f.target_was_idle = false;
-    for (auto* o : obs) o->on_wake(f);
-    s.tasks[t].state = TaskState::kRunnable;
-    pol.util->update(s, cpu);
-    pol.util->enqueue(s, ctx.p, cpu, false);
-    pol.queue->requeue_delayed(s, cpu, ctx.p);
-    for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
-    refresh_cpu(cpu);
-    if (!s.cpus[cpu].curr.valid()) {
-      resched(cpu);
-    } else {
-      update_progress(cpu);
-      if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
-    }
+// ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
+// waker re-queues it in place on its CPU, then the wakeup-preemption check.
+void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
+  uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu;
+  WakeFact f;
+  f.at = s.now;
+  f.wakee = ctx.p;
+  f.waker = ctx.waker;
+  f.waker_cpu = ctx.waker_cpu;
+  f.prev_cpu = cpu;
+  f.kind = ctx.kind;
+  f.sync = ctx.sync;
+  f.placement.cpu = cpu;
+  f.placement.outcome = PlaceOutcome::kDelayed;
+  f.target_was_idle = false;
+  for (auto* o : obs) o->on_wake(f);
+  s.tasks[t].state = TaskState::kRunnable;
+  pol.util->update(s, cpu);
+  pol.util->enqueue(s, ctx.p, cpu, false);
+  pol.queue->requeue_delayed(s, cpu, ctx.p);
+  for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
+  refresh_cpu(cpu);
+  if (!s.cpus[cpu].curr.valid()) {
+    resched(cpu);
+  } else {
+    update_progress(cpu);
+    if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
   }
+}
 
-  // select_task_rq() for ctx (bypassed for a single allowed CPU), checked against the affinity,
-  // with the search time charged to the task running the search on the waker's CPU. The caller
-  // sets the delay and tells the observers.
-  WakeFact decide(const WakeContext& ctx) {
-    TaskSched& ts = s.tasks[ctx.p.v];
-    PlacementResult res;
-    if (ts.affinity->count() == 1) {
-      res.cpu = ts.affinity->first();
-      res.outcome = PlaceOutcome::kPinned;
-    } else {
-      res = pol.placement->select_task_rq(s, ctx);
-    }
-    SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu),
-                    "placement chose cpu{} outside task{}'s affinity {}", res.cpu, ctx.p.v, *ts.affinity);
-    WakeFact f;
-    f.at = s.now;
-    f.wakee = ctx.p;
-    f.waker = ctx.waker;
-    f.waker_cpu = ctx.waker_cpu;
-    f.prev_cpu = ctx.prev_cpu;
-    f.kind = ctx.kind;
-    f.sync = ctx.sync;
-    f.placement = res;
-    f.target_was_idle = s.cpus[res.cpu].idle();
-    if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.cpus[ctx.waker_cpu].curr == ctx.waker)
-      prog[ctx.waker.v].overhead_left += static_cast<i128>(res.scan_cost.count()) * kScale;
-    return f;
+// select_task_rq() for ctx (bypassed for a single allowed CPU), checked against the affinity,
+// with the search time charged to the task running the search on the waker's CPU. The caller
+// sets the delay and tells the observers.
+WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
+  TaskSched& ts = s.tasks[ctx.p.v];
+  PlacementResult res;
+  if (ts.affinity->count() == 1) {
+    res.cpu = ts.affinity->first();
+    res.outcome = PlaceOutcome::kPinned;
+  } else {
+    res = pol.placement->select_task_rq(s, ctx);
   }
+  SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu),
+                  "placement chose cpu{} outside task{}'s affinity {}", res.cpu, ctx.p.v, *ts.affinity);
+  WakeFact f;
+  f.at = s.now;
+  f.wakee = ctx.p;
+  f.waker = ctx.waker;
+  f.waker_cpu = ctx.waker_cpu;
+  f.prev_cpu = ctx.prev_cpu;
+  f.kind = ctx.kind;
+  f.sync = ctx.sync;
+  f.placement = res;
+  f.target_was_idle = s.cpus[res.cpu].idle();
+  if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.cpus[ctx.waker_cpu].curr == ctx.waker)
+    prog[ctx.waker.v].work.charge(res.scan_cost);
+  return f;
+}
 
-  void place_and_send(const WakeContext& ctx) {
-    uint32_t t = ctx.p.v;
-    TaskSched& ts = s.tasks[t];
-    WakeFact f = decide(ctx);
-    const PlacementResult& res = f.placement;
-    f.delay = wake_delay(ctx, res.cpu, res.scan_cost);
-    for (auto* o : obs) o->on_wake(f);
-    Instant arrive = checked_after(f.delay.count(), [&] {
-      return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
-    });
-    prog[t].in_flight = true;
-    ts.state = TaskState::kRunnable;
-    ++s.cpus[res.cpu].ttwu_pending;
-    refresh_cpu(res.cpu);
-    push(arrive, Ev::kEnqueue, t, res.cpu);
-  }
+void Simulation::Impl::place_and_send(const WakeContext& ctx) {
+  uint32_t t = ctx.p.v;
+  TaskSched& ts = s.tasks[t];
+  WakeFact f = decide(ctx);
+  const PlacementResult& res = f.placement;
+  f.delay = wake_delay(ctx, res.cpu, res.scan_cost);
+  for (auto* o : obs) o->on_wake(f);
+  Instant arrive = checked_after(f.delay.count(), [&] {
+    return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
+  });
+  prog[t].in_flight = true;
+  ts.state = TaskState::kRunnable;
+  ++s.cpus[res.cpu].ttwu_pending;
+  refresh_cpu(res.cpu);
+  push(arrive, Ev::kEnqueue, t, res.cpu);
+}
 
-  void do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
-    ++sum.forks;
-    TaskSched& cs = s.tasks[child];
-    cs.cpu = cpu;
-    cs.recent_used_cpu = static_cast<int32_t>(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
-    pol.queue->task_fork(s, TaskId(parent), TaskId(child));
-    for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
-    WakeContext ctx;
-    ctx.p = TaskId(child);
-    ctx.kind = WakeKind::kFork;
-    ctx.waker_cpu = cpu;
-    ctx.waker = TaskId(parent);
-    ctx.from_task = true;
-    ctx.prev_cpu = cpu;
-    start_new(ctx);
-  }
+void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
+  ++sum.forks;
+  TaskSched& cs = s.tasks[child];
+  cs.cpu = cpu;
+  cs.recent_used_cpu = static_cast<int32_t>(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+  pol.queue->task_fork(s, TaskId(parent), TaskId(child));
+  for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
+  WakeContext ctx;
+  ctx.p = TaskId(child);
+  ctx.kind = WakeKind::kFork;
+  ctx.waker_cpu = cpu;
+  ctx.waker = TaskId(parent);
+  ctx.from_task = true;
+  ctx.prev_cpu = cpu;
+  start_new(ctx);
+}
 
-  // A task's first placement (fork, or a task alive/started without a known CPU).
-  void start_new(const WakeContext& ctx) {
-    pol.util->task_new(s, ctx.p, ctx.prev_cpu);
-    prog[ctx.p.v].is_new = true;
-    place_and_send(ctx);
-  }
+// A task's first placement (fork, or a task alive/started without a known CPU).
+void Simulation::Impl::start_new(const WakeContext& ctx) {
+  pol.util->task_new(s, ctx.p, ctx.prev_cpu);
+  prog[ctx.p.v].is_new = true;
+  place_and_send(ctx);
+}
 
-  // sched_exec(): may move the running task to a CPU the exec balance path picks. Returns true
-  // if the task left this CPU.
-  bool do_exec(uint32_t t, uint32_t cpu) {
-    TaskSched& ts = s.tasks[t];
-    if (ts.affinity->count() == 1) return false;
-    WakeContext ctx;
-    ctx.p = TaskId(t);
-    ctx.kind = WakeKind::kExec;
-    ctx.waker_cpu = cpu;
-    ctx.waker = TaskId(t);
-    ctx.prev_cpu = cpu;
-    WakeFact f = decide(ctx);
-    const PlacementResult& res = f.placement;
-    for (auto* o : obs) o->on_wake(f);
-    if (res.cpu == cpu) return false;
-    // The stopper moves it: off this CPU as a preemption, queued on the new one.
+// sched_exec(): may move the running task to a CPU the exec balance path picks. Returns true
+// if the task left this CPU.
+bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
+  TaskSched& ts = s.tasks[t];
+  if (ts.affinity->count() == 1) return false;
+  WakeContext ctx;
+  ctx.p = TaskId(t);
+  ctx.kind = WakeKind::kExec;
+  ctx.waker_cpu = cpu;
+  ctx.waker = TaskId(t);
+  ctx.prev_cpu = cpu;
+  WakeFact f = decide(ctx);
+  const PlacementResult& res = f.placement;
+  for (auto* o : obs) o->on_wake(f);
+  if (res.cpu == cpu) return false;
+  // The stopper moves it: off this CPU as a preemption, queued on the new one.
+  update_progress(cpu);
+  pol.util->update(s, cpu);
+  pol.queue->put_prev(s, cpu, TaskId(t));
+  s.cpus[cpu].curr = TaskId();
+  ++run[cpu].done_gen;
+  ts.state = TaskState::kRunnable;
+  for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
+  ++sum.context_switches;
+  migrate_queued(TaskId(t), res.cpu);
+  refresh_cpu(cpu);
+  resched(cpu);
+  return true;
+}
+
+bool Simulation::Impl::migrate_queued(TaskId p, uint32_t dst) {
+  TaskSched& ts = s.tasks[p.v];
+  uint32_t src = ts.cpu;
+  if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
+  SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
+  pol.util->update(s, src);
+  pol.queue->dequeue(s, src, p, DequeueKind::kMigrate);
+  pol.util->dequeue(s, p, src, false);
+  ts.cpu = dst;
+  note_migration(p, src, dst);
+  pol.util->update(s, dst);
+  pol.util->enqueue(s, p, dst, true);
+  pol.queue->enqueue(s, dst, p, EnqueueKind::kMigrate);
+  refresh_cpu(src);
+  refresh_cpu(dst);
+  if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, dst, p)) resched(dst);
+  return true;
+}
+
+void Simulation::Impl::note_migration(TaskId p, uint32_t src, uint32_t dst) {
+  if (src == dst) return;
+  ++sum.migrations;
+  CpuDistance d = topo.distance(src, dst);
+  for (auto* o : obs) o->on_migrate(s.now, p, src, dst, d);
+}
+
+void Simulation::Impl::schedule(uint32_t cpu) {
+  run[cpu].need_resched = false;
+  CpuSched& c = s.cpus[cpu];
+  TaskId prev = c.curr;
+  if (prev.valid()) {
     update_progress(cpu);
     pol.util->update(s, cpu);
-    pol.queue->put_prev(s, cpu, TaskId(t));
-    s.cpus[cpu].curr = TaskId();
-    ++run[cpu].done_gen;
-    ts.state = TaskState::kRunnable;
-    for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
-    ++sum.context_switches;
-    migrate_queued(TaskId(t), res.cpu);
-    refresh_cpu(cpu);
-    resched(cpu);
-    return true;
   }
-
-  // ---- BalanceOps ----
-  bool migrate_queued(TaskId p, uint32_t dst) override {
-    TaskSched& ts = s.tasks[p.v];
-    uint32_t src = ts.cpu;
-    if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
-    SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
-    pol.util->update(s, src);
-    pol.queue->dequeue(s, src, p, DequeueKind::kMigrate);
-    pol.util->dequeue(s, p, src, false);
-    ts.cpu = dst;
-    note_migration(p, src, dst);
-    pol.util->update(s, dst);
-    pol.util->enqueue(s, p, dst, true);
-    pol.queue->enqueue(s, dst, p, EnqueueKind::kMigrate);
-    refresh_cpu(src);
-    refresh_cpu(dst);
-    if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, dst, p)) resched(dst);
-    return true;
+  // Whoever runs next plans its own completion; anything pending belongs to prev.
+  ++run[cpu].done_gen;
+  bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
+  if (prev_runnable) {
+    s.tasks[prev.v].state = TaskState::kRunnable;
+    pol.queue->put_prev(s, cpu, prev);
   }
-
-  void note_migration(TaskId p, uint32_t src, uint32_t dst) {
-    if (src == dst) return;
-    ++sum.migrations;
-    CpuDistance d = topo.distance(src, dst);
-    for (auto* o : obs) o->on_migrate(s.now, p, src, dst, d);
-  }
-
-  Duration refill_cost(CpuDistance d) const {
-    switch (d) {
-      case CpuDistance::kSame: return Duration::zero();
-      case CpuDistance::kSmt: return cost.refill_smt;
-      case CpuDistance::kCluster: return cost.refill_cluster;
-      case CpuDistance::kLlc: return cost.refill_llc;
-      case CpuDistance::kPackage: return cost.refill_package;
-      case CpuDistance::kNuma: return cost.refill_numa;
+  TaskId next = pol.queue->pick_next(s, cpu);
+  if (!next.valid()) {
+    // About to idle: newidle balance (idle_stamp is set at its start, docs/sources.md, Run queue and balance).
+    c.curr = TaskId();
+    c.idle_stamp = s.now;
+    c.idle_stamp_set = true;
+    if (pol.balance->newidle(s, *this, cpu)) {
+      c.idle_stamp_set = false;
+      next = pol.queue->pick_next(s, cpu);
     }
-    return Duration::zero();
   }
-
-  // ---- __schedule() ----
-  void schedule(uint32_t cpu) {
-    run[cpu].need_resched = false;
-    CpuSched& c = s.cpus[cpu];
-    TaskId prev = c.curr;
-    if (prev.valid()) {
-      update_progress(cpu);
-      pol.util->update(s, cpu);
-    }
-    // Whoever runs next plans its own completion; anything pending belongs to prev.
-    ++run[cpu].done_gen;
-    bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
-    if (prev_runnable) {
-      s.tasks[prev.v].state = TaskState::kRunnable;
-      pol.queue->put_prev(s, cpu, prev);
-    }
-    TaskId next = pol.queue->pick_next(s, cpu);
+  if (prev.valid() && prev != next) {
+    TaskSched& ps = s.tasks[prev.v];
+    ps.last_ran = s.now;
+    pol.util->set_running(s, prev, cpu, false);
+    SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
+    run[cpu].leave_reason = SwitchReason::kPreempt;
+    sum.end = std::max(sum.end, s.now);
     if (!next.valid()) {
-      // About to idle: newidle balance (idle_stamp is set at its start, docs/sources.md, Run queue and balance).
       c.curr = TaskId();
-      c.idle_stamp = s.now;
-      c.idle_stamp_set = true;
-      if (pol.balance->newidle(s, *this, cpu)) {
-        c.idle_stamp_set = false;
-        next = pol.queue->pick_next(s, cpu);
-      }
-    }
-    if (prev.valid() && prev != next) {
-      TaskSched& ps = s.tasks[prev.v];
-      ps.last_ran = s.now;
-      pol.util->set_running(s, prev, cpu, false);
-      SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
-      run[cpu].leave_reason = SwitchReason::kPreempt;
-      sum.end = std::max(sum.end, s.now);
-      if (!next.valid()) {
-        c.curr = TaskId();
-        for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, TaskId());
-        ++sum.context_switches;
-        refresh_cpu(cpu);
-        return;
-      }
-      for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, next);
+      for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, TaskId());
       ++sum.context_switches;
-    } else if (!prev.valid() && next.valid()) {
-      for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(), SwitchReason::kBlock, next);
-      ++sum.context_switches;
-    } else if (!prev.valid() && !next.valid()) {
       refresh_cpu(cpu);
       return;
     }
-    c.curr = next;
-    TaskSched& ns = s.tasks[next.v];
-    Prog& np = prog[next.v];
-    bool switched = prev != next;
-    if (switched) {
-      ns.state = TaskState::kRunning;
-      pol.util->set_running(s, next, cpu, true);
-      np.overhead_left += static_cast<i128>(cost.context_switch.count()) * kScale;
-      if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
-        np.overhead_left +=
-            static_cast<i128>(refill_cost(topo.distance(static_cast<uint32_t>(np.last_cpu_ran), cpu)).count()) * kScale;
-      np.last_cpu_ran = static_cast<int32_t>(cpu);
-      ns.has_run = true;
-    }
-    ns.state = TaskState::kRunning;
-    run[cpu].seg_start = s.now;
+    for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, next);
+    ++sum.context_switches;
+  } else if (!prev.valid() && next.valid()) {
+    for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(), SwitchReason::kBlock, next);
+    ++sum.context_switches;
+  } else if (!prev.valid() && !next.valid()) {
     refresh_cpu(cpu);
-    run[cpu].rate = rate_of(cpu);
-    advance(next.v, cpu);
+    return;
   }
+  c.curr = next;
+  TaskSched& ns = s.tasks[next.v];
+  Prog& np = prog[next.v];
+  bool switched = prev != next;
+  if (switched) {
+    ns.state = TaskState::kRunning;
+    pol.util->set_running(s, next, cpu, true);
+    np.work.charge(cost.context_switch);
+    if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
+      np.work.charge(detail::refill_cost(cost, topo.distance(static_cast<uint32_t>(np.last_cpu_ran), cpu)));
+    np.last_cpu_ran = static_cast<int32_t>(cpu);
+    ns.has_run = true;
+  }
+  ns.state = TaskState::kRunning;
+  run[cpu].acct.seg_start = s.now;
+  refresh_cpu(cpu);
+  run[cpu].acct.rate = rate_of(cpu);
+  advance(next.v, cpu);
+}
 
-  // ---- event handlers ----
-  void on_enqueue(uint32_t t, uint32_t cpu) {
-    TaskSched& ts = s.tasks[t];
-    Prog& pr = prog[t];
-    pr.in_flight = false;
-    CpuSched& c = s.cpus[cpu];
-    SCHEDSIM_ASSERT(c.ttwu_pending > 0, "enqueue without a pending wakeup on cpu{}", cpu);
-    --c.ttwu_pending;
-    bool is_new = pr.is_new;
-    pr.is_new = false;
-    uint32_t src = ts.cpu;
+void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
+  TaskSched& ts = s.tasks[t];
+  Prog& pr = prog[t];
+  pr.in_flight = false;
+  CpuSched& c = s.cpus[cpu];
+  SCHEDSIM_ASSERT(c.ttwu_pending > 0, "enqueue without a pending wakeup on cpu{}", cpu);
+  --c.ttwu_pending;
+  bool is_new = pr.is_new;
+  pr.is_new = false;
+  uint32_t src = ts.cpu;
+  ts.cpu = cpu;
+  if (!is_new) note_migration(TaskId(t), src, cpu);
+  // ttwu_do_activate(): avg_idle from the length of the idle period this wakeup ends (§7.2),
+  // and the 5.14+ wake_avg_idle seed used by SIS_PROP's aging.
+  if (c.idle_stamp_set) {
+    Duration sample = s.now - c.idle_stamp;
+    Duration max = c.max_idle_balance_cost * 2;
+    c.avg_idle += (sample - c.avg_idle) / 8;
+    if (c.avg_idle > max) c.avg_idle = max;
+    c.idle_stamp_set = false;
+    c.wake_stamp = s.jiffies();
+    c.wake_avg_idle = c.avg_idle / 2;
+  }
+  pol.util->update(s, cpu);
+  pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
+  pol.queue->enqueue(s, cpu, TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
+  for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+  refresh_cpu(cpu);
+  if (!c.curr.valid()) {
+    resched(cpu);
+  } else {
+    update_progress(cpu);
+    if (pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+  }
+}
+
+void Simulation::Impl::on_task_start(uint32_t t) {
+  const TaskSpec& spec = w.tasks[t];
+  TaskSched& ts = s.tasks[t];
+  for (auto* o : obs) o->on_task_start(s.now, TaskId(t), TaskId());
+  if (spec.initial_cpu >= 0 && ts.affinity->test(static_cast<uint32_t>(spec.initial_cpu))) {
+    // Alive at trace start on a known CPU: it is simply there.
+    uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
     ts.cpu = cpu;
-    if (!is_new) note_migration(TaskId(t), src, cpu);
-    // ttwu_do_activate(): avg_idle from the length of the idle period this wakeup ends (§7.2),
-    // and the 5.14+ wake_avg_idle seed used by SIS_PROP's aging.
-    if (c.idle_stamp_set) {
-      Duration sample = s.now - c.idle_stamp;
-      Duration max = c.max_idle_balance_cost * 2;
-      c.avg_idle += (sample - c.avg_idle) / 8;
-      if (c.avg_idle > max) c.avg_idle = max;
-      c.idle_stamp_set = false;
-      c.wake_stamp = s.jiffies();
-      c.wake_avg_idle = c.avg_idle / 2;
-    }
+    ts.state = TaskState::kRunnable;
+    pol.util->task_new(s, TaskId(t), cpu);
     pol.util->update(s, cpu);
-    pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
-    pol.queue->enqueue(s, cpu, TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
+    pol.util->enqueue(s, TaskId(t), cpu, false);
+    pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
     for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
     refresh_cpu(cpu);
-    if (!c.curr.valid()) {
-      resched(cpu);
-    } else {
-      update_progress(cpu);
-      if (pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
-    }
+    if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+    return;
   }
+  WakeContext ctx;
+  ctx.p = TaskId(t);
+  ctx.kind = WakeKind::kFork;
+  ctx.waker_cpu = ts.cpu;
+  ctx.from_task = false;
+  ctx.prev_cpu = ts.cpu;
+  start_new(ctx);
+}
 
-  void on_task_start(uint32_t t) {
-    const TaskSpec& spec = w.tasks[t];
-    TaskSched& ts = s.tasks[t];
-    for (auto* o : obs) o->on_task_start(s.now, TaskId(t), TaskId());
-    if (spec.initial_cpu >= 0 && ts.affinity->test(static_cast<uint32_t>(spec.initial_cpu))) {
-      // Alive at trace start on a known CPU: it is simply there.
-      uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
-      ts.cpu = cpu;
-      ts.state = TaskState::kRunnable;
-      pol.util->task_new(s, TaskId(t), cpu);
-      pol.util->update(s, cpu);
-      pol.util->enqueue(s, TaskId(t), cpu, false);
-      pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
-      for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
-      refresh_cpu(cpu);
-      if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
-      return;
-    }
-    WakeContext ctx;
-    ctx.p = TaskId(t);
-    ctx.kind = WakeKind::kFork;
-    ctx.waker_cpu = ts.cpu;
-    ctx.from_task = false;
-    ctx.prev_cpu = ts.cpu;
-    start_new(ctx);
+void Simulation::Impl::on_sleep_end(uint32_t t, uint64_t gen) {
+  Prog& pr = prog[t];
+  if (gen != pr.sleep_gen || s.tasks[t].state != TaskState::kSleeping) return;
+  s.tasks[t].state = TaskState::kBlocked;
+  // A timer wakeup: from hard-irq context on the CPU the task slept on. If that CPU was idle,
+  // the interrupt's own idle exit came before the waking; a replayed sleep already contains
+  // it (it lasts from the switch-out to the recorded sched_waking), so nothing is added here;
+  // wake_delay() charges only what follows the waking (idle_wake.hpp, timer_wake_local).
+  activate(t, TaskId(), s.tasks[t].cpu, false);
+}
+
+void Simulation::Impl::on_tick(uint32_t cpu, uint64_t gen) {
+  CpuRun& r = run[cpu];
+  if (gen != r.tick_gen) return;
+  r.tick_armed = false;
+  CpuSched& c = s.cpus[cpu];
+  if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
+  update_progress(cpu);
+  pol.util->update(s, cpu);
+  if (pol.queue->check_preempt_tick(s, cpu)) resched(cpu);
+  if (s.now >= c.next_balance) {
+    pol.balance->periodic(s, *this, *pol.placement, cpu);
+    if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
   }
+  // update_progress() kept the rate, so the pending completion event is still exact.
+  arm_tick(cpu);
+}
 
-  void on_sleep_end(uint32_t t, uint64_t gen) {
-    Prog& pr = prog[t];
-    if (gen != pr.sleep_gen || s.tasks[t].state != TaskState::kSleeping) return;
-    s.tasks[t].state = TaskState::kBlocked;
-    // A timer wakeup: from hard-irq context on the CPU the task slept on. If that CPU was idle,
-    // the interrupt's own idle exit came before the waking; a replayed sleep already contains
-    // it (it lasts from the switch-out to the recorded sched_waking), so nothing is added here;
-    // wake_delay() charges only what follows the waking (idle_wake.hpp, timer_wake_local).
-    activate(t, TaskId(), s.tasks[t].cpu, false);
+void Simulation::Impl::on_run_done(uint32_t cpu, uint64_t gen) {
+  if (gen != run[cpu].done_gen) return;
+  TaskId t = s.cpus[cpu].curr;
+  SCHEDSIM_ASSERT(t.valid(), "completion on idle cpu{}", cpu);
+  update_progress(cpu);
+  advance(t.v, cpu);
+}
+
+void Simulation::Impl::drain_resched() {
+  // Two buffers swapped in turn: no allocation per event once both have grown.
+  while (!resched_list.empty()) {
+    resched_work.clear();
+    resched_work.swap(resched_list);
+    for (uint32_t cpu : resched_work)
+      if (run[cpu].need_resched) schedule(cpu);
   }
+}
 
-  void on_tick(uint32_t cpu, uint64_t gen) {
-    CpuRun& r = run[cpu];
-    if (gen != r.tick_gen) return;
-    r.tick_armed = false;
-    CpuSched& c = s.cpus[cpu];
-    if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
-    update_progress(cpu);
-    pol.util->update(s, cpu);
-    if (pol.queue->check_preempt_tick(s, cpu)) resched(cpu);
-    if (s.now >= c.next_balance) {
-      pol.balance->periodic(s, *this, *pol.placement, cpu);
-      if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
-    }
-    // update_progress() kept the rate, so the pending completion event is still exact.
-    arm_tick(cpu);
-  }
-
-  void on_run_done(uint32_t cpu, uint64_t gen) {
-    if (gen != run[cpu].done_gen) return;
+void Simulation::Impl::check_full() {
+  std::vector<int32_t> on(w.tasks.size(), -1);
+  for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
     TaskId t = s.cpus[cpu].curr;
-    SCHEDSIM_ASSERT(t.valid(), "completion on idle cpu{}", cpu);
-    update_progress(cpu);
-    advance(t.v, cpu);
+    if (!t.valid()) continue;
+    SCHEDSIM_ASSERT(on[t.v] < 0, "task{} runs on cpu{} and cpu{}", t.v, on[t.v], cpu);
+    on[t.v] = static_cast<int32_t>(cpu);
+    SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
+    SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
+    uint32_t queued = 0;
+    pol.queue->for_each_queued(s, cpu, [&](TaskId) { ++queued; return true; });
+    SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
+                    s.cpus[cpu].nr_running, queued);
   }
+}
 
-  void drain_resched() {
-    // Two buffers swapped in turn: no allocation per event once both have grown.
-    while (!resched_list.empty()) {
-      resched_work.clear();
-      resched_work.swap(resched_list);
-      for (uint32_t cpu : resched_work)
-        if (run[cpu].need_resched) schedule(cpu);
-    }
-  }
+Instant Simulation::Impl::checked_start(uint32_t t) {
+  const TaskSpec& spec = w.tasks[t];
+  if (spec.start_time.ns() < 0)
+    throw InputError(SourceLoc{w.source}, fmt::format("{}: negative start_time {} ns", task_label(t), spec.start_time.ns()));
+  return checked_after(spec.start_time.ns(), [&] { return fmt::format("{}: its start_time", task_label(t)); });
+}
 
-  void check_full() {
-    std::vector<int32_t> on(w.tasks.size(), -1);
-    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
-      TaskId t = s.cpus[cpu].curr;
-      if (!t.valid()) continue;
-      SCHEDSIM_ASSERT(on[t.v] < 0, "task{} runs on cpu{} and cpu{}", t.v, on[t.v], cpu);
-      on[t.v] = static_cast<int32_t>(cpu);
-      SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
-      SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
-      uint32_t queued = 0;
-      pol.queue->for_each_queued(s, cpu, [&](TaskId) { ++queued; return true; });
-      SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
-                      s.cpus[cpu].nr_running, queued);
-    }
-  }
-
-  Instant checked_start(uint32_t t) {
+SimSummary Simulation::Impl::run_all() {
+  if (cfg.max_time > SimConfig::kMaxTimeLimit || cfg.max_time <= Instant::zero())
+    throw InputError(fmt::format("simulated-time limit {} ns outside 1..{} ns", cfg.max_time.ns(),
+                                 SimConfig::kMaxTimeLimit.ns()));
+  for (auto* o : obs) o->on_start(s);
+  for (uint32_t t = 0; t < w.tasks.size(); ++t) {
     const TaskSpec& spec = w.tasks[t];
-    if (spec.start_time.ns() < 0)
-      throw InputError(SourceLoc{w.source}, fmt::format("{}: negative start_time {} ns", task_label(t), spec.start_time.ns()));
-    return checked_after(spec.start_time.ns(), [&] { return fmt::format("{}: its start_time", task_label(t)); });
-  }
-
-  SimSummary run_all() {
-    if (cfg.max_time > SimConfig::kMaxTimeLimit || cfg.max_time <= Instant::zero())
-      throw InputError(fmt::format("simulated-time limit {} ns outside 1..{} ns", cfg.max_time.ns(),
-                                   SimConfig::kMaxTimeLimit.ns()));
-    for (auto* o : obs) o->on_start(s);
-    for (uint32_t t = 0; t < w.tasks.size(); ++t) {
-      const TaskSpec& spec = w.tasks[t];
-      switch (spec.start) {
-        case StartState::kForked:
-          break;
-        case StartState::kRunnable:
-          push(checked_start(t), Ev::kTaskStart, t);
-          break;
-        case StartState::kBlocked:
-          s.tasks[t].state = TaskState::kBlocked;
-          prog[t].waits_before_start = true;
-          break;
-        case StartState::kSleeping:
-          s.tasks[t].state = TaskState::kSleeping;
-          push(checked_start(t), Ev::kSleepEnd, t, 0, ++prog[t].sleep_gen);
-          break;
-      }
+    switch (spec.start) {
+      case StartState::kForked:
+        break;
+      case StartState::kRunnable:
+        push(checked_start(t), Ev::kTaskStart, t);
+        break;
+      case StartState::kBlocked:
+        s.tasks[t].state = TaskState::kBlocked;
+        prog[t].waits_before_start = true;
+        break;
+      case StartState::kSleeping:
+        s.tasks[t].state = TaskState::kSleeping;
+        push(checked_start(t), Ev::kSleepEnd, t, 0, ++prog[t].sleep_gen);
+        break;
     }
-    while (!q.empty()) {
-      Event e = q.top();
-      if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
-        sum.complete = false;
-        sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
+  }
+  while (!q.empty()) {
+    Event e = q.top();
+    if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
+      sum.complete = false;
+      sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
+      break;
+    }
+    q.pop();
+    SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
+    s.now = e.at;
+    ++sum.events;
+    switch (e.type) {
+      case Ev::kTaskStart: on_task_start(e.a); break;
+      case Ev::kSleepEnd: on_sleep_end(e.a, e.gen); break;
+      case Ev::kEnqueue: on_enqueue(e.a, e.b); break;
+      case Ev::kRunDone: on_run_done(e.a, e.gen); break;
+      case Ev::kTick: on_tick(e.a, e.gen); break;
+    }
+    drain_resched();
+    if (cfg.check_invariants_full) check_full();
+  }
+  finish();
+  return sum;
+}
+
+void Simulation::Impl::finish() {
+  // Bring partial progress up to the end (only matters for an early stop).
+  for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
+    if (s.cpus[cpu].curr.valid()) update_progress(cpu);
+  sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
+  sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
+  const ChannelStats& cs = chans.stats();
+  sum.channel_writes = cs.writes;
+  sum.channel_reads = cs.reads;
+  sum.channel_wakes = cs.reader_wakes + cs.writer_wakes;
+  sum.channel_sleeps = cs.reader_sleeps + cs.writer_sleeps;
+  for (uint32_t t = 0; t < w.tasks.size(); ++t) {
+    sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
+    TaskState st = s.tasks[t].state;
+    if (st == TaskState::kBlocked) ++sum.tasks_stuck;
+    if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
+    if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].tokens > 0)) {
+      UnfinishedTask u;
+      u.task = TaskId(t);
+      u.state = st;
+      u.pc = prog[t].pc;
+      u.before_start = prog[t].waits_before_start;
+      u.tokens = prog[t].tokens;
+      sum.unfinished.push_back(u);
+    }
+  }
+  explain_incomplete();
+  if (sum.stop == StopReason::kNone) {
+    // Work conservation: every run() action that started was completed exactly.
+    SCHEDSIM_ASSERT(work_done_scaled == work_expected_scaled, "work not conserved: done {} expected {}",
+                    static_cast<int64_t>(work_done_scaled / kScale), static_cast<int64_t>(work_expected_scaled / kScale));
+    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
+      SCHEDSIM_ASSERT(!s.cpus[cpu].curr.valid() && s.cpus[cpu].nr_running == 0 && s.cpus[cpu].ttwu_pending == 0,
+                      "cpu{} not idle at the end", cpu);
+    }
+  }
+  if (sum.end == Instant::zero()) sum.end = s.now;
+  for (auto* o : obs) o->on_end(s, sum.end);
+}
+
+// Fills sum.incomplete (and clears sum.complete) for every reason the run did not reach its
+// natural end: an early stop, no tasks, tasks that never finished, tokens nobody consumed.
+void Simulation::Impl::explain_incomplete() {
+  auto& out = sum.incomplete;
+  if (sum.stop == StopReason::kStopAt) {
+    out.push_back(fmt::format("stopped at {} s (stop_at) with events still pending", cfg.stop_at));
+  } else if (sum.stop == StopReason::kMaxEvents) {
+    out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));
+  }
+  if (w.tasks.empty()) out.emplace_back("the workload has no tasks: nothing was simulated");
+  if (!sum.unfinished.empty()) {
+    uint32_t blocked = 0, unstarted = 0, with_tokens = 0;
+    uint64_t tokens = 0;
+    for (const auto& u : sum.unfinished) {
+      blocked += u.state == TaskState::kBlocked;
+      unstarted += u.state == TaskState::kNotStarted;
+      with_tokens += u.tokens > 0;
+      tokens += static_cast<uint64_t>(u.tokens);
+    }
+    std::vector<std::string> parts;
+    uint32_t exited = 0;
+    for (uint32_t t = 0; t < w.tasks.size(); ++t) exited += s.tasks[t].state == TaskState::kExited;
+    if (blocked)
+      parts.push_back(fmt::format("{} task{} blocked forever, waiting for a wake no task was left to post{}", blocked,
+                                  blocked == 1 ? "" : "s",
+                                  blocked + unstarted + exited == w.tasks.size() && exited == 0 ? " (deadlock)" : ""));
+    if (unstarted)
+      parts.push_back(fmt::format("{} task{} never started (no fork of {} was executed)", unstarted,
+                                  unstarted == 1 ? "" : "s", unstarted == 1 ? "it" : "them"));
+    if (with_tokens)
+      parts.push_back(fmt::format("{} task{} ended with {} wake token{} never consumed (woken more often than {} blocked)",
+                                  with_tokens, with_tokens == 1 ? "" : "s", tokens, tokens == 1 ? "" : "s",
+                                  with_tokens == 1 ? "it" : "they"));
+    out.push_back(fmt::format("the simulation ran out of events with {}", fmt::join(parts, "; ")));
+    size_t shown = 0;
+    for (const auto& u : sum.unfinished) {
+      if (shown++ == SimSummary::kMaxIncompleteLines) {
+        out.push_back(fmt::format("... and {} more", sum.unfinished.size() - SimSummary::kMaxIncompleteLines));
         break;
       }
-      q.pop();
-      SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
-      s.now = e.at;
-      ++sum.events;
-      switch (e.type) {
-        case Ev::kTaskStart: on_task_start(e.a); break;
-        case Ev::kSleepEnd: on_sleep_end(e.a, e.gen); break;
-        case Ev::kEnqueue: on_enqueue(e.a, e.b); break;
-        case Ev::kRunDone: on_run_done(e.a, e.gen); break;
-        case Ev::kTick: on_tick(e.a, e.gen); break;
+      const uint32_t t = u.task.v;
+      std::string where;
+      if (u.state == TaskState::kNotStarted) {
+        where = "never started: it is \"start\": \"forked\" and no task executed a fork of it";
+      } else if (u.state == TaskState::kBlocked && u.before_start) {
+        where = "blocked since the start (\"start\": \"blocked\"), never woken, before action 0";
+      } else if (u.state == TaskState::kBlocked) {
+        where = fmt::format("blocked at {}, never woken", action_label(t, u.pc));
+        const auto& loops = prog[t].loops;
+        if (!loops.empty())
+          where += fmt::format(" (in the loop closed at action {}, {} more iteration{} after this one)",
+                               loops.back().at, loops.back().left, loops.back().left == 1 ? "" : "s");
+      } else {
+        where = "exited";
       }
-      drain_resched();
-      if (cfg.check_invariants_full) check_full();
+      if (u.tokens > 0) where += fmt::format("{} {} wake token{} never consumed", u.state == TaskState::kExited ? " with" : "; holds",
+                                              u.tokens, u.tokens == 1 ? "" : "s");
+      out.push_back(fmt::format("{}: {}", task_label(t), where));
     }
-    finish();
-    return sum;
   }
-
-  void finish() {
-    // Bring partial progress up to the end (only matters for an early stop).
-    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
-      if (s.cpus[cpu].curr.valid()) update_progress(cpu);
-    sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
-    sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
-    const ChannelStats& cs = chans.stats();
-    sum.channel_writes = cs.writes;
-    sum.channel_reads = cs.reads;
-    sum.channel_wakes = cs.reader_wakes + cs.writer_wakes;
-    sum.channel_sleeps = cs.reader_sleeps + cs.writer_sleeps;
-    for (uint32_t t = 0; t < w.tasks.size(); ++t) {
-      sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
-      TaskState st = s.tasks[t].state;
-      if (st == TaskState::kBlocked) ++sum.tasks_stuck;
-      if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
-      if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].tokens > 0)) {
-        UnfinishedTask u;
-        u.task = TaskId(t);
-        u.state = st;
-        u.pc = prog[t].pc;
-        u.before_start = prog[t].waits_before_start;
-        u.tokens = prog[t].tokens;
-        sum.unfinished.push_back(u);
-      }
-    }
-    explain_incomplete();
-    if (sum.stop == StopReason::kNone) {
-      // Work conservation: every run() action that started was completed exactly.
-      SCHEDSIM_ASSERT(work_done_scaled == work_expected_scaled, "work not conserved: done {} expected {}",
-                      static_cast<int64_t>(work_done_scaled / kScale), static_cast<int64_t>(work_expected_scaled / kScale));
-      for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
-        SCHEDSIM_ASSERT(!s.cpus[cpu].curr.valid() && s.cpus[cpu].nr_running == 0 && s.cpus[cpu].ttwu_pending == 0,
-                        "cpu{} not idle at the end", cpu);
-      }
-    }
-    if (sum.end == Instant::zero()) sum.end = s.now;
-    for (auto* o : obs) o->on_end(s, sum.end);
-  }
-
-  // Fills sum.incomplete (and clears sum.complete) for every reason the run did not reach its
-  // natural end: an early stop, no tasks, tasks that never finished, tokens nobody consumed.
-  void explain_incomplete() {
-    auto& out = sum.incomplete;
-    if (sum.stop == StopReason::kStopAt) {
-      out.push_back(fmt::format("stopped at {} s (stop_at) with events still pending", cfg.stop_at));
-    } else if (sum.stop == StopReason::kMaxEvents) {
-      out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));
-    }
-    if (w.tasks.empty()) out.emplace_back("the workload has no tasks: nothing was simulated");
-    if (!sum.unfinished.empty()) {
-      uint32_t blocked = 0, unstarted = 0, with_tokens = 0;
-      uint64_t tokens = 0;
-      for (const auto& u : sum.unfinished) {
-        blocked += u.state == TaskState::kBlocked;
-        unstarted += u.state == TaskState::kNotStarted;
-        with_tokens += u.tokens > 0;
-        tokens += static_cast<uint64_t>(u.tokens);
-      }
-      std::vector<std::string> parts;
-      uint32_t exited = 0;
-      for (uint32_t t = 0; t < w.tasks.size(); ++t) exited += s.tasks[t].state == TaskState::kExited;
-      if (blocked)
-        parts.push_back(fmt::format("{} task{} blocked forever, waiting for a wake no task was left to post{}", blocked,
-                                    blocked == 1 ? "" : "s",
-                                    blocked + unstarted + exited == w.tasks.size() && exited == 0 ? " (deadlock)" : ""));
-      if (unstarted)
-        parts.push_back(fmt::format("{} task{} never started (no fork of {} was executed)", unstarted,
-                                    unstarted == 1 ? "" : "s", unstarted == 1 ? "it" : "them"));
-      if (with_tokens)
-        parts.push_back(fmt::format("{} task{} ended with {} wake token{} never consumed (woken more often than {} blocked)",
-                                    with_tokens, with_tokens == 1 ? "" : "s", tokens, tokens == 1 ? "" : "s",
-                                    with_tokens == 1 ? "it" : "they"));
-      out.push_back(fmt::format("the simulation ran out of events with {}", fmt::join(parts, "; ")));
-      size_t shown = 0;
-      for (const auto& u : sum.unfinished) {
-        if (shown++ == SimSummary::kMaxIncompleteLines) {
-          out.push_back(fmt::format("... and {} more", sum.unfinished.size() - SimSummary::kMaxIncompleteLines));
-          break;
-        }
-        const uint32_t t = u.task.v;
-        std::string where;
-        if (u.state == TaskState::kNotStarted) {
-          where = "never started: it is \"start\": \"forked\" and no task executed a fork of it";
-        } else if (u.state == TaskState::kBlocked && u.before_start) {
-          where = "blocked since the start (\"start\": \"blocked\"), never woken, before action 0";
-        } else if (u.state == TaskState::kBlocked) {
-          where = fmt::format("blocked at {}, never woken", action_label(t, u.pc));
-          const auto& loops = prog[t].loops;
-          if (!loops.empty())
-            where += fmt::format(" (in the loop closed at action {}, {} more iteration{} after this one)",
-                                 loops.back().at, loops.back().left, loops.back().left == 1 ? "" : "s");
-        } else {
-          where = "exited";
-        }
-        if (u.tokens > 0) where += fmt::format("{} {} wake token{} never consumed", u.state == TaskState::kExited ? " with" : "; holds",
-                                                u.tokens, u.tokens == 1 ? "" : "s");
-        out.push_back(fmt::format("{}: {}", task_label(t), where));
-      }
-    }
-    if (!out.empty()) sum.complete = false;
-  }
-};
+  if (!out.empty()) sum.complete = false;
+}
 
 Simulation::Simulation(const Workload& w, const Topology& t, PolicyStack policies, CostModel cost, SimConfig cfg)
     : impl_(std::make_unique<Impl>(w, t, std::move(policies), cost, cfg)) {

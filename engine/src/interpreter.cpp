@@ -1,0 +1,120 @@
+// The task-program interpreter (interpreter.hpp has its per-task state): executes the actions of
+// the task running on a CPU, in program order, until one needs CPU time (a run(), or overhead
+// charged on the way, whose completion event brings it back here) or takes the task off the CPU.
+// What an action does to the scheduler (a wakeup, a block, a fork placement) is the core's
+// (engine.cpp); the interpreter decides only which action comes next and what it asks for.
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/assert.hpp"
+#include "simulation_impl.hpp"
+
+namespace schedsim {
+
+std::string Simulation::Impl::action_label(uint32_t t, size_t pc) const {
+  const auto& p = w.tasks[t].program;
+  if (pc >= p.size()) return fmt::format("the end of its program (action {})", pc);
+  const Action& a = p[pc];
+  switch (a.kind) {
+    case ActionKind::kRun: return fmt::format("action {} (run {} ns)", pc, a.arg);
+    case ActionKind::kSleep: return fmt::format("action {} (sleep {} ns)", pc, a.arg);
+    case ActionKind::kWake: return fmt::format("action {} (wake task {})", pc, a.arg);
+    case ActionKind::kFork: return fmt::format("action {} (fork task {})", pc, a.arg);
+    case ActionKind::kWrite:
+    case ActionKind::kRead:
+      return fmt::format("action {} ({} {} bytes, channel {})", pc, to_string(a.kind), a.body, a.arg);
+    default: return fmt::format("action {} ({})", pc, to_string(a.kind));
+  }
+}
+
+// Runs t's program on cpu from its pc until it needs CPU time or leaves the CPU.
+void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
+  Prog& pr = prog[t];
+  for (uint64_t steps = 0;; ++steps) {
+    if (steps > 10000000)
+      throw InputError(SourceLoc{w.source}, "task " + std::to_string(t) + " ('" + w.tasks[t].name +
+                                                "') executes more than 10 million actions without consuming time");
+    if (pr.work.pending()) {
+      plan_completion(cpu);
+      return;
+    }
+    const Action* a = pr.fetch();
+    if (!a) {
+      do_exit(t, cpu);
+      return;
+    }
+    switch (a->kind) {
+      case ActionKind::kRun: {
+        int64_t d = a->arg;
+        if (cfg.jitter_permille > 0 && d > 0) {
+          double f = 1.0 + (rng.uniform() * 2.0 - 1.0) * static_cast<double>(cfg.jitter_permille) / 1000.0;
+          double scaled = static_cast<double>(d) * f;  // may not fit: the cast would be UB
+          d = scaled >= 9.2e18 ? INT64_MAX : std::max<int64_t>(0, static_cast<int64_t>(scaled));
+        }
+        pr.work.work_left = static_cast<i128>(d) * detail::kScale;
+        work_expected_scaled += pr.work.work_left;
+        ++pr.pc;
+        break;
+      }
+      case ActionKind::kWake:
+        ++pr.pc;
+        do_wake(a->task().v, TaskId(t), cpu, (a->flags & kWakeSync) != 0);
+        break;
+      case ActionKind::kFork:
+        ++pr.pc;
+        do_fork(a->task().v, t, cpu);
+        break;
+      case ActionKind::kExec:
+        ++pr.pc;
+        if (do_exec(t, cpu)) return;
+        break;
+      case ActionKind::kBlock:
+        if (pr.tokens > 0) {
+          --pr.tokens;
+          ++pr.pc;
+          for (auto* o : obs) o->on_token(s.now, TaskId(t), true);
+          break;
+        }
+        leave_cpu(t, cpu, TaskState::kBlocked);
+        return;
+      case ActionKind::kSleep: {
+        Instant until = checked_after(a->arg, [&] { return fmt::format("{}: {}", task_label(t), action_label(t, pr.pc)); });
+        ++pr.pc;
+        leave_cpu(t, cpu, TaskState::kSleeping);
+        push(until, Ev::kSleepEnd, t, 0, ++pr.sleep_gen);
+        return;
+      }
+      case ActionKind::kExit:
+        do_exit(t, cpu);
+        return;
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        if (!channel_op(t, cpu, *a)) return;
+        break;
+      case ActionKind::kLoop:
+        SCHEDSIM_UNREACHABLE("fetch() resolves loops");
+    }
+  }
+}
+
+// A write or read action of t on cpu (channel.hpp): wakes whom the channel says (sync wakes:
+// the pipe and socket wakeups are), then either goes on (true) or blocks t in the operation,
+// which it re-executes when the channel wakes it (false).
+bool Simulation::Impl::channel_op(uint32_t t, uint32_t cpu, const Action& a) {
+  ChannelStep st = a.kind == ActionKind::kWrite ? chans.write(t, a) : chans.read(t, a);
+  for (uint32_t wakee : *st.wake) {
+    SCHEDSIM_ASSERT(s.tasks[wakee].state == TaskState::kBlocked && !prog[wakee].in_flight,
+                    "channel wakes task{} that is not asleep in it", wakee);
+    activate(wakee, TaskId(t), cpu, true);
+  }
+  if (st.done) {
+    ++prog[t].pc;
+    return true;
+  }
+  leave_cpu(t, cpu, TaskState::kBlocked);
+  return false;
+}
+
+}  // namespace schedsim

@@ -1,0 +1,62 @@
+#pragma once
+// The task-program interpreter's per-task state (private to engine/src). A task's program is a
+// list of actions (workload.hpp) with compact loops; the interpreter walks it from the task's pc
+// while the task runs on a CPU (interpreter.cpp, Simulation::Impl::advance) and stops at the
+// first action that needs CPU time (run, or overhead charged on the way) or takes the task off
+// the CPU (block without a token, sleep, a channel operation that must wait, exit).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "schedsim/workload/workload.hpp"
+#include "work.hpp"
+
+namespace schedsim::detail {
+
+// State of one task (the engine's, not the scheduler's: that is TaskSched in SchedState).
+struct Prog {
+  struct Frame {
+    size_t at;     // pc of the loop action
+    int64_t left;  // iterations still to run after the current one
+  };
+  // The task's program, cached here: the hot path reads it on every step and TaskSpec is
+  // hundreds of bytes wide (one cache miss per step when reached through w.tasks[t]).
+  const Action* code = nullptr;
+  size_t code_size = 0;
+  size_t pc = 0;
+  std::vector<Frame> loops;
+  TaskWork work;           // what it still owes of its run() action and charged overheads
+  int64_t tokens = 0;      // wakes posted while not blocked
+  uint64_t sleep_gen = 0;
+  bool in_flight = false;  // woken, waiting for its kEnqueue
+  bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
+  // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
+  // (not in a block() action of its program), so the wake that releases it consumes no action.
+  bool waits_before_start = false;
+  int32_t last_cpu_ran = -1;
+
+  // Fetches the next non-loop action, resolving loop-backs; nullptr at the end of the program.
+  const Action* fetch() {
+    while (pc < code_size) {
+      const Action& a = code[pc];
+      if (a.kind != ActionKind::kLoop) return &a;
+      if (!loops.empty() && loops.back().at == pc) {
+        if (--loops.back().left < 0) {
+          loops.pop_back();
+          ++pc;
+          continue;
+        }
+      } else {
+        if (a.arg <= 0) {
+          ++pc;
+          continue;
+        }
+        loops.push_back({pc, a.arg - 1});
+      }
+      pc -= a.body;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace schedsim::detail

@@ -1,0 +1,146 @@
+#pragma once
+// Simulation::Impl, the engine's state and its three parts (private to engine/src):
+//
+//   engine.cpp       the core.c model and the event loop: events, wakeups (try_to_wake_up,
+//                    select_task_rq via the placement slot, ttwu_queue), enqueue/dequeue,
+//                    __schedule(), the tick, idle bookkeeping, the end-of-run checks
+//   interpreter.cpp  the task-program interpreter: executes a running task's actions (run, wake,
+//                    block, sleep, fork, exec, exit, channel read/write) until it needs CPU time
+//                    or leaves the CPU (per-task state: interpreter.hpp)
+//   work.cpp         the exact work/rate accountant applied to CPUs: a CPU's running task's
+//                    progress at its rate (SMT co-run), its completion event (arithmetic: work.hpp)
+//
+// One struct, because the three share the scheduler state and call each other on every event
+// (the interpreter wakes and blocks tasks; the core starts the interpreter when a task runs; both
+// account progress); the split is by concept, one file each.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+#include "schedsim/base/random.hpp"
+#include "schedsim/engine/engine.hpp"
+#include "channel.hpp"
+#include "event_queue.hpp"
+#include "interpreter.hpp"
+#include "work.hpp"
+
+namespace schedsim {
+
+struct Simulation::Impl : BalanceOps {
+  using i128 = detail::i128;
+  using Ev = detail::Ev;
+  using Event = detail::Event;
+  using Prog = detail::Prog;
+
+  struct CpuRun {
+    detail::CpuRate acct;   // progress of curr accounted up to acct.seg_start, at acct.rate
+    uint64_t done_gen = 0;
+    uint64_t tick_gen = 0;
+    bool tick_armed = false;
+    bool need_resched = false;
+    bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
+    bool busy = false;      // curr valid, as last propagated to siblings and observers
+    SwitchReason leave_reason = SwitchReason::kPreempt;  // why curr is leaving (set before resched)
+  };
+
+  const Workload& w;
+  const Topology& topo;
+  PolicyStack pol;
+  CostModel cost;
+  SimConfig cfg;
+  SchedState s;
+  std::vector<Observer*> obs;
+  std::vector<Prog> prog;
+  ChannelTable chans;  // pipes and sockets of write/read actions (channel.hpp)
+  std::vector<CpuRun> run;
+  detail::EventQueue q;
+  std::vector<uint32_t> resched_list;
+  std::vector<uint32_t> resched_work;  // drain_resched()'s batch being processed
+  uint64_t seq = 0;
+  SimSummary sum;
+  SplitMix64 rng;  // the portable seeded generator (base/random.hpp): byte-identical jitter
+  i128 work_done_scaled = 0;
+  i128 work_expected_scaled = 0;
+  std::shared_ptr<spdlog::logger> log = log::get("engine");
+
+  Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf);
+
+  // ---- event queue (engine.cpp) ----
+  void push(Instant at, Ev type, uint32_t a, uint32_t b = 0, uint64_t gen = 0) {
+    SCHEDSIM_DASSERT(at >= s.now, "event scheduled in the past");
+    SCHEDSIM_DASSERT(b <= detail::EventQueue::kMaxB, "event cpu out of range");
+    uint64_t ord = seq++ | (type == Ev::kTick ? detail::EventQueue::kTickBit : 0);
+    q.push(Event{at, ord, gen, a, b & detail::EventQueue::kMaxB, type});
+  }
+
+  // The time `d` after now, checked: an event past cfg.max_time that the loop would process
+  // (it is not after stop_at) is an InputError naming what needs it, never an overflow or a
+  // hang. `what` is only called to build that message.
+  template <class What>
+  Instant checked_after(i128 d, What&& what) const {
+    i128 t = static_cast<i128>(s.now.ns()) + d;
+    if (t <= cfg.max_time.ns()) return Instant::from_ns(static_cast<int64_t>(t));
+    // Past a stop_at below the limit: the loop stops before it (stop_at < INT64_MAX then).
+    if (cfg.stop_at <= cfg.max_time && t > cfg.stop_at.ns())
+      return t > INT64_MAX ? Instant::max() : Instant::from_ns(static_cast<int64_t>(t));
+    throw InputError(SourceLoc{w.source},
+                     fmt::format("{} would end at simulated time {}, past the simulated-time limit of {} s "
+                                 "(schedsim run --max-sim-time)",
+                                 what(), format_sim_time(t), cfg.max_time.ns() / 1000000000));
+  }
+  static std::string format_sim_time(i128 t);
+  std::string task_label(uint32_t t) const;
+
+  // ---- the work/rate accountant applied to CPUs (work.cpp) ----
+  int64_t rate_of(uint32_t cpu) const;
+  void update_progress(uint32_t cpu);
+  void plan_completion(uint32_t cpu);
+
+  // ---- the program interpreter (interpreter.cpp) ----
+  std::string action_label(uint32_t t, size_t pc) const;
+  void advance(uint32_t t, uint32_t cpu);
+  bool channel_op(uint32_t t, uint32_t cpu, const Action& a);
+
+  // ---- the core.c model (engine.cpp) ----
+  void refresh_cpu(uint32_t cpu);
+  void resched(uint32_t cpu) {
+    if (!run[cpu].need_resched) {
+      run[cpu].need_resched = true;
+      resched_list.push_back(cpu);
+    }
+  }
+  void arm_tick(uint32_t cpu);
+  void leave_cpu(uint32_t t, uint32_t cpu, TaskState st);
+  void do_exit(uint32_t t, uint32_t cpu);
+  Duration wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const;
+  void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync);
+  void activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync);
+  void wake_delayed(const WakeContext& ctx);
+  WakeFact decide(const WakeContext& ctx);
+  void place_and_send(const WakeContext& ctx);
+  void do_fork(uint32_t child, uint32_t parent, uint32_t cpu);
+  void start_new(const WakeContext& ctx);
+  bool do_exec(uint32_t t, uint32_t cpu);
+  bool migrate_queued(TaskId p, uint32_t dst) override;  // BalanceOps
+  void note_migration(TaskId p, uint32_t src, uint32_t dst);
+  void schedule(uint32_t cpu);
+
+  // ---- event handlers and the loop (engine.cpp) ----
+  void on_enqueue(uint32_t t, uint32_t cpu);
+  void on_task_start(uint32_t t);
+  void on_sleep_end(uint32_t t, uint64_t gen);
+  void on_tick(uint32_t cpu, uint64_t gen);
+  void on_run_done(uint32_t cpu, uint64_t gen);
+  void drain_resched();
+  void check_full();
+  Instant checked_start(uint32_t t);
+  SimSummary run_all();
+  void finish();
+  void explain_incomplete();
+};
+
+}  // namespace schedsim
