@@ -21,6 +21,8 @@
 #include "schedsim/engine/engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -72,6 +74,11 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   pol.util->attach(s);
   pol.placement->attach(s);
   pol.balance->attach(s);
+  // Ticks in a FIFO beside the heap (event_queue.hpp) unless SCHEDSIM_ENGINE_TICK_FIFO=0: the
+  // same pops either way; the switch exists to prove that (tests/engine_ab.cmake) and to
+  // measure it (bench/README.md, "Engine optimizations").
+  const char* fifo = std::getenv("SCHEDSIM_ENGINE_TICK_FIFO");
+  q.set_tick_fifo(fifo == nullptr || std::string_view(fifo) != "0");
   // Each CPU's first periodic balance is due one tick in.
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) s.cpus[cpu].next_balance = Instant::zero() + cost.tick;
 }
