@@ -26,7 +26,7 @@
 
 namespace {
 
-// The engine's Event (engine/src/engine.cpp): the same fields, size and comparison.
+// The engine's Event (engine/src/event_queue.hpp): the same fields, size and comparison.
 enum class Ev : uint8_t { kTaskStart, kSleepEnd, kEnqueue, kRunDone, kTick };
 struct Event {
   int64_t at;
