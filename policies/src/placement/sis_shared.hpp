@@ -24,11 +24,6 @@ void for_each_cpu_wrap(const CpuMask& m, uint32_t start, F&& f) {
     if (!f(c)) return;
 }
 
-/// idle_cpu() as `era` defines it: nothing running or queued, and from 5.8 no wakeup in flight.
-inline bool era_idle(const Era& era, const CpuSched& c) {
-  return era.idle_checks_ttwu ? c.idle() : !c.curr.valid() && c.nr_running == 0;
-}
-
 /// fits_capacity(): u < 80% of cap, i.e. u * 1280 < cap * 1024 (util_fits_cpu without uclamp).
 inline bool fits_capacity(uint64_t util, uint64_t cap) { return util * 1280 < cap * 1024; }
 
