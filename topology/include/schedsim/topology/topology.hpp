@@ -3,7 +3,9 @@
 /// distance matrix, per-CPU capacity; and the bottom-up sched-domain table built from them the
 /// way the kernel's build_sched_domains() does (docs/sources.md, Sched domains), degenerate levels removed.
 ///
-/// A Topology is immutable after build and cheap to query: every per-CPU mask is precomputed.
+/// A Topology is immutable after build and cheap to query: every per-CPU mask is precomputed,
+/// and stored once per distinct mask (CpuMaskTable, GroupTable), so the tables grow with the
+/// number of cores, LLCs and domains, not with CPUs x levels x mask size.
 #include <cstdint>
 #include <string>
 #include <vector>
