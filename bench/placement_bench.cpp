@@ -6,7 +6,11 @@
 //
 //   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release
 //   cmake --build build-rel --target placement_bench
-//   ./build-rel/bench/placement_bench
+//   ./build-rel/bench/placement_bench [--presets a,b] [--modules m,n] [--loads idle,mixed,busy]
+//
+// --modules/--loads pick rows and columns (and skip the mask comparison), e.g. for
+// `valgrind --tool=callgrind`: instruction counts per decision are the inclusive count of
+// KernelPlacement::select_task_rq divided by its calls.
 //
 // The state is hand-built (no engine): CPUs are marked busy with a fake current task, the util
 // slot is `none` (all loads zero, so SIS_UTIL's nr_idle_scan is the whole LLC after one refresh)
@@ -211,35 +215,51 @@ void mask_vs_loop() {
   }
 }
 
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < list.size();) {
+    size_t c = std::min(list.find(',', pos), list.size());
+    out.push_back(list.substr(pos, c - pos));
+    pos = c + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> presets = {"xeon-e5-2690v2", "xeon-gold-6248", "epyc-milan-2s", "dense-2s-1024"};
-  if (argc == 3 && std::string(argv[1]) == "--presets") {
-    presets.clear();
-    std::string list = argv[2];
-    for (size_t pos = 0; pos < list.size();) {
-      size_t c = std::min(list.find(',', pos), list.size());
-      presets.push_back(list.substr(pos, c - pos));
-      pos = c + 1;
+  std::vector<std::string> modules, loads;  // empty = all
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 < argc && a == "--presets") presets = split_list(argv[++i]);
+    else if (i + 1 < argc && a == "--modules") modules = split_list(argv[++i]);
+    else if (i + 1 < argc && a == "--loads") loads = split_list(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: placement_bench [--presets a,b,...] [--modules m,...] [--loads idle,mixed,busy]\n");
+      return 2;
     }
-  } else if (argc != 1) {
-    std::fprintf(stderr, "usage: placement_bench [--presets a,b,...]\n");
-    return 2;
   }
+  auto wanted = [](const std::vector<std::string>& list, const std::string& x) {
+    return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
+  };
   std::printf("CPU ns per placement decision (select_task_rq wakeups, hand-built state)\n");
   std::printf("%-15s %-16s %9s %9s %9s\n", "module", "preset", "idle", "mixed", "busy");
   for (const auto& preset : presets) {
     for (const auto& d : placement::placement_module_defs()) {
+      if (!wanted(modules, d.name)) continue;
       std::printf("%-15s %-16s", d.name.c_str(), preset.c_str());
       for (Load l : {Load::kIdle, Load::kMixed, Load::kBusy}) {
-        (void)to_string(l);
+        if (!wanted(loads, to_string(l))) {
+          std::printf(" %9s", "-");
+          continue;
+        }
         std::printf(" %9.1f", ns_per_decision(preset, l, d));
         std::fflush(stdout);
       }
       std::printf("\n");
     }
   }
-  mask_vs_loop();
+  if (modules.empty() && loads.empty()) mask_vs_loop();
   return g_sink == 42 ? 1 : 0;
 }

@@ -11,9 +11,10 @@
 //    reader still runnable and bank a token, the rest are real wakeups (a blocked task made
 //    runnable, one placement decision each). Columns: CPU ns per wake action (the cost per
 //    message, comparable across rows), per real wakeup, and per event.
-// 2. Heap bytes (glibc mallinfo2, exact, not RSS) of Topology::build (the sched-domain tables:
-//    one span mask and group list per CPU per level) and of a Simulation's setup (SchedState and
-//    the engine's per-CPU state) for regular 2-socket machines of 256 to 4096 CPUs.
+// 2. Heap bytes (glibc mallinfo2, exact, not RSS) and CPU time of Topology::build (the
+//    sched-domain tables: one span mask per domain and one group list per domain, referenced
+//    from every CPU) and of a Simulation's setup (SchedState and the engine's per-CPU state) for
+//    regular 2-socket machines of 256 to 4096 CPUs.
 #include <malloc.h>
 #include <time.h>
 
@@ -57,8 +58,8 @@ double mb(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0);
 
 void memory_table() {
   std::printf("\nheap of the per-CPU tables (mallinfo2 delta; 2 sockets x N/4 cores x 2 threads, 64-CPU LLCs)\n");
-  std::printf("%-6s %8s %14s %14s %16s %14s\n", "CPUs", "levels", "topology MB", "bytes/CPU", "simulation MB",
-              "bytes/CPU");
+  std::printf("%-6s %8s %14s %14s %10s %16s %14s\n", "CPUs", "levels", "topology MB", "bytes/CPU", "build ms",
+              "simulation MB", "bytes/CPU");
   Workload one = generate_workload_from_spec("messaging --group 1 --nr_loops 1 --pipe --thread");
   for (uint32_t cpus : {256u, 1024u, 2048u, 4096u}) {
     RegularMachine m;
@@ -70,14 +71,16 @@ void memory_table() {
     m.remote_distance = 32;
     MachineSpec spec = make_regular_machine(m);
     size_t h0 = heap_in_use();
+    double t0 = cpu_ms();
     auto topo = std::make_unique<Topology>(Topology::build(spec));
+    double build_ms = cpu_ms() - t0;
     size_t h1 = heap_in_use();
     RunConfig rc;
     auto sim = std::make_unique<Simulation>(one, *topo, cli::build_policy_stack("6.12", {}, {}, rc), CostModel{},
                                             SimConfig{});
     size_t h2 = heap_in_use();
-    std::printf("%-6u %8zu %14.1f %14.0f %16.1f %14.0f\n", cpus, topo->levels().size(), mb(h1 - h0),
-                static_cast<double>(h1 - h0) / cpus, mb(h2 - h1), static_cast<double>(h2 - h1) / cpus);
+    std::printf("%-6u %8zu %14.1f %14.0f %10.1f %16.1f %14.0f\n", cpus, topo->levels().size(), mb(h1 - h0),
+                static_cast<double>(h1 - h0) / cpus, build_ms, mb(h2 - h1), static_cast<double>(h2 - h1) / cpus);
   }
 }
 

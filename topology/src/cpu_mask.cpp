@@ -29,7 +29,7 @@ std::string CpuMask::to_hex_mask(uint32_t nr_cpus) const {
   uint32_t lead_width = nr_cpus == 0 ? 1 : (nr_cpus % 32 == 0 ? 8 : (nr_cpus % 32 + 3) / 4);
   std::string out;
   for (uint32_t g = groups; g-- > 0;) {
-    uint32_t v = static_cast<uint32_t>(words_[g / 2] >> ((g % 2) * 32));
+    uint32_t v = static_cast<uint32_t>(word_or_zero(g / 2) >> ((g % 2) * 32));
     out += fmt::format("{:0{}x}", v, g + 1 == groups ? lead_width : 8u);
     if (g) out += ',';
   }

@@ -125,7 +125,7 @@ std::string describe_topology(const Topology& topo) {
   out += "\ndomain spans:\n";
   for (const auto& l : levels) {
     std::vector<std::string> items;
-    for (const auto& m : distinct(l.span)) items.push_back(m.to_cpulist());
+    for (const auto& m : l.span.masks()) items.push_back(m.to_cpulist());
     std::string label = l.numa_distance > 10 ? fmt::format("{}({})", l.name, l.numa_distance) : l.name;
     out += fmt::format("  {:<10}", label) + wrap(items, 12);
   }

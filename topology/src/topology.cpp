@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -165,16 +166,32 @@ void validate(const MachineSpec& spec, const std::string& source) {
   }
 }
 
-std::vector<CpuMask> masks_by(const std::vector<CpuSpec>& cpus, auto key_of) {
+// Interns masks: the id of each distinct mask, in order of first appearance.
+class MaskInterner {
+ public:
+  uint32_t id(const CpuMask& m) {
+    auto [it, inserted] = ids_.emplace(m, static_cast<uint32_t>(masks_.size()));
+    if (inserted) masks_.push_back(m);
+    return it->second;
+  }
+  std::vector<CpuMask> take() { return std::move(masks_); }
+
+ private:
+  std::unordered_map<CpuMask, uint32_t> ids_;
+  std::vector<CpuMask> masks_;
+};
+
+CpuMaskTable masks_by(const std::vector<CpuSpec>& cpus, auto key_of) {
   std::map<decltype(key_of(cpus[0])), CpuMask> by_key;
   for (const auto& c : cpus) by_key[key_of(c)].set(c.cpu);
-  std::vector<CpuMask> out(cpus.size());
-  for (const auto& c : cpus) out[c.cpu] = by_key[key_of(c)];
-  return out;
+  MaskInterner in;
+  std::vector<uint32_t> index(cpus.size());
+  for (const auto& c : cpus) index[c.cpu] = in.id(by_key[key_of(c)]);
+  return CpuMaskTable(in.take(), std::move(index));
 }
 
 // Dense indices 0..k-1 of per-CPU masks in order of their first CPU.
-uint32_t dense_index(const std::vector<CpuMask>& masks, std::vector<uint32_t>& index) {
+uint32_t dense_index(const CpuMaskTable& masks, std::vector<uint32_t>& index) {
   index.assign(masks.size(), 0);
   std::map<uint32_t, uint32_t> by_first;
   for (uint32_t cpu = 0; cpu < masks.size(); ++cpu) {
@@ -186,7 +203,7 @@ uint32_t dense_index(const std::vector<CpuMask>& masks, std::vector<uint32_t>& i
   return static_cast<uint32_t>(by_first.size());
 }
 
-SchedLevel make_level(std::string name, uint32_t topology_flags, std::vector<CpuMask> span) {
+SchedLevel make_level(std::string name, uint32_t topology_flags, CpuMaskTable span) {
   SchedLevel l;
   l.name = std::move(name);
   l.flags = kDefaultFlags | topology_flags;
@@ -215,24 +232,8 @@ void apply_sd_init(SchedLevel& l) {
   }
 }
 
-// Groups of each CPU's domain at `level`: walking the span from cpu with wrap-around (the
-// kernel's for_each_cpu_wrap in build_sched_groups), each not yet covered CPU contributes the
-// child level's span (clipped to this span) or itself at the bottom.
 void build_groups(SchedLevel& level, const SchedLevel* child) {
-  const size_t n = level.span.size();
-  level.groups.assign(n, {});
-  for (uint32_t cpu = 0; cpu < n; ++cpu) {
-    const CpuMask& span = level.span[cpu];
-    CpuMask covered;
-    uint32_t i = span.next_wrap(cpu);
-    for (uint32_t k = 0, w = span.count(); k < w; ++k, i = span.next_wrap(i + 1)) {
-      if (covered.test(i)) continue;
-      CpuMask g = child ? child->span[i] & span : CpuMask::of({i});
-      covered |= g;
-      level.groups[cpu].push_back(g);
-    }
-    SCHEDSIM_ASSERT(covered == span, "groups of cpu{} at {} do not cover the span", cpu, level.name);
-  }
+  level.groups = GroupTable::build(level.span, child ? &child->span : nullptr);
 }
 
 // sd_degenerate(): a domain is useless on its own if it spans one CPU, or if it has one group
@@ -254,6 +255,65 @@ bool sd_parent_degenerate(const SchedLevel& child, const SchedLevel& parent, uin
 }
 
 }  // namespace
+
+CpuMaskTable::CpuMaskTable(const std::vector<CpuMask>& per_cpu) {
+  MaskInterner in;
+  index_.resize(per_cpu.size());
+  for (size_t c = 0; c < per_cpu.size(); ++c) index_[c] = in.id(per_cpu[c]);
+  masks_ = in.take();
+}
+
+GroupTable GroupTable::build(const CpuMaskTable& span, const CpuMaskTable* child) {
+  const uint32_t n = static_cast<uint32_t>(span.size());
+  GroupTable t;
+  t.refs_.resize(n);
+  MaskInterner masks;
+  // The first list stored for each domain (span id), which later CPUs' lists are rotations of.
+  std::vector<int64_t> domain_list(span.masks().size(), -1);
+  std::map<std::vector<uint32_t>, uint32_t> explicit_lists;
+  std::vector<uint32_t> list;
+  for (uint32_t cpu = 0; cpu < n; ++cpu) {
+    const CpuMask& sp = span[cpu];
+    // The walk from cpu with wrap-around, jumping straight to the next CPU not yet covered: a
+    // CPU the walk passes without it being covered would start a group there.
+    list.clear();
+    CpuMask left = sp;
+    uint32_t i = left.next_wrap(cpu);
+    while (i < CpuMask::kMaxCpus) {
+      CpuMask g = child ? (*child)[i] & sp : CpuMask::of({i});
+      SCHEDSIM_ASSERT(g.test(i), "group of cpu{} does not hold it", i);
+      left -= g;
+      list.push_back(masks.id(g));
+      i = left.next_wrap(i);
+    }
+    int64_t& dl = domain_list[span.id(cpu)];
+    if (dl < 0) {
+      dl = static_cast<int64_t>(t.lists_.size());
+      t.lists_.push_back(list);
+      t.refs_[cpu] = {static_cast<uint32_t>(dl), 0};
+      continue;
+    }
+    const std::vector<uint32_t>& canon = t.lists_[static_cast<size_t>(dl)];
+    uint32_t rot = 0;
+    bool rotation = canon.size() == list.size();
+    if (rotation) {
+      while (rot < canon.size() && canon[rot] != list[0]) ++rot;
+      for (size_t k = 0; rotation && k < list.size(); ++k) {
+        size_t j = rot + k;
+        rotation = rot < canon.size() && canon[j < canon.size() ? j : j - canon.size()] == list[k];
+      }
+    }
+    if (rotation) {
+      t.refs_[cpu] = {static_cast<uint32_t>(dl), rot};
+      continue;
+    }
+    auto [it, inserted] = explicit_lists.emplace(list, static_cast<uint32_t>(t.lists_.size()));
+    if (inserted) t.lists_.push_back(list);
+    t.refs_[cpu] = {it->second, 0};
+  }
+  t.masks_ = masks.take();
+  return t;
+}
 
 const char* to_string(CpuDistance d) {
   switch (d) {
@@ -290,7 +350,7 @@ Topology Topology::build(const MachineSpec& input, const std::string& source) {
   t.cluster_ = t.has_clusters_ ? masks_by(cpus, [](const CpuSpec& c) { return c.cluster; }) : t.smt_;
   t.llc_ = masks_by(cpus, [](const CpuSpec& c) { return c.llc; });
   t.package_ = masks_by(cpus, [](const CpuSpec& c) { return c.package; });
-  std::vector<CpuMask> node_of_cpu = masks_by(cpus, [](const CpuSpec& c) { return c.node; });
+  CpuMaskTable node_of_cpu = masks_by(cpus, [](const CpuSpec& c) { return c.node; });
 
   uint32_t nr_nodes = 0;
   for (const auto& c : cpus) nr_nodes = std::max(nr_nodes, c.node + 1);
@@ -332,12 +392,23 @@ Topology Topology::build(const MachineSpec& input, const std::string& source) {
   std::set<uint32_t> distances;
   for (const auto& row : t.distance_) distances.insert(row.begin(), row.end());
   for (uint32_t dist : distances) {
-    std::vector<CpuMask> span(n);
-    for (uint32_t c = 0; c < n; ++c)
+    // Per node, then per CPU by its node: CPUs of one node share one span.
+    std::vector<uint32_t> node_span(nr_nodes);
+    MaskInterner spans;
+    for (uint32_t a = 0; a < nr_nodes; ++a) {
+      CpuMask m;
       for (uint32_t node = 0; node < nr_nodes; ++node)
-        if (t.distance_[cpus[c].node][node] <= dist) span[c] |= t.node_cpus_[node];
+        if (t.distance_[a][node] <= dist) m |= t.node_cpus_[node];
+      node_span[a] = spans.id(m);
+    }
+    // Ids in order of first appearance by CPU, as every other table.
+    std::vector<CpuMask> by_node = spans.take();
+    MaskInterner ordered;
+    std::vector<uint32_t> index(n);
+    for (uint32_t c = 0; c < n; ++c) index[c] = ordered.id(by_node[node_span[cpus[c].node]]);
     bool is_node = dist == kLocalDistance;
-    SchedLevel l = make_level(is_node ? "NODE" : "NUMA", is_node ? 0 : uint32_t{kSdNuma}, std::move(span));
+    SchedLevel l = make_level(is_node ? "NODE" : "NUMA", is_node ? 0 : uint32_t{kSdNuma},
+                              CpuMaskTable(ordered.take(), std::move(index)));
     l.numa_distance = dist;
     all.push_back(std::move(l));
   }
@@ -346,13 +417,18 @@ Topology Topology::build(const MachineSpec& input, const std::string& source) {
   // capacities gets ASYM_CPUCAPACITY, and its child loses PREFER_SIBLING.
   if (t.asymmetric_) {
     for (size_t k = 0; k < all.size(); ++k) {
+      // Every CPU is in its own span, so cpu's span is mixed iff it holds two capacities:
+      // each distinct span is checked once.
       bool mixed = false;
-      for (uint32_t c = 0; c < n && !mixed; ++c)
-        for (uint32_t o : all[k].span[c])
-          if (cpus[o].capacity != cpus[c].capacity) {
+      for (const CpuMask& sp : all[k].span.masks()) {
+        const uint32_t cap0 = cpus[sp.first()].capacity;
+        for (uint32_t o : sp)
+          if (cpus[o].capacity != cap0) {
             mixed = true;
             break;
           }
+        if (mixed) break;
+      }
       if (!mixed) continue;
       all[k].flags |= kSdAsymCpuCapacity;
       if (k > 0) all[k - 1].flags &= ~uint32_t{kSdPreferSibling};

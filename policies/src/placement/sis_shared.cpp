@@ -7,8 +7,6 @@ namespace schedsim::placement {
 // ------------------------------------------------------------------------------------------
 // SearchEnv
 
-bool SearchEnv::is_idle(uint32_t cpu) const { return era_idle(era, s.cpus[cpu]); }
-
 bool SearchEnv::test_idle_cores(uint32_t target) {
   bool v = s.idle_cores ? s.idle_cores->test(s, target) : false;
   r.hint_consulted = true;

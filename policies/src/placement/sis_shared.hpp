@@ -3,6 +3,7 @@
 // file repeats them: CPU walks, the capacity fit, the wake_avg_idle aging, the 4.17 core and SMT
 // scans, the 5.12+ scan loop, the SIS_UTIL budget, the fold pass of the 2018 RFC and its
 // optimized form, and the helper that lists a module's flags. Internal to policies/.
+#include <bit>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -16,17 +17,26 @@ namespace schedsim::placement {
 
 /// for_each_cpu_wrap(): set CPUs >= start, then those < start. `m` may shrink while walking;
 /// removed CPUs are skipped because the walk re-reads the mask. f returns false to stop.
+/// A word scan: countr_zero finds each next CPU, and the current word is re-read after every
+/// call of f (CPUs above the one just visited), so a CPU f removed is never visited.
 template <class F>
 void for_each_cpu_wrap(const CpuMask& m, uint32_t start, F&& f) {
-  for (uint32_t c = m.next_from(start); c < CpuMask::kMaxCpus; c = m.next(c))
-    if (!f(c)) return;
-  for (uint32_t c = m.first(); c < start; c = m.next(c))
-    if (!f(c)) return;
-}
-
-/// idle_cpu() as `era` defines it: nothing running or queued, and from 5.8 no wakeup in flight.
-inline bool era_idle(const Era& era, const CpuSched& c) {
-  return era.idle_checks_ttwu ? c.idle() : !c.curr.valid() && c.nr_running == 0;
+  // Visits the set CPUs of [from, limit) in order; false when f stopped the walk.
+  auto walk = [&](uint32_t from, uint32_t limit) {
+    for (uint32_t w = from >> 6; w < m.used_words() && (w << 6) < limit; ++w) {
+      uint64_t bits = m.word(w);
+      if (w == (from >> 6)) bits &= ~uint64_t{0} << (from & 63);
+      while (bits) {
+        const uint32_t bit = static_cast<uint32_t>(std::countr_zero(bits));
+        const uint32_t c = (w << 6) + bit;
+        if (c >= limit) return true;
+        if (!f(c)) return false;
+        bits = bit == 63 ? 0 : m.word(w) & (~uint64_t{1} << bit);
+      }
+    }
+    return true;
+  };
+  if (walk(start, CpuMask::kMaxCpus)) walk(0, start);
 }
 
 /// fits_capacity(): u < 80% of cap, i.e. u * 1280 < cap * 1024 (util_fits_cpu without uclamp).

@@ -104,8 +104,6 @@ Duration update_avg(Duration avg, Duration sample) { return avg + (sample - avg)
 KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features)
     : search_(std::move(search)), era_(era), k_(Knobs::from(features)) {}
 
-bool KernelPlacement::is_idle(const SchedState& s, uint32_t cpu) const { return era_idle(era_, s.cpus[cpu]); }
-
 void KernelPlacement::record_wakee(SchedState& s, TaskId waker, TaskId p) {
   TaskSched& w = s.tasks[waker.v];
   // The decay is applied once, however many seconds passed (jiffies > decay_ts + HZ).

@@ -82,6 +82,39 @@ TEST_CASE("CpuMask equal masks hash equally regardless of history", "[topology][
   CHECK_FALSE(b < a);
 }
 
+TEST_CASE("CpuMask never reads a word it no longer uses", "[topology][cpumask]") {
+  // Only the used words are kept up to date: a mask that shrank (&=, clear) and grows again
+  // (set, |=, ^=) must not bring back the CPUs its old high words held.
+  CpuMask a = CpuMask::of({3, 700, 4000});
+  a &= CpuMask::of({3});
+  CHECK(a.used_words() == 1);
+  CHECK_FALSE(a.test(700));
+  a.set(1000);
+  CHECK(a.to_cpulist() == "3,1000");
+  CHECK(a.word(700 / 64) == 0);
+  CHECK(a.word(4000 / 64) == 0);
+  a.clear();
+  a |= CpuMask::of({2000});
+  CHECK(a.to_cpulist() == "2000");
+  a.clear();
+  a ^= CpuMask::of({64, 128});
+  CHECK(a.to_cpulist() == "64,128");
+  CHECK(a == CpuMask::of({64, 128}));
+  CHECK(a.hash() == CpuMask::of({128, 64}).hash());
+  // Copies carry only the used words, and compare equal to masks with other histories.
+  CpuMask b = a;
+  CHECK(b == a);
+  b = CpuMask::of({1});
+  CHECK(b.to_cpulist() == "1");
+  CHECK((CpuMask::of({5, 3000}) & CpuMask::of({5})) == CpuMask::of({5}));
+  CHECK(CpuMask::of({5}) < CpuMask::of({6}));
+  CHECK_FALSE(CpuMask::of({5, 3000}) == CpuMask::of({5}));
+  CHECK(CpuMask::first_n(130).to_cpulist() == "0-129");
+  CHECK(CpuMask::first_n(128).to_cpulist() == "0-127");
+  CHECK(CpuMask::first_n(0).empty());
+  CHECK(CpuMask::first_n(CpuMask::kMaxCpus).count() == CpuMask::kMaxCpus);
+}
+
 TEST_CASE("CpuMask sysfs formats", "[topology][cpumask]") {
   // 40 CPUs all set, as /sys/devices/system/cpu/.../cpus prints on a 40-CPU machine.
   CHECK(CpuMask::first_n(40).to_hex_mask(40) == "ff,ffffffff");

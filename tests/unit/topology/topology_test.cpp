@@ -1,5 +1,7 @@
 // Topology::build: the presets' domain tables (docs/sources.md, Sched domains), groups, degeneration, and
 // the exact validation messages.
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include "schedsim/base/error.hpp"
@@ -20,6 +22,37 @@ const SchedLevel& level(const Topology& t, const std::string& name) {
     if (l.name == name) return l;
   FAIL("no level " << name);
   return t.levels().front();
+}
+
+// The groups of cpu's domain at level k as build_sched_groups() walks them: every CPU of the
+// span from cpu, wrapping, one at a time; each CPU not yet covered contributes the child level's
+// span clipped to this span (itself at the bottom level). The reference the shared GroupTable
+// must reproduce exactly, written independently of it.
+std::vector<CpuMask> reference_groups(const Topology& t, size_t k, uint32_t cpu) {
+  const CpuMask& span = t.levels()[k].span[cpu];
+  std::vector<uint32_t> order;
+  for (uint32_t c = cpu; c < t.nr_cpus(); ++c)
+    if (span.test(c)) order.push_back(c);
+  for (uint32_t c = 0; c < cpu; ++c)
+    if (span.test(c)) order.push_back(c);
+  std::vector<CpuMask> out;
+  CpuMask covered;
+  for (uint32_t c : order) {
+    if (covered.test(c)) continue;
+    CpuMask g = k ? t.levels()[k - 1].span[c] & span : CpuMask::of({c});
+    covered |= g;
+    out.push_back(g);
+  }
+  return out;
+}
+
+// Every level's groups against the reference, for every CPU.
+void check_groups_against_reference(const Topology& t) {
+  for (size_t k = 0; k < t.levels().size(); ++k)
+    for (uint32_t c = 0; c < t.nr_cpus(); ++c) {
+      INFO("level " << k << " (" << t.levels()[k].name << "), cpu " << c);
+      REQUIRE(t.levels()[k].groups[c] == reference_groups(t, k, c));
+    }
 }
 
 constexpr uint32_t kDefaults = kSdBalanceNewidle | kSdBalanceExec | kSdBalanceFork | kSdWakeAffine | kSdPreferSibling;
@@ -345,4 +378,56 @@ TEST_CASE("describe_topology prints the summary the README promises", "[topology
   CHECK_THAT(text, Catch::Contains("19/39"));
   std::string bl = describe_topology(Topology::build(preset_spec("big-little")));
   CHECK_THAT(bl, Catch::Contains("capacity (asymmetric): 446 on 0-3; 1024 on 4-7"));
+}
+
+TEST_CASE("domain tables are shared: one span per domain, one group list per domain", "[topology]") {
+  for (const auto& p : preset_list()) {
+    INFO(p.name);
+    Topology t = Topology::build(preset_spec(p.name));
+    check_groups_against_reference(t);
+    CHECK(t.levels().empty() == (t.nr_cpus() == 1));
+    for (const auto& l : t.levels()) {
+      // Each distinct span stored once; CPUs of one domain share it.
+      std::set<CpuMask> distinct;
+      for (uint32_t c = 0; c < t.nr_cpus(); ++c) distinct.insert(l.span[c]);
+      CHECK(l.span.masks().size() == distinct.size());
+      for (uint32_t c = 0; c < t.nr_cpus(); ++c) CHECK(&l.span[c] == &l.span.masks()[l.span.id(c)]);
+      // Regular presets: every CPU's list is a rotation of its domain's, so one list per domain.
+      CHECK(l.groups.nr_lists() == distinct.size());
+    }
+  }
+  // The 4096-CPU machine of bench/scaling_bench.cpp: O(domains) masks, not O(CPUs) per level.
+  RegularMachine m;
+  m.packages = 2;
+  m.cores_per_package = 1024;
+  m.threads = 2;
+  m.llcs_per_package = 32;
+  Topology big = Topology::build(make_regular_machine(m));
+  REQUIRE(level_names(big) == std::vector<std::string>{"SMT", "MC", "PKG", "NUMA"});
+  CHECK(big.levels()[0].span.masks().size() == 2048);  // cores
+  CHECK(big.levels()[1].span.masks().size() == 64);    // LLCs
+  CHECK(big.levels()[1].groups.nr_masks() == 2048);    // the cores, once
+  CHECK(big.levels()[1].groups.nr_lists() == 64);
+  CHECK(big.levels()[3].groups.nr_lists() == 1);
+  CHECK(big.levels()[1].groups[2050].size() == 32);
+  CHECK(big.levels()[1].groups[2050][0] == CpuMask::of({2, 2050}));
+  CHECK(big.levels()[1].groups[2050][31] == CpuMask::of({1, 2049}));
+  for (uint32_t c : {0u, 1u, 63u, 64u, 2047u, 2048u, 3000u, 4095u})
+    for (size_t k = 0; k < big.levels().size(); ++k) CHECK(big.levels()[k].groups[c] == reference_groups(big, k, c));
+}
+
+TEST_CASE("a CPU whose group order is not a rotation of its domain's keeps its own list", "[topology]") {
+  // One LLC of 6 CPUs, cores {0,5} {1,3} {2,4}: from CPU 0 the MC groups come in the order
+  // {0,5} {1,3} {2,4}, from CPU 2 in the order {2,4} {1,3} {0,5}, which no rotation gives.
+  MachineSpec s = flat(6);
+  const uint32_t core_of[] = {0, 1, 2, 1, 2, 0};
+  for (uint32_t c = 0; c < 6; ++c) s.cpus[c].core = core_of[c];
+  Topology t = Topology::build(s);
+  REQUIRE(level_names(t) == std::vector<std::string>{"SMT", "MC"});
+  const SchedLevel& mc = level(t, "MC");
+  CHECK(mc.groups[0] == std::vector<CpuMask>{CpuMask::of({0, 5}), CpuMask::of({1, 3}), CpuMask::of({2, 4})});
+  CHECK(mc.groups[2] == std::vector<CpuMask>{CpuMask::of({2, 4}), CpuMask::of({1, 3}), CpuMask::of({0, 5})});
+  CHECK(mc.groups.nr_lists() > 1);
+  CHECK(mc.groups.nr_masks() == 3);
+  check_groups_against_reference(t);
 }

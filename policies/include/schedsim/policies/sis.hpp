@@ -62,6 +62,11 @@ uint64_t sis_prop_nr(uint32_t span_weight, int64_t avg_idle_ns, int64_t avg_cost
 /// update_avg(): a += (s - a) / 8, signed.
 Duration update_avg(Duration avg, Duration sample);
 
+/// idle_cpu() as `era` defines it: nothing running or queued, and from 5.8 no wakeup in flight.
+inline bool era_idle(const Era& era, const CpuSched& c) {
+  return era.idle_checks_ttwu ? c.idle() : !c.curr.valid() && c.nr_running == 0;
+}
+
 /// What an LLC search may use from the wake path around it: the state, the question, the era's
 /// idle test, the flags, the idle-core hint (its reads are recorded in the result) and the cost
 /// of probes. Built by KernelPlacement for one select_idle_sibling() call.
@@ -72,8 +77,9 @@ struct SearchEnv {
   const Knobs& k;
   PlacementResult& r;
 
-  /// idle_cpu()/available_idle_cpu() as the era defines it.
-  bool is_idle(uint32_t cpu) const;
+  /// idle_cpu()/available_idle_cpu() as the era defines it: nothing running or queued, and from
+  /// 5.8 no wakeup in flight. Inline and non-virtual: the searches call it once per probed CPU.
+  bool is_idle(uint32_t cpu) const { return era_idle(era, s.cpus[cpu]); }
   /// test_idle_cores(target), noted in r (hint_consulted, hint_value).
   bool test_idle_cores(uint32_t target);
   /// set_idle_cores(target, 0) after a scan that found no idle core.
@@ -131,7 +137,7 @@ class KernelPlacement final : public PlacementPolicy {
   uint32_t find_idlest_cpu(SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
                            uint32_t prev, uint32_t sd_flag);
   /// idle_cpu()/available_idle_cpu() as this era defines it.
-  bool is_idle(const SchedState& s, uint32_t cpu) const;
+  bool is_idle(const SchedState& s, uint32_t cpu) const { return era_idle(era_, s.cpus[cpu]); }
 
   const Knobs& knobs() const { return k_; }
 

@@ -1,11 +1,12 @@
 #pragma once
 /// CpuMask: a fixed-capacity CPU bitset after the kernel's cpumask and LLVM's BitVector.
 ///
-/// Capacity is kMaxCpus (the kernel's NR_CPUS idea) in 64-bit words, so a mask is a trivially
-/// copyable value. Invariant: words at index >= used_ are zero. Indexes that could leave the array (set(),
-/// word()) are checked in every build; reset() and test() ignore CPUs past kMaxCpus. used_
-/// is a high-water mark of possibly non-zero words, which keeps set algebra and iteration on a
-/// 256-CPU machine at 4 words instead of 64.
+/// Capacity is kMaxCpus (the kernel's NR_CPUS idea) in 64-bit words, and a mask never
+/// allocates. Only the first used_ words hold CPUs: words at index >= used_ are never read (they
+/// are left uninitialised, and read as zero through word()), so construction, copies, set
+/// algebra and iteration all cost in proportion to the highest CPU a mask has held (4 words on a
+/// 256-CPU machine), not to kMaxCpus. Indexes that could leave the array (set(), word()) are
+/// checked in every build; reset() and test() ignore CPUs past kMaxCpus.
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -25,11 +26,24 @@ class CpuMask {
   static constexpr uint32_t kMaxCpus = 4096;
   static constexpr uint32_t kWords = kMaxCpus / 64;
 
-  constexpr CpuMask() = default;
+  CpuMask() noexcept {}  // NOLINT: words_ past used_ are deliberately left uninitialised
+  CpuMask(const CpuMask& o) noexcept : used_(o.used_) { copy_words(o); }
+  CpuMask& operator=(const CpuMask& o) noexcept {
+    used_ = o.used_;
+    copy_words(o);
+    return *this;
+  }
   /// A mask with CPUs [0, n) set.
   static CpuMask first_n(uint32_t n) {
+    SCHEDSIM_ASSERT(n <= kMaxCpus, "first_n({}) beyond kMaxCpus {}", n, kMaxCpus);
     CpuMask m;
-    for (uint32_t i = 0; i < n; ++i) m.set(i);
+    const uint32_t full = n >> 6;
+    for (uint32_t i = 0; i < full; ++i) m.words_[i] = ~uint64_t{0};
+    m.used_ = static_cast<uint16_t>(full);
+    if (n & 63) {
+      m.words_[full] = (uint64_t{1} << (n & 63)) - 1;
+      m.used_ = static_cast<uint16_t>(full + 1);
+    }
     return m;
   }
   static CpuMask of(std::initializer_list<uint32_t> cpus) {
@@ -43,19 +57,19 @@ class CpuMask {
     // compare against a constant; bench/README.md has the before/after figure.
     SCHEDSIM_ASSERT(cpu < kMaxCpus, "CPU {} beyond kMaxCpus {}", cpu, kMaxCpus);
     uint32_t w = cpu >> 6;
+    if (w >= used_) {
+      for (uint32_t i = used_; i <= w; ++i) words_[i] = 0;
+      used_ = static_cast<uint16_t>(w + 1);
+    }
     words_[w] |= uint64_t{1} << (cpu & 63);
-    if (w >= used_) used_ = static_cast<uint16_t>(w + 1);
   }
   void reset(uint32_t cpu) {
-    if (cpu < kMaxCpus) words_[cpu >> 6] &= ~(uint64_t{1} << (cpu & 63));
+    if ((cpu >> 6) < used_) words_[cpu >> 6] &= ~(uint64_t{1} << (cpu & 63));
   }
   bool test(uint32_t cpu) const {
-    return cpu < kMaxCpus && ((words_[cpu >> 6] >> (cpu & 63)) & 1u) != 0;
+    return (cpu >> 6) < used_ && ((words_[cpu >> 6] >> (cpu & 63)) & 1u) != 0;
   }
-  void clear() {
-    for (uint32_t i = 0; i < used_; ++i) words_[i] = 0;
-    used_ = 0;
-  }
+  void clear() { used_ = 0; }
 
   uint32_t count() const {
     uint32_t n = 0;
@@ -73,7 +87,7 @@ class CpuMask {
   uint32_t next(uint32_t after) const {
     return after >= kMaxCpus - 1 ? kMaxCpus : next_from(after + 1);
   }
-  /// The lowest set CPU >= `from`, or kMaxCpus.
+  /// The lowest set CPU >= `from`, or kMaxCpus: a word scan with countr_zero.
   uint32_t next_from(uint32_t from) const {
     uint32_t w = from >> 6;
     if (w >= used_) return kMaxCpus;
@@ -104,16 +118,22 @@ class CpuMask {
   }
 
   CpuMask& operator&=(const CpuMask& o) {
+    // Words past o.used_ become zero: the mask shrinks to the common words.
+    if (o.used_ < used_) used_ = o.used_;
     for (uint32_t i = 0; i < used_; ++i) words_[i] &= o.words_[i];
     return *this;
   }
   CpuMask& operator|=(const CpuMask& o) {
-    for (uint32_t i = 0; i < o.used_; ++i) words_[i] |= o.words_[i];
+    uint32_t i = 0;
+    for (const uint32_t n = used_ < o.used_ ? used_ : o.used_; i < n; ++i) words_[i] |= o.words_[i];
+    for (; i < o.used_; ++i) words_[i] = o.words_[i];
     if (o.used_ > used_) used_ = o.used_;
     return *this;
   }
   CpuMask& operator^=(const CpuMask& o) {
-    for (uint32_t i = 0; i < o.used_; ++i) words_[i] ^= o.words_[i];
+    uint32_t i = 0;
+    for (const uint32_t n = used_ < o.used_ ? used_ : o.used_; i < n; ++i) words_[i] ^= o.words_[i];
+    for (; i < o.used_; ++i) words_[i] = o.words_[i];
     if (o.used_ > used_) used_ = o.used_;
     return *this;
   }
@@ -123,7 +143,12 @@ class CpuMask {
     for (uint32_t i = 0; i < n; ++i) words_[i] &= ~o.words_[i];
     return *this;
   }
-  friend CpuMask operator&(CpuMask a, const CpuMask& b) { return a &= b; }
+  friend CpuMask operator&(const CpuMask& a, const CpuMask& b) {
+    CpuMask m;
+    m.used_ = a.used_ < b.used_ ? a.used_ : b.used_;
+    for (uint32_t i = 0; i < m.used_; ++i) m.words_[i] = a.words_[i] & b.words_[i];
+    return m;
+  }
   friend CpuMask operator|(CpuMask a, const CpuMask& b) { return a |= b; }
   friend CpuMask operator^(CpuMask a, const CpuMask& b) { return a ^= b; }
   friend CpuMask operator-(CpuMask a, const CpuMask& b) { return a -= b; }
@@ -136,7 +161,7 @@ class CpuMask {
   }
   bool is_subset_of(const CpuMask& o) const {
     for (uint32_t i = 0; i < used_; ++i)
-      if (words_[i] & ~(i < o.used_ ? o.words_[i] : 0)) return false;
+      if (words_[i] & ~o.word_or_zero(i)) return false;
     return true;
   }
   /// The CPUs of `universe` not in this mask. There is no bare operator~: bits past the
@@ -146,14 +171,14 @@ class CpuMask {
   friend bool operator==(const CpuMask& a, const CpuMask& b) {
     uint32_t n = a.used_ > b.used_ ? a.used_ : b.used_;
     for (uint32_t i = 0; i < n; ++i)
-      if (a.words_[i] != b.words_[i]) return false;
+      if (a.word_or_zero(i) != b.word_or_zero(i)) return false;
     return true;
   }
   /// Lexicographic by lowest differing CPU's word (for ordered containers).
   friend bool operator<(const CpuMask& a, const CpuMask& b) {
     uint32_t n = a.used_ > b.used_ ? a.used_ : b.used_;
     for (uint32_t i = 0; i < n; ++i)
-      if (a.words_[i] != b.words_[i]) return a.words_[i] < b.words_[i];
+      if (a.word_or_zero(i) != b.word_or_zero(i)) return a.word_or_zero(i) < b.word_or_zero(i);
     return false;
   }
   /// Equal masks hash equally: trailing zero words (used_ is only a high-water mark, reset()
@@ -165,10 +190,12 @@ class CpuMask {
     for (uint32_t i = 0; i < n; ++i) h = (h ^ words_[i]) * 1099511628211ull;
     return static_cast<size_t>(h);
   }
+  /// Word i (CPUs 64i..64i+63); zero past the used words.
   uint64_t word(uint32_t i) const {
     SCHEDSIM_ASSERT(i < kWords, "mask word {} beyond {}", i, kWords);
-    return words_[i];
+    return word_or_zero(i);
   }
+  /// How many leading words may hold CPUs (an upper bound: trailing ones may be zero).
   uint32_t used_words() const { return used_; }
 
   class iterator {
@@ -200,8 +227,13 @@ class CpuMask {
   static std::optional<CpuMask> parse_hex_mask(const std::string& text, std::string* error = nullptr);
 
  private:
-  std::array<uint64_t, kWords> words_{};
+  uint64_t word_or_zero(uint32_t i) const { return i < used_ ? words_[i] : 0; }
+  void copy_words(const CpuMask& o) {
+    for (uint32_t i = 0; i < used_; ++i) words_[i] = o.words_[i];
+  }
+
   uint16_t used_ = 0;
+  std::array<uint64_t, kWords> words_;  // only [0, used_) is ever read
 };
 
 }  // namespace schedsim

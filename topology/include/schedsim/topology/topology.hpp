@@ -3,7 +3,9 @@
 /// distance matrix, per-CPU capacity; and the bottom-up sched-domain table built from them the
 /// way the kernel's build_sched_domains() does (docs/sources.md, Sched domains), degenerate levels removed.
 ///
-/// A Topology is immutable after build and cheap to query: every per-CPU mask is precomputed.
+/// A Topology is immutable after build and cheap to query: every per-CPU mask is precomputed,
+/// and stored once per distinct mask (CpuMaskTable, GroupTable), so the tables grow with the
+/// number of cores, LLCs and domains, not with CPUs x levels x mask size.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +48,100 @@ enum SdFlag : uint32_t {
   kSdSerialize = 1u << 10,
 };
 
+/// A per-CPU table of masks stored once per distinct mask: `t[cpu]` is cpu's mask, and CPUs
+/// with equal masks (the CPUs of one core, LLC, node or domain) share one copy, so the table
+/// holds O(distinct masks), not O(CPUs) masks.
+class CpuMaskTable {
+ public:
+  CpuMaskTable() = default;
+  /// Interns `per_cpu` (per_cpu[cpu] is cpu's mask).
+  explicit CpuMaskTable(const std::vector<CpuMask>& per_cpu);
+  /// A table of `nr_cpus` CPUs whose cpu-th mask is masks[index[cpu]].
+  CpuMaskTable(std::vector<CpuMask> masks, std::vector<uint32_t> index)
+      : masks_(std::move(masks)), index_(std::move(index)) {}
+
+  const CpuMask& operator[](uint32_t cpu) const { return masks_[index_[cpu]]; }
+  size_t size() const { return index_.size(); }
+  /// Index of cpu's mask in masks() (CPUs with equal masks have equal ids).
+  uint32_t id(uint32_t cpu) const { return index_[cpu]; }
+  /// The distinct masks, in order of their first CPU's appearance.
+  const std::vector<CpuMask>& masks() const { return masks_; }
+
+ private:
+  std::vector<CpuMask> masks_;
+  std::vector<uint32_t> index_;
+};
+
+/// The groups of one CPU's domain at one level: a view into its level's GroupTable.
+class GroupList {
+ public:
+  GroupList(const CpuMask* masks, const uint32_t* ids, uint32_t n, uint32_t rot)
+      : masks_(masks), ids_(ids), n_(n), rot_(rot) {}
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const CpuMask& operator[](size_t i) const {
+    size_t k = i + rot_;
+    return masks_[ids_[k < n_ ? k : k - n_]];
+  }
+  class iterator {
+   public:
+    iterator(const GroupList* l, size_t i) : l_(l), i_(i) {}
+    const CpuMask& operator*() const { return (*l_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const GroupList* l_;
+    size_t i_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, n_); }
+  friend bool operator==(const GroupList& a, const std::vector<CpuMask>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < b.size(); ++i)
+      if (!(a[i] == b[i])) return false;
+    return true;
+  }
+
+ private:
+  const CpuMask* masks_;
+  const uint32_t* ids_;
+  uint32_t n_, rot_;
+};
+
+/// The group lists of one level for every CPU, stored once per domain: each distinct group mask
+/// once, each distinct list of groups once, and per CPU the list and the rotation that puts
+/// the CPU's own group first (the kernel walks a domain's CPUs from cpu, wrapping, so the CPUs
+/// of one domain see rotations of one list on every regular machine; a list that is not a
+/// rotation of its domain's first one is stored as its own list).
+class GroupTable {
+ public:
+  /// The groups of every CPU's domain of `span`: walking the span from cpu with wrap-around (the
+  /// kernel's for_each_cpu_wrap in build_sched_groups), each CPU not yet covered contributes
+  /// the `child` level's span (clipped to this span) or, without a child, itself.
+  static GroupTable build(const CpuMaskTable& span, const CpuMaskTable* child);
+  GroupList operator[](uint32_t cpu) const {
+    const Ref& r = refs_[cpu];
+    const std::vector<uint32_t>& l = lists_[r.list];
+    return GroupList(masks_.data(), l.data(), static_cast<uint32_t>(l.size()), r.rot);
+  }
+  size_t size() const { return refs_.size(); }
+  /// Distinct group masks and distinct stored lists (for the memory figures).
+  size_t nr_masks() const { return masks_.size(); }
+  size_t nr_lists() const { return lists_.size(); }
+
+ private:
+  struct Ref {
+    uint32_t list = 0, rot = 0;
+  };
+  std::vector<CpuMask> masks_;
+  std::vector<std::vector<uint32_t>> lists_;
+  std::vector<Ref> refs_;
+};
+
 /// One row of the domain table after degeneration, as seen from every CPU.
 struct SchedLevel {
   std::string name;                ///< SMT, CLS, MC, PKG, NODE, NUMA (kernel names)
@@ -54,10 +150,10 @@ struct SchedLevel {
   uint32_t busy_factor = 16;
   uint32_t cache_nice_tries = 0;
   uint32_t numa_distance = 0;      ///< for NUMA levels: the distance this level reaches
-  std::vector<CpuMask> span;       ///< span[cpu]: this level's domain span for cpu
+  CpuMaskTable span;               ///< span[cpu]: this level's domain span for cpu
   /// groups[cpu]: the groups of cpu's domain at this level (the child level's spans, or single
   /// CPUs at the bottom level), the group containing cpu first, as the kernel orders them.
-  std::vector<std::vector<CpuMask>> groups;
+  GroupTable groups;
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
 };
 
@@ -114,7 +210,8 @@ class Topology {
  private:
   MachineSpec spec_;
   CpuMask all_;
-  std::vector<CpuMask> smt_, cluster_, llc_, package_, node_cpus_;
+  CpuMaskTable smt_, cluster_, llc_, package_;
+  std::vector<CpuMask> node_cpus_;
   std::vector<uint32_t> llc_id_, llc_index_, core_index_;
   std::vector<std::vector<uint32_t>> distance_;
   std::vector<SchedLevel> levels_;
