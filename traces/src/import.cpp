@@ -21,6 +21,21 @@
 
 namespace schedsim::traces {
 
+const char* trace_channels_name(TraceChannels c) {
+  switch (c) {
+    case TraceChannels::kOff: return "off";
+    case TraceChannels::kPipe: return "pipe";
+    case TraceChannels::kSocket: return "socket";
+  }
+  return "?";
+}
+
+TraceChannels parse_trace_channels(const std::string& s) {
+  for (TraceChannels c : {TraceChannels::kOff, TraceChannels::kPipe, TraceChannels::kSocket})
+    if (s == trace_channels_name(c)) return c;
+  throw InputError(SourceLoc{"--channels"}, unknown_choice_message("channel mode", s, {"off", "pipe", "socket"}));
+}
+
 namespace {
 
 enum class Container : uint8_t { kText, kHtml };
@@ -455,7 +470,9 @@ std::string ImportReport::describe() const {
     if (t == EventType::kOther || events_by_type[static_cast<size_t>(i)] == 0) continue;
     o += fmt::format("  {:<20} {}\n", event_type_name(t), events_by_type[static_cast<size_t>(i)]);
   }
-  for (const auto& [name, n] : other_events) o += fmt::format("  {:<20} {} (ignored)\n", name, n);
+  for (const auto& [name, n] : other_events)
+    o += fmt::format("  {:<20} {} ({})\n", name, n,
+                     channel_mode != TraceChannels::kOff && name.rfind("sys_", 0) == 0 ? "--channels" : "ignored");
   o += fmt::format("tasks:         {} seen, {} selected (idle excluded)\n", tasks_seen, tasks_selected);
   o += fmt::format("selection:     {}\n", selection);
   o += fmt::format("wakeups:       {} no-op (task already runnable or running), {} paired with a later switch-out\n",
@@ -486,6 +503,14 @@ std::string ImportReport::describe() const {
   o += fmt::format("conservation:  {} (wakes {} = blocks {} + blocked at start {}; run {} ns = on-CPU {} ns)\n",
                    conservation_ok ? "ok" : "FAILED", wakes_total, blocks_total, blocked_at_start,
                    run_total.count(), oncpu_total.count());
+  if (channel_mode != TraceChannels::kOff) {
+    const ChannelImport& c = channels;
+    o += fmt::format("channels:      {} ({} read/write syscalls; {} wakeups between them join {} fd groups: {} replayed as "
+                     "channels, {} left as tokens for fewer bytes written than read, {} for only one side seen; "
+                     "{} writes, {} reads replace {} wake/block pairs)\n",
+                     trace_channels_name(channel_mode), c.syscalls, c.edges, c.groups, c.channels, c.refused_short,
+                     c.refused_one_sided, c.writes, c.reads, c.tokens_replaced);
+  }
   for (const auto& w : warnings) o += "warning: " + w + "\n";
   return o;
 }
@@ -505,8 +530,11 @@ std::string describe_workload(const Workload& w) {
   auto c = w.expanded_action_counts();
   o += fmt::format("workload:      {} tasks ({} forked, {} runnable at start, {} blocked, {} sleeping; {} per-CPU kthreads)\n",
                    w.tasks.size(), forked, runnable, blocked, sleeping, kthreads);
-  o += fmt::format("actions:       run {}  wake {}  fork {}  block {}  sleep {}  exit {}  exec {}\n",
-                   c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+  o += fmt::format("actions:       run {}  wake {}  fork {}  block {}  sleep {}  exit {}  exec {}", c[0], c[1], c[2],
+                   c[3], c[4], c[5], c[6]);
+  const auto wr = static_cast<size_t>(ActionKind::kWrite), rd = static_cast<size_t>(ActionKind::kRead);
+  if (c[wr] + c[rd] > 0) o += fmt::format("  write {}  read {}", c[wr], c[rd]);
+  o += "\n";
   o += fmt::format("work:          {} ns of run\n", w.total_work().count());
   const ObservedStats& s = w.observed;
   if (!s.present) return o;

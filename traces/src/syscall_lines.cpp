@@ -14,4 +14,40 @@ std::string syscall_event_name(std::string_view line, size_t at) {
   return {};
 }
 
+namespace {
+
+// A number as the kernel prints syscall values: "0x" hex or decimal. False when none is there.
+bool parse_sys_number(std::string_view s, size_t p, uint64_t& v) {
+  v = 0;
+  if (s.substr(p, 2) == "0x") {
+    size_t b = p += 2;
+    for (; p < s.size() && p - b < 16; ++p) {
+      char c = s[p];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) break;
+      v = v * 16 + static_cast<uint64_t>(d);
+    }
+    return p > b;
+  }
+  size_t b = p;
+  for (; p < s.size() && s[p] >= '0' && s[p] <= '9' && p - b < 19; ++p) v = v * 10 + static_cast<uint64_t>(s[p] - '0');
+  return p > b;
+}
+
+}  // namespace
+
+int64_t syscall_event_value(std::string_view line, size_t at, bool enter) {
+  uint64_t v = 0;
+  if (enter) {
+    size_t open = line.find('(', at);
+    if (open == std::string_view::npos) return -1;
+    size_t colon = line.find(": ", open);
+    if (colon == std::string_view::npos || !parse_sys_number(line, colon + 2, v) || v > INT32_MAX) return -1;
+    return static_cast<int64_t>(v);
+  }
+  size_t arrow = line.find(" -> ", at);
+  if (arrow == std::string_view::npos || !parse_sys_number(line, arrow + 4, v)) return 0;
+  return static_cast<int64_t>(v);  // two's complement: errors come out negative
+}
+
 }  // namespace schedsim::traces

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,5 +11,11 @@ namespace schedsim::traces {
 /// starts, returns the event's tracefs name ("sys_enter_write", "sys_exit_write"), or "" when
 /// the text is not a syscall event. Such events are counted as other events and not interpreted.
 std::string syscall_event_name(std::string_view line, size_t at);
+
+/// The value a syscall event carries (TraceEvent::sys_value): for an enter, its first argument
+/// ("fd: 5", or "fd: 0x5" as older kernels print it); for an exit, the return value ("-> 0x444",
+/// errors as the 64-bit two's complement "-> 0xfffffffffffffff5"). -1 for an enter whose
+/// first argument is not a number.
+int64_t syscall_event_value(std::string_view line, size_t at, bool enter);
 
 }  // namespace schedsim::traces

@@ -19,6 +19,16 @@
 
 namespace schedsim::traces {
 
+/// What a trace's read/write syscalls become (`--channels`, docs/traces.md "Channels from
+/// syscalls"). kOff: they are ignored and every wakeup between traced tasks is a wake/block
+/// token. kPipe / kSocket: fds that a wakeup pairs (a write that wakes a task blocked in a read,
+/// or a read that wakes a writer blocked on a full pipe) become channels of that kind, and their
+/// reads and writes replay as channel read/write actions instead of tokens.
+enum class TraceChannels : uint8_t { kOff, kPipe, kSocket };
+const char* trace_channels_name(TraceChannels c);
+/// "off", "pipe" or "socket"; throws InputError naming --channels otherwise.
+TraceChannels parse_trace_channels(const std::string& s);
+
 /// Which tasks become workload tasks, and how to read the trace.
 struct ExtractOptions {
   std::string comm_regex;            ///< keep tasks whose comm (any name it had) matches (ECMAScript)
@@ -48,6 +58,19 @@ struct ExtractOptions {
   /// meta "smt_normalized_ns" holds the on-CPU time removed.
   std::vector<std::vector<uint32_t>> smt_siblings;
   int64_t corun_permille = 1000;
+  TraceChannels channels = TraceChannels::kOff;
+};
+
+/// What `--channels` made of the trace's read/write syscalls (ImportReport::channels).
+struct ChannelImport {
+  uint64_t syscalls = 0;        ///< completed read/write syscalls of selected tasks with an fd
+  uint64_t edges = 0;           ///< wakeups from inside a read/write to a task blocked in the other
+  uint64_t groups = 0;          ///< fd groups joined by those wakeups
+  uint64_t channels = 0;        ///< groups replayed as channels
+  uint64_t refused_short = 0;   ///< groups left as tokens: fewer bytes written than read
+  uint64_t refused_one_sided = 0;  ///< groups left as tokens: only reads or only writes
+  uint64_t writes = 0, reads = 0;  ///< channel actions emitted
+  uint64_t tokens_replaced = 0;    ///< wake/block pairs the channels replace
 };
 
 /// One kind of repair the importer made, with why.
@@ -95,6 +118,8 @@ struct ImportReport {
   bool conservation_ok = true;
   uint64_t wakes_total = 0, blocks_total = 0, blocked_at_start = 0;
   Duration run_total, oncpu_total;
+  TraceChannels channel_mode = TraceChannels::kOff;
+  ChannelImport channels;
 
   uint64_t repairs_total() const;
   /// Multi-line human summary (no trailing workload/observed part).

@@ -76,6 +76,10 @@ struct TraceEvent {
   std::string comm;
   std::string other_comm;
   std::string event_name;    ///< for kOther: the event's name
+  /// For kOther syscall events (event_name "sys_enter_NAME" / "sys_exit_NAME"): the first
+  /// argument of an enter (the fd of read/write; -1 when unreadable) or the return value of an
+  /// exit (negative: an errno). 0 for every other event.
+  int64_t sys_value = 0;
 };
 
 }  // namespace schedsim::traces
