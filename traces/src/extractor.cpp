@@ -38,6 +38,7 @@
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "idle_wake_probe.hpp"
 
 namespace schedsim::traces {
 
@@ -159,6 +160,7 @@ struct Extractor::Impl {
   // --channels
   std::vector<Syscall> scs;
   std::vector<SyscallEdge> sc_edges;
+  IdleWakeProbe idle_probe{rep.idle_wake};
   std::vector<FdTable> fd_tables;
   std::map<std::tuple<int32_t, int64_t, uint32_t>, uint32_t> fd_keys;  // (table, fd, gen) -> key
 
@@ -646,6 +648,7 @@ struct Extractor::Impl {
 
   void on_event(const TraceEvent& ev) {
     cur_ev = &ev;
+    idle_probe.on_event(ev);
     if (first_ts < 0) first_ts = ev.ts;
     last_ts = std::max(last_ts, ev.ts);
     CpuState& cs = cpu_state(ev.cpu);
@@ -713,7 +716,7 @@ struct Extractor::Impl {
   void on_syscall(uint32_t ord, const TraceEvent& ev) {
     const std::string& n = ev.event_name;
     if (n == "sys_enter_close") {
-      if (ev.sys_value >= 0) ++fd_tables[static_cast<size_t>(recs[ord].fd_table)].gen[ev.sys_value];
+      if (ev.other_value >= 0) ++fd_tables[static_cast<size_t>(recs[ord].fd_table)].gen[ev.other_value];
       return;
     }
     const bool enter = n == "sys_enter_read" || n == "sys_enter_write";
@@ -724,9 +727,9 @@ struct Extractor::Impl {
     const bool write = n.back() == 'e';
     if (enter) {
       t.cur_sc = -1;  // an enter without the previous exit: that one is never replayed
-      if (ev.sys_value < 0) return;
+      if (ev.other_value < 0) return;
       flush_at(t, ev.ts);
-      auto it = fd_keys.emplace(resolve_fd(t.fd_table, ev.sys_value), static_cast<uint32_t>(fd_keys.size())).first;
+      auto it = fd_keys.emplace(resolve_fd(t.fd_table, ev.other_value), static_cast<uint32_t>(fd_keys.size())).first;
       Syscall sc;
       sc.task = ord;
       sc.key = it->second;
@@ -742,9 +745,9 @@ struct Extractor::Impl {
     if (t.cur_sc < 0) return;
     Syscall& sc = scs[static_cast<size_t>(t.cur_sc)];
     t.cur_sc = -1;
-    if (sc.write != write || ev.sys_value <= 0) return;
+    if (sc.write != write || ev.other_value <= 0) return;
     sc.done = true;
-    sc.bytes = ev.sys_value;
+    sc.bytes = ev.other_value;
     ++rep.channels.syscalls;
     if (write) {
       flush_at(t, ev.ts);

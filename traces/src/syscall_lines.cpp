@@ -1,5 +1,7 @@
 #include "syscall_lines.hpp"
 
+#include "schedsim/traces/trace_event.hpp"
+
 namespace schedsim::traces {
 
 std::string syscall_event_name(std::string_view line, size_t at) {
@@ -48,6 +50,31 @@ int64_t syscall_event_value(std::string_view line, size_t at, bool enter) {
   size_t arrow = line.find(" -> ", at);
   if (arrow == std::string_view::npos || !parse_sys_number(line, arrow + 4, v)) return 0;
   return static_cast<int64_t>(v);  // two's complement: errors come out negative
+}
+
+namespace {
+// The decimal value of "key=N" in payload, or false.
+bool field(std::string_view payload, std::string_view key, uint64_t& v) {
+  size_t at = 0;
+  while ((at = payload.find(key, at)) != std::string_view::npos) {
+    if ((at == 0 || payload[at - 1] == ' ') && at + key.size() < payload.size() && payload[at + key.size()] == '=')
+      return parse_sys_number(payload, at + key.size() + 1, v);
+    at += key.size();
+  }
+  return false;
+}
+}  // namespace
+
+void parse_power_ipi(std::string_view name, std::string_view payload, TraceEvent& ev) {
+  uint64_t a = 0, b = 0;
+  if (name == "cpu_idle") {
+    if (!field(payload, "state", a) || !field(payload, "cpu_id", b) || b > 65535) return;
+    ev.other_value = a >= 0xffffffffULL ? -1 : static_cast<int64_t>(a);
+    ev.target_cpu = static_cast<int32_t>(b);
+  } else if (name == "ipi_send_cpu") {
+    if (!field(payload, "cpu", a) || a > 65535) return;
+    ev.target_cpu = static_cast<int32_t>(a);
+  }
 }
 
 }  // namespace schedsim::traces

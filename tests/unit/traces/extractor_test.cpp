@@ -407,10 +407,10 @@ TEST_CASE("extract --channels: syscall events carry the fd and the return value"
   import_trace(t.path, o);
   REQUIRE(seen.size() == 3);
   CHECK(seen[0].event_name == "sys_enter_write");
-  CHECK(seen[0].sys_value == 4);
-  CHECK(seen[1].sys_value == 100);
+  CHECK(seen[0].other_value == 4);
+  CHECK(seen[1].other_value == 100);
   CHECK(seen[2].event_name == "sys_exit_read");
-  CHECK(seen[2].sys_value == -11);
+  CHECK(seen[2].other_value == -11);
 }
 
 TEST_CASE("extract --channels: a write that wakes a reader becomes channel write/read actions", "[traces]") {
@@ -506,4 +506,52 @@ TEST_CASE("extract --channels: forked processes share their parent's fds until i
   CHECK(rep2.channels.refused_short == 1);
   CHECK(count(task(w2, "B", 11), ActionKind::kBlock) == 1);
   CHECK(rep2.conservation_ok);
+}
+
+TEST_CASE("idle wakes: latency by idle duration and state, IPI to an idle CPU, from the trace's own events",
+          "[traces]") {
+  // B sleeps on CPU 1 at 1.000000 (idle from then, state 1 at 1.000001). A wakes it from CPU 0
+  // 100 us later and kicks CPU 1 with an IPI; CPU 1 leaves idle 3 us after the IPI and runs B
+  // 6 us after the waking. A second, local wake (the waker on the idle target) is not sampled.
+  TempTrace t(sw("swapper/0", 0, 0, "0.999990", "R", "A", 10) + sw("swapper/1", 0, 1, "0.999991", "R", "B", 11) +
+              sw("B", 11, 1, "1.000000", "S", "swapper/1", 0) +
+              ev("<idle>", 0, 1, "1.000001", "cpu_idle", "state=1 cpu_id=1") +
+              waking("A", 10, 0, "1.000100", "B", 11) +
+              ev("A", 10, 0, "1.000101", "ipi_send_cpu", "cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0") +
+              ev("<idle>", 0, 1, "1.000104", "cpu_idle", "state=4294967295 cpu_id=1") +
+              sw("swapper/1", 0, 1, "1.000106", "R", "B", 11) + sw("B", 11, 1, "1.000200", "S", "swapper/1", 0) +
+              waking("swapper/1", 0, 1, "1.000300", "B", 11, "dNh2.") + sw("swapper/1", 0, 1, "1.000302", "R", "B", 11) +
+              sw("B", 11, 1, "1.000400", "S", "swapper/1", 0) + sw("A", 10, 0, "1.000500", "S", "swapper/0", 0));
+  ImportReport rep;
+  import_trace(t.path, ExtractOptions{}, &rep);
+  const IdleWakeObserved& m = rep.idle_wake;
+  CHECK(m.cpu_idle_events == 2);
+  CHECK(m.ipi_events == 1);
+  REQUIRE(m.by_idle[2].size() == 1);  // idle 50-200 us
+  CHECK(m.by_idle[2][0] == 6000);
+  CHECK(m.by_idle[0].empty());
+  REQUIRE(m.by_state.count(1) == 1);
+  CHECK(m.by_state.at(1) == std::vector<int64_t>{6000});
+  REQUIRE(m.ipi_to_idle.size() == 1);
+  CHECK(m.ipi_to_idle[0] == 3000);
+  CHECK(m.local_wakes == 1);
+  CHECK(rep.describe().find("idle 50-200us      n=1      p50=6.0us") != std::string::npos);
+  // Too few wakes to derive costs from: an error naming the trace.
+  CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
+                    Catch::Contains("t.trace") && Catch::Contains("0 remote wakes to a CPU idle under 50 us"));
+}
+
+TEST_CASE("idle wakes: the cost file takes the p50s of short and long idle minus the IPI", "[traces]") {
+  IdleWakeObserved m;
+  for (int i = 0; i < 30; ++i) m.by_idle[0].push_back(4000 + (i % 3) * 1000);  // p50 5000
+  for (int i = 0; i < 25; ++i) m.by_idle[3].push_back(14000);
+  std::string note;
+  std::string json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("\"idle_wake\": \"vm-halt-poll\"") != std::string::npos);
+  CHECK(json.find("\"idle_exit_polled\": 4400") != std::string::npos);
+  CHECK(json.find("\"idle_exit_halted\": 13400") != std::string::npos);
+  m.by_idle[3].resize(5);
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("\"idle_exit_halted\": 4400") != std::string::npos);
+  CHECK(note.find("only 5 wakes") != std::string::npos);
 }

@@ -29,6 +29,25 @@ const char* trace_channels_name(TraceChannels c);
 /// "off", "pipe" or "socket"; throws InputError naming --channels otherwise.
 TraceChannels parse_trace_channels(const std::string& s);
 
+/// Idle-exit and IPI latencies measured in the trace itself (ImportReport::idle_wake; docs/traces.md
+/// "Idle wakes measured from the trace"). Over every task of the trace, not only the selected ones:
+/// they describe the machine. Samples in ns.
+struct IdleWakeObserved {
+  /// Upper bounds (ns) of the idle-duration bins; the last bin is open.
+  static constexpr int64_t kBinEdges[4] = {20'000, 50'000, 200'000, 2'000'000};
+  /// Remote wakeups of a task switched in on a CPU that was idle at the sched_waking: waking to
+  /// switch-in, by how long the target had been idle at the waking (from its switch to idle).
+  std::vector<int64_t> by_idle[5];
+  /// The same samples by the idle state the target last entered (power:cpu_idle), when recorded.
+  std::map<int64_t, std::vector<int64_t>> by_state;
+  /// ipi_send_cpu to a CPU that was idle: send to that CPU's next event (with power:cpu_idle
+  /// recorded, its idle exit): IPI delivery plus idle exit.
+  std::vector<int64_t> ipi_to_idle;
+  uint64_t cpu_idle_events = 0, ipi_events = 0;
+  uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): not sampled
+  uint64_t unrecorded = 0;      ///< CPUs leaving idle with no recorded switch from idle (their wakes are not sampled)
+};
+
 /// Which tasks become workload tasks, and how to read the trace.
 struct ExtractOptions {
   std::string comm_regex;            ///< keep tasks whose comm (any name it had) matches (ECMAScript)
@@ -120,6 +139,7 @@ struct ImportReport {
   Duration run_total, oncpu_total;
   TraceChannels channel_mode = TraceChannels::kOff;
   ChannelImport channels;
+  IdleWakeObserved idle_wake;
 
   uint64_t repairs_total() const;
   /// Multi-line human summary (no trailing workload/observed part).
@@ -141,6 +161,17 @@ Workload import_trace(const std::string& path, const ExtractOptions& opt,
 /// errors and in the workload's name. The fuzz targets' entry point.
 Workload import_trace_buffer(std::string_view data, const std::string& name, const ExtractOptions& opt,
                              ImportReport* report = nullptr);
+
+/// The `idle wakes:` block of `trace info` (ImportReport::describe() prints it when the trace has
+/// power:cpu_idle or ipi events).
+std::string describe_idle_wake(const IdleWakeObserved& m);
+
+/// A cost file (JSON, the `--cost FILE` format) setting the `vm-halt-poll` idle-wake model's exit
+/// costs from the trace's measured idle wakes (`trace info --idle-wake-costs`): the waking-to-
+/// switch-in p50 of targets idle under 50 us and of targets idle 200 us or more, minus the model's
+/// IPI cost. `note` receives what was derived from what. Throws InputError when fewer than 20 wakes
+/// to CPUs idle under 50 us were measured.
+std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
 std::string describe_workload(const Workload& w);
