@@ -280,6 +280,7 @@ static std::vector<std::string> trace_options_given(const traces::ExtractOptions
   if (e.race_window != d.race_window) v.emplace_back("--race-window");
   if (e.reorder_window != d.reorder_window) v.emplace_back("--reorder-window");
   if (e.clock_tolerance != d.clock_tolerance) v.emplace_back("--clock-tolerance");
+  if (e.channels != d.channels) v.emplace_back("--channels");
   return v;
 }
 

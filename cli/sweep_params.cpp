@@ -38,7 +38,7 @@ const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
       "feature", "cost", "jitter", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "strict", "noise", "smt-normalize"};
+      "exclude-kthreads", "strict", "noise", "smt-normalize", "channels"};
   return keys;
 }
 
@@ -141,6 +141,12 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
     } else if (key == "exclude-kthreads" || key == "strict") {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       (key == "strict" ? req.extract.strict : req.extract.exclude_kthreads) = b;
+    } else if (key == "channels") {
+      try {
+        req.extract.channels = traces::parse_trace_channels(value);
+      } catch (const InputError&) {
+        throw bad("expected off, pipe or socket");
+      }
     } else if (key == "smt-normalize") {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       req.smt_normalize = b;

@@ -60,38 +60,8 @@ SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" <<'EOF'
 import json, sys
 import os
 sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
-from fidelity_fmt import err, fmt_n, fmt_ns  # noqa: E402
+from fidelity_fmt import err, fmt_n, fmt_ns, obs_metrics, sim_metrics  # noqa: E402
 
-
-def sim_metrics(j):
-    lat = j["latency_ns"]
-    s = j["summary"]
-    return {
-        "makespan": s["makespan_ns"],
-        "wakeups": j["placement"]["wakeups"],
-        "wake p50": lat["wakeup"]["p50"], "wake p90": lat["wakeup"]["p90"], "wake p99": lat["wakeup"]["p99"],
-        "rq-wait (preempted) n": lat["preempt"]["count"],
-        "rq-wait (preempted) p50": lat["preempt"]["p50"], "rq-wait (preempted) p90": lat["preempt"]["p90"],
-        "rq-wait (preempted) p99": lat["preempt"]["p99"],
-        "context switches": s["context_switches"],
-        "migrations": j["migrations"]["total"],
-        "tokens banked": s["tokens_banked"],
-        "channel wakes / sleeps": (s.get("channel_wakes"), s.get("channel_sleeps")),
-    }
-
-def obs_metrics(j):
-    o = {m["metric"]: m["observed"] for m in j["observed"]}
-    return {
-        "makespan": o.get("makespan_ns"),
-        "wakeups": o.get("wakeups"),
-        "wake p50": o.get("wakeup_latency.p50_ns"), "wake p90": o.get("wakeup_latency.p90_ns"),
-        "wake p99": o.get("wakeup_latency.p99_ns"),
-        "rq-wait (preempted) n": o.get("preempt_delay.count"),
-        "rq-wait (preempted) p50": o.get("preempt_delay.p50_ns"), "rq-wait (preempted) p90": o.get("preempt_delay.p90_ns"),
-        "rq-wait (preempted) p99": o.get("preempt_delay.p99_ns"),
-        "context switches": o.get("context_switches"),
-        "migrations": o.get("migrations"),
-    }
 
 TIME = {"makespan", "wake p50", "wake p90", "wake p99", "rq-wait (preempted) p50", "rq-wait (preempted) p90",
         "rq-wait (preempted) p99"}

@@ -5,6 +5,7 @@
 
 #include "../command.hpp"
 #include "../run_request.hpp"
+#include "trace_options.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -50,6 +51,7 @@ po::options_description run_options() {
       ("descendants-of", po::value<int64_t>(), "trace input: keep this pid and everything it forks")
       ("exclude-kthreads", po::bool_switch(), "trace input: drop kernel threads")
       ("strict", po::bool_switch(), "trace input: every repair of the trace is an error")
+      ("channels", po::value<std::string>(), (std::string("trace input: ") + kChannelsHelp).c_str())
       ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
   return d;
 }
@@ -146,6 +148,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("descendants-of")) req.extract.descendants_of = vm["descendants-of"].as<int64_t>();
   req.extract.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   req.extract.strict = vm["strict"].as<bool>();
+  if (vm.count("channels")) req.extract.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
   req.smt_normalize = vm["smt-normalize"].as<bool>();
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
 #include "trace_options.hpp"
@@ -13,7 +14,8 @@ po::options_description trace_options() {
   po::options_description d("options");
   d.add_options()
       ("action", po::value<std::string>(), "info (positional)")
-      ("trace", po::value<std::string>(), "input trace (positional)");
+      ("trace", po::value<std::string>(), "input trace (positional)")
+      ("idle-wake-costs", po::value<std::string>(), "also write a cost file (run --cost FILE) whose vm-halt-poll idle-wake exit costs are the trace's own measured idle wakes (docs/traces.md)");
   d.add(trace_selection_options());
   return d;
 }
@@ -22,7 +24,7 @@ po::options_description trace_options() {
 std::string help_trace() {
   return format_help(
       "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
-      "[--exclude-kthreads] [--strict]",
+      "[--exclude-kthreads] [--strict] [--channels MODE] [--idle-wake-costs FILE]",
       "Inspects a kernel scheduler trace: the format detected, kernel version hints, CPUs,\n"
       "events by type, tasks, lost-event windows, repairs made, the extracted workload and the\n"
       "observed statistics of the real run (wakeup latency, run-queue wait, migrations, span).",
@@ -43,6 +45,16 @@ int run_trace(const std::vector<std::string>& args) {
   traces::ImportReport rep;
   Workload w = traces::import_trace(vm["trace"].as<std::string>(), opt, &rep);
   std::cout << rep.describe() << traces::describe_workload(w);
+  if (vm.count("idle-wake-costs")) {
+    if (rep.idle_wake.cpu_idle_events + rep.idle_wake.ipi_events == 0) std::cout << traces::describe_idle_wake(rep.idle_wake);
+    std::cout.flush();
+    std::string note;
+    const std::string json = traces::idle_wake_costs_json(rep.idle_wake, vm["trace"].as<std::string>(), &note);
+    AtomicFile f(vm["idle-wake-costs"].as<std::string>(), "idle-wake cost file");
+    f.write(json);
+    f.commit();
+    std::cout << "idle-wake costs written to " << vm["idle-wake-costs"].as<std::string>() << ": " << note << "\n";
+  }
   return kExitOk;
 }
 

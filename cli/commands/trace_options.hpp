@@ -17,6 +17,13 @@ inline void add_trace_reading_options(po::options_description& d) {
       ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
 }
 
+/// --channels (import, trace info, run, calibrate): docs/traces.md "Channels from syscalls".
+inline constexpr const char* kChannelsHelp =
+    "read/write syscalls recorded in the trace (record --extra-events syscalls): 'pipe' or 'socket' "
+    "replays the fds that wakeups pair as channels of that kind (write/read actions: the simulated "
+    "pipe decides who sleeps and who is woken) instead of wake/block tokens; 'off' ignores them "
+    "(default: off)";
+
 inline po::options_description trace_selection_options() {
   po::options_description d("trace options");
   d.add_options()
@@ -24,7 +31,8 @@ inline po::options_description trace_selection_options() {
       ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")
       ("descendants-of", po::value<int64_t>(), "keep PID and every task it forks, transitively")
       ("exclude-kthreads", po::bool_switch(), "drop kernel threads")
-      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)");
+      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)")
+      ("channels", po::value<std::string>(), kChannelsHelp);
   add_trace_reading_options(d);
   return d;
 }
@@ -47,6 +55,7 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   if (vm.count("descendants-of")) o.descendants_of = vm["descendants-of"].as<int64_t>();
   o.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   o.all_tasks = vm["all-tasks"].as<bool>();
+  if (vm.count("channels")) o.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
   apply_trace_reading(vm, o);
   return o;
 }

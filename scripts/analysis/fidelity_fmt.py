@@ -1,4 +1,5 @@
-"""Cell formatting shared by scripts/fidelity.sh and scripts/fidelity-channels.sh tables."""
+"""Cell formatting and metric extraction shared by the fidelity table scripts (scripts/fidelity.sh,
+scripts/fidelity-channels.sh, scripts/fidelity-trace-channels.sh)."""
 
 
 def fmt_ns(v):
@@ -21,3 +22,34 @@ def err(sim, obs):
     if sim is None or obs is None or obs == 0:
         return "-"
     return f"{(sim - obs) / obs * 100:+.0f}%"
+
+
+def sim_metrics(j):
+    lat = j["latency_ns"]
+    s = j["summary"]
+    return {
+        "makespan": s["makespan_ns"],
+        "wakeups": j["placement"]["wakeups"],
+        "wake p50": lat["wakeup"]["p50"], "wake p90": lat["wakeup"]["p90"], "wake p99": lat["wakeup"]["p99"],
+        "rq-wait (preempted) n": lat["preempt"]["count"],
+        "rq-wait (preempted) p50": lat["preempt"]["p50"], "rq-wait (preempted) p90": lat["preempt"]["p90"],
+        "rq-wait (preempted) p99": lat["preempt"]["p99"],
+        "context switches": s["context_switches"],
+        "migrations": j["migrations"]["total"],
+        "tokens banked": s["tokens_banked"],
+        "channel wakes / sleeps": (s.get("channel_wakes"), s.get("channel_sleeps")),
+    }
+
+def obs_metrics(j):
+    o = {m["metric"]: m["observed"] for m in j["observed"]}
+    return {
+        "makespan": o.get("makespan_ns"),
+        "wakeups": o.get("wakeups"),
+        "wake p50": o.get("wakeup_latency.p50_ns"), "wake p90": o.get("wakeup_latency.p90_ns"),
+        "wake p99": o.get("wakeup_latency.p99_ns"),
+        "rq-wait (preempted) n": o.get("preempt_delay.count"),
+        "rq-wait (preempted) p50": o.get("preempt_delay.p50_ns"), "rq-wait (preempted) p90": o.get("preempt_delay.p90_ns"),
+        "rq-wait (preempted) p99": o.get("preempt_delay.p99_ns"),
+        "context switches": o.get("context_switches"),
+        "migrations": o.get("migrations"),
+    }

@@ -17,6 +17,8 @@
 #include "schedsim/traces/extractor.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 // libstdc++ 12's <regex> trips -Wmaybe-uninitialized inside std::function when built with the
@@ -36,6 +38,7 @@
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
+#include "idle_wake_probe.hpp"
 
 namespace schedsim::traces {
 
@@ -68,8 +71,37 @@ struct TaskRec {
   StartState start = StartState::kRunnable;
   int64_t start_ts = 0;
   int32_t initial_cpu = -1;
+  int32_t fd_table = -1;          // --channels: its fd table (index into fd_tables)
+  int64_t cur_sc = -1;            // --channels: the read/write syscall it is inside (index into scs)
+  int64_t early_sc = -1;          // --channels: the waker's syscall of the early waking
   std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
   std::vector<uint32_t> cancelled;  // indices into prog of wakes that turned out to be no-ops
+};
+
+// --channels: one read/write syscall of a selected task (enter seen).
+struct Syscall {
+  uint32_t task = 0;
+  uint32_t key = 0;        // its (fd table, fd) key
+  bool write = false;
+  bool done = false;       // exit seen with a positive return value
+  int64_t bytes = 0;
+  int64_t at = -1;         // prog index of its placeholder action (read: at enter; write: at exit)
+};
+
+// --channels: a task's fd table. A forked task starts with a copy of its parent's: an fd it has
+// not closed since is the file its parent had under that number when it forked. `gen` counts the
+// closes of each fd in this table (a number used again after a close is another file); `snap`
+// is the parent's `gen` at the fork.
+struct FdTable {
+  int32_t parent = -1;
+  std::unordered_map<int64_t, uint32_t> gen, snap;
+};
+
+// --channels: a wakeup issued inside syscall `wsc` (wake action `wi` of task `w`) to a task
+// blocked inside syscall `bsc` (block action `bi` of task `b`).
+struct SyscallEdge {
+  uint32_t wsc, bsc, w, b;
+  uint32_t wi, bi;
 };
 
 struct CpuState {
@@ -125,6 +157,12 @@ struct Extractor::Impl {
   std::vector<uint32_t> lost_pending;  // CPUs whose next event starts after a lost window
   ObservedStats obs;
   const TraceEvent* cur_ev = nullptr;
+  // --channels
+  std::vector<Syscall> scs;
+  std::vector<SyscallEdge> sc_edges;
+  IdleWakeProbe idle_probe{rep.idle_wake};
+  std::vector<FdTable> fd_tables;
+  std::map<std::tuple<int32_t, int64_t, uint32_t>, uint32_t> fd_keys;  // (table, fd, gen) -> key
 
   Impl(const ExtractOptions& o, ImportReport& r, std::string p) : opt(o), rep(r), path(std::move(p)) {
     if (!opt.comm_regex.empty()) {
@@ -185,6 +223,15 @@ struct Extractor::Impl {
     if (has_selection) t.selected = t.selected && ord < selection.size() && selection[ord];
     live[pid] = ord;
     ++rep.tasks_seen;
+    if (opt.channels != TraceChannels::kOff) {
+      FdTable tab;
+      if (parent_ord >= 0) {
+        tab.parent = recs[static_cast<size_t>(parent_ord)].fd_table;
+        tab.snap = fd_tables[static_cast<size_t>(tab.parent)].gen;
+      }
+      recs[ord].fd_table = static_cast<int32_t>(fd_tables.size());
+      fd_tables.push_back(std::move(tab));
+    }
     return ord;
   }
 
@@ -350,7 +397,10 @@ struct Extractor::Impl {
           t.early = false;
           ++rep.early_wakes_paired;
           flush_run(t);
-          if (t.early_inside) push(t, Action::block());
+          if (t.early_inside) {
+            push(t, Action::block());
+            note_edge_at(t.early_waker, t.early_sc, t.early_action, ord);
+          }
           t.st = St::kWoken;
           t.since = t.early_ts;
           goto next_task;
@@ -495,6 +545,7 @@ struct Extractor::Impl {
           push(w, Action::wake(TaskId(bord)));
           flush_run(b);
           push(b, Action::block());
+          note_edge(word, w.cur_sc, bord);
         } else {
           flush_run(b);
           push(b, Action::sleep(Duration::ns(ev.ts - b.since)));
@@ -520,6 +571,7 @@ struct Extractor::Impl {
           flush_at(w, ev.ts);
           b.early_waker = word;
           b.early_action = static_cast<uint32_t>(w.prog.size());
+          b.early_sc = w.cur_sc;
           push(w, Action::wake(TaskId(bord)));
         }
         break;
@@ -596,6 +648,7 @@ struct Extractor::Impl {
 
   void on_event(const TraceEvent& ev) {
     cur_ev = &ev;
+    idle_probe.on_event(ev);
     if (first_ts < 0) first_ts = ev.ts;
     last_ts = std::max(last_ts, ev.ts);
     CpuState& cs = cpu_state(ev.cpu);
@@ -644,7 +697,11 @@ struct Extractor::Impl {
       }
       case EventType::kMigrate:
       case EventType::kOther:
-        if (ev.line_pid > 0 && !ev.irq_context) touch_running(get(ev.line_pid, ev.line_comm), ev);
+        if (ev.line_pid > 0 && !ev.irq_context) {
+          const uint32_t ord = get(ev.line_pid, ev.line_comm);
+          touch_running(ord, ev);
+          if (opt.channels != TraceChannels::kOff && ev.type == EventType::kOther) on_syscall(ord, ev);
+        }
         break;
     }
     cpu_state(ev.cpu).last_ts = ev.ts;
@@ -653,6 +710,174 @@ struct Extractor::Impl {
       if (it != live.end()) recs[it->second].tgid = ev.line_tgid;
     }
     cur_ev = nullptr;
+  }
+
+  // --channels: a read/write syscall enter or exit in the context of task `ord`.
+  void on_syscall(uint32_t ord, const TraceEvent& ev) {
+    const std::string& n = ev.event_name;
+    if (n == "sys_enter_close") {
+      if (ev.other_value >= 0) ++fd_tables[static_cast<size_t>(recs[ord].fd_table)].gen[ev.other_value];
+      return;
+    }
+    const bool enter = n == "sys_enter_read" || n == "sys_enter_write";
+    const bool exit = n == "sys_exit_read" || n == "sys_exit_write";
+    if (!enter && !exit) return;
+    TaskRec& t = recs[ord];
+    if (!t.selected) return;
+    const bool write = n.back() == 'e';
+    if (enter) {
+      t.cur_sc = -1;  // an enter without the previous exit: that one is never replayed
+      if (ev.other_value < 0) return;
+      flush_at(t, ev.ts);
+      auto it = fd_keys.emplace(resolve_fd(t.fd_table, ev.other_value), static_cast<uint32_t>(fd_keys.size())).first;
+      Syscall sc;
+      sc.task = ord;
+      sc.key = it->second;
+      sc.write = write;
+      if (!write) {
+        sc.at = static_cast<int64_t>(t.prog.size());
+        t.prog.push_back(Action::read(0, 1));  // placeholder: made a read or dropped in finish()
+      }
+      t.cur_sc = static_cast<int64_t>(scs.size());
+      scs.push_back(sc);
+      return;
+    }
+    if (t.cur_sc < 0) return;
+    Syscall& sc = scs[static_cast<size_t>(t.cur_sc)];
+    t.cur_sc = -1;
+    if (sc.write != write || ev.other_value <= 0) return;
+    sc.done = true;
+    sc.bytes = ev.other_value;
+    ++rep.channels.syscalls;
+    if (write) {
+      flush_at(t, ev.ts);
+      sc.at = static_cast<int64_t>(t.prog.size());
+      t.prog.push_back(Action::write(0, 1));  // placeholder
+    }
+  }
+
+  // --channels: the file behind fd in table `tab` now, as (table it was opened in, fd, gen).
+  std::tuple<int32_t, int64_t, uint32_t> resolve_fd(int32_t tab, int64_t fd) {
+    auto get_gen = [fd](const std::unordered_map<int64_t, uint32_t>& m) {
+      auto it = m.find(fd);
+      return it == m.end() ? 0u : it->second;
+    };
+    uint32_t g = get_gen(fd_tables[static_cast<size_t>(tab)].gen);
+    while (g == 0 && fd_tables[static_cast<size_t>(tab)].parent >= 0) {
+      const FdTable& ft = fd_tables[static_cast<size_t>(tab)];
+      g = get_gen(ft.snap);
+      tab = ft.parent;
+    }
+    return {tab, fd, g};
+  }
+
+  // --channels: the wake just pushed as w's last action woke b, whose block is its last action.
+  void note_edge(uint32_t w, int64_t wsc, uint32_t b) {
+    if (recs[w].prog.empty()) return;
+    note_edge_at(w, wsc, static_cast<uint32_t>(recs[w].prog.size() - 1), b);
+  }
+  void note_edge_at(uint32_t w, int64_t wsc, uint32_t wi, uint32_t b) {
+    const TaskRec& bt = recs[b];
+    if (opt.channels == TraceChannels::kOff || wsc < 0 || bt.cur_sc < 0 || bt.prog.empty()) return;
+    if (!recs[w].selected || !bt.selected) return;
+    sc_edges.push_back({static_cast<uint32_t>(wsc), static_cast<uint32_t>(bt.cur_sc), w, b, wi,
+                        static_cast<uint32_t>(bt.prog.size() - 1)});
+  }
+
+  // --channels: turns the syscalls of fd groups joined by wakeups into channel actions and drops
+  // the wake/block pairs between them; everything else keeps its tokens. Placeholders of
+  // syscalls that stay out are cancelled.
+  void build_channels() {
+    if (opt.channels == TraceChannels::kOff) return;
+    ChannelImport& ci = rep.channels;
+    std::vector<uint32_t> parent(fd_keys.size());
+    for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<uint32_t>(i);
+    auto find = [&](uint32_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    auto usable = [&](const SyscallEdge& e) {
+      const Syscall& a = scs[e.wsc];
+      const Syscall& b = scs[e.bsc];
+      return a.done && b.done && a.write != b.write && e.w != e.b;
+    };
+    for (const SyscallEdge& e : sc_edges) {
+      if (!usable(e)) continue;
+      ++ci.edges;
+      uint32_t x = find(scs[e.wsc].key), y = find(scs[e.bsc].key);
+      if (x != y) parent[x] = y;
+    }
+    // Per group: joined by an edge at all, bytes each way.
+    struct Group {
+      bool joined = false;
+      int64_t written = 0, read = 0;
+      int64_t chan = -1;
+    };
+    std::vector<Group> g(parent.size());
+    for (const SyscallEdge& e : sc_edges)
+      if (usable(e)) g[find(scs[e.wsc].key)].joined = true;
+    for (const Syscall& sc : scs) {
+      if (!sc.done) continue;
+      Group& gr = g[find(sc.key)];
+      (sc.write ? gr.written : gr.read) += sc.bytes;
+    }
+    int64_t next = 0;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (find(static_cast<uint32_t>(i)) != i || !g[i].joined) continue;
+      ++ci.groups;
+      if (g[i].written == 0 || g[i].read == 0) {
+        ++ci.refused_one_sided;
+      } else if (g[i].written < g[i].read) {
+        // Bytes from before the trace, or from a writer that is not selected or whose fd never met
+        // a wakeup: the readers would wait for them forever.
+        ++ci.refused_short;
+      } else {
+        g[i].chan = next++;
+      }
+    }
+    ci.channels = static_cast<uint64_t>(next);
+    if (ci.syscalls == 0)
+      rep.warnings.push_back("--channels: the trace has no read/write syscall events of the selected tasks (record "
+                             "with schedsim record --extra-events syscalls); every wakeup stays a token");
+    const uint8_t flags = opt.channels == TraceChannels::kSocket ? kChanSocket : 0;
+    auto chan_of = [&](const Syscall& sc) { return sc.done ? g[find(sc.key)].chan : -1; };
+    // A read that slept replays at its first replaced block (where the kernel's pipe_read()
+    // sleeps); its placeholder at the enter goes.
+    std::vector<int64_t> read_at(scs.size(), -1);
+    for (const SyscallEdge& e : sc_edges) {
+      if (!usable(e) || chan_of(scs[e.wsc]) < 0) continue;
+      recs[e.w].cancelled.push_back(e.wi);
+      ++ci.tokens_replaced;
+      const Syscall& bs = scs[e.bsc];
+      if (!bs.write && read_at[e.bsc] < 0) {
+        read_at[e.bsc] = e.bi;
+      } else {
+        recs[e.b].cancelled.push_back(e.bi);
+      }
+    }
+    for (size_t i = 0; i < scs.size(); ++i) {
+      const Syscall& sc = scs[i];
+      if (sc.at < 0) continue;
+      TaskRec& t = recs[sc.task];
+      const int64_t chan = chan_of(sc);
+      if (chan < 0) {
+        t.cancelled.push_back(static_cast<uint32_t>(sc.at));
+        continue;
+      }
+      const auto bytes = static_cast<uint32_t>(std::min<int64_t>(sc.bytes, UINT32_MAX));
+      if (sc.write) {
+        t.prog[static_cast<size_t>(sc.at)] = Action::write(chan, bytes, flags);
+        ++ci.writes;
+      } else {
+        int64_t at = sc.at;
+        if (read_at[i] >= 0) {
+          t.cancelled.push_back(static_cast<uint32_t>(sc.at));
+          at = read_at[i];
+        }
+        t.prog[static_cast<size_t>(at)] = Action::read(chan, bytes, flags);
+        ++ci.reads;
+      }
+    }
   }
 
   void on_lost(int32_t cpu, int64_t count, long line, bool started) {
@@ -697,6 +922,8 @@ struct Extractor::Impl {
       cancel_early(t);
     }
     for (auto& t : recs) flush_run(t);
+    rep.channel_mode = opt.channels;
+    build_channels();
 
     Workload w;
     std::vector<uint32_t> task_of(recs.size(), TaskId::kInvalid);
@@ -727,6 +954,7 @@ struct Extractor::Impl {
       s.start_time = Instant::from_ns(t.start == StartState::kForked ? 0 : std::max<int64_t>(0, t.start_ts - first_ts));
       s.initial_cpu = t.initial_cpu;
       std::sort(t.cancelled.begin(), t.cancelled.end());
+      t.cancelled.erase(std::unique(t.cancelled.begin(), t.cancelled.end()), t.cancelled.end());
       size_t ci = 0;
       s.program.reserve(t.prog.size());
       for (size_t k = 0; k < t.prog.size(); ++k) {

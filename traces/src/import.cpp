@@ -21,6 +21,23 @@
 
 namespace schedsim::traces {
 
+std::string describe_idle_wake(const IdleWakeObserved& m);
+
+const char* trace_channels_name(TraceChannels c) {
+  switch (c) {
+    case TraceChannels::kOff: return "off";
+    case TraceChannels::kPipe: return "pipe";
+    case TraceChannels::kSocket: return "socket";
+  }
+  return "?";
+}
+
+TraceChannels parse_trace_channels(const std::string& s) {
+  for (TraceChannels c : {TraceChannels::kOff, TraceChannels::kPipe, TraceChannels::kSocket})
+    if (s == trace_channels_name(c)) return c;
+  throw InputError(SourceLoc{"--channels"}, unknown_choice_message("channel mode", s, {"off", "pipe", "socket"}));
+}
+
 namespace {
 
 enum class Container : uint8_t { kText, kHtml };
@@ -455,7 +472,9 @@ std::string ImportReport::describe() const {
     if (t == EventType::kOther || events_by_type[static_cast<size_t>(i)] == 0) continue;
     o += fmt::format("  {:<20} {}\n", event_type_name(t), events_by_type[static_cast<size_t>(i)]);
   }
-  for (const auto& [name, n] : other_events) o += fmt::format("  {:<20} {} (ignored)\n", name, n);
+  for (const auto& [name, n] : other_events)
+    o += fmt::format("  {:<20} {} ({})\n", name, n,
+                     channel_mode != TraceChannels::kOff && name.rfind("sys_", 0) == 0 ? "--channels" : "ignored");
   o += fmt::format("tasks:         {} seen, {} selected (idle excluded)\n", tasks_seen, tasks_selected);
   o += fmt::format("selection:     {}\n", selection);
   o += fmt::format("wakeups:       {} no-op (task already runnable or running), {} paired with a later switch-out\n",
@@ -486,8 +505,84 @@ std::string ImportReport::describe() const {
   o += fmt::format("conservation:  {} (wakes {} = blocks {} + blocked at start {}; run {} ns = on-CPU {} ns)\n",
                    conservation_ok ? "ok" : "FAILED", wakes_total, blocks_total, blocked_at_start,
                    run_total.count(), oncpu_total.count());
+  if (channel_mode != TraceChannels::kOff) {
+    const ChannelImport& c = channels;
+    o += fmt::format("channels:      {} ({} read/write syscalls; {} wakeups between them join {} fd groups: {} replayed as "
+                     "channels, {} left as tokens for fewer bytes written than read, {} for only one side seen; "
+                     "{} writes, {} reads replace {} wake/block pairs)\n",
+                     trace_channels_name(channel_mode), c.syscalls, c.edges, c.groups, c.channels, c.refused_short,
+                     c.refused_one_sided, c.writes, c.reads, c.tokens_replaced);
+  }
+  if (idle_wake.cpu_idle_events + idle_wake.ipi_events > 0) o += describe_idle_wake(idle_wake);
   for (const auto& w : warnings) o += "warning: " + w + "\n";
   return o;
+}
+
+namespace {
+
+// Nearest-rank percentile of unsorted samples (q in 0..100); v must not be empty.
+int64_t percentile(std::vector<int64_t> v, double q) {
+  std::sort(v.begin(), v.end());
+  size_t k = static_cast<size_t>(q / 100.0 * static_cast<double>(v.size()) + 0.999999);
+  return v[std::min(v.size(), std::max<size_t>(k, 1)) - 1];
+}
+
+std::string latency_row(const std::string& label, const std::vector<int64_t>& v) {
+  if (v.empty()) return fmt::format("  {:<18} n=0\n", label);
+  return fmt::format("  {:<18} n={:<6} p50={:.1f}us p90={:.1f}us p99={:.1f}us\n", label, v.size(),
+                     static_cast<double>(percentile(v, 50)) / 1e3, static_cast<double>(percentile(v, 90)) / 1e3,
+                     static_cast<double>(percentile(v, 99)) / 1e3);
+}
+
+std::vector<int64_t> merged(const IdleWakeObserved& m, size_t from, size_t to) {
+  std::vector<int64_t> v;
+  for (size_t b = from; b < to; ++b) v.insert(v.end(), m.by_idle[b].begin(), m.by_idle[b].end());
+  return v;
+}
+
+constexpr int64_t kModelIpi = 600;          // CostModel's ipi_same_package default (ns)
+constexpr size_t kMinIdleWakeSamples = 20;
+
+}  // namespace
+
+std::string describe_idle_wake(const IdleWakeObserved& m) {
+  std::string o = fmt::format("idle wakes:    measured in the trace ({} power:cpu_idle, {} ipi_send_cpu events; all tasks; "
+                              "waking to switch-in of remote wakes to an idle CPU, by how long it had been idle)\n",
+                              m.cpu_idle_events, m.ipi_events);
+  static const char* const kLabels[5] = {"idle <20us", "idle 20-50us", "idle 50-200us", "idle 0.2-2ms", "idle >=2ms"};
+  for (size_t b = 0; b < 5; ++b) o += latency_row(kLabels[b], m.by_idle[b]);
+  for (const auto& [state, v] : m.by_state) o += latency_row(fmt::format("idle state {}", state), v);
+  if (m.ipi_events > 0) o += latency_row("IPI to idle cpu", m.ipi_to_idle);
+  o += fmt::format("  not sampled: {} wakes by an interrupt on the idle target itself, {} idle exits with no "
+                   "recorded switch from idle\n",
+                   m.local_wakes, m.unrecorded);
+  return o;
+}
+
+std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note) {
+  const std::vector<int64_t> shrt = merged(m, 0, 2), lng = merged(m, 3, 5);
+  if (shrt.size() < kMinIdleWakeSamples)
+    throw InputError(SourceLoc{trace}, fmt::format("--idle-wake-costs: {} remote wakes to a CPU idle under 50 us "
+                                                   "with a recorded switch from idle; at least {} are needed",
+                                                   shrt.size(), kMinIdleWakeSamples));
+  const int64_t p_short = percentile(shrt, 50);
+  const int64_t polled = std::max<int64_t>(0, p_short - kModelIpi);
+  int64_t halted = polled;
+  std::string n = fmt::format("idle_exit_polled {} ns = p50 {} ns of {} wakes to CPUs idle < 50 us - ipi {} ns", polled,
+                              p_short, shrt.size(), kModelIpi);
+  if (lng.size() >= kMinIdleWakeSamples) {
+    const int64_t p_long = percentile(lng, 50);
+    halted = std::max<int64_t>(0, p_long - kModelIpi);
+    n += fmt::format("; idle_exit_halted {} ns = p50 {} ns of {} wakes to CPUs idle >= 200 us - ipi", halted, p_long,
+                     lng.size());
+  } else {
+    n += fmt::format("; idle_exit_halted = idle_exit_polled: only {} wakes to CPUs idle >= 200 us (fewer than {})",
+                     lng.size(), kMinIdleWakeSamples);
+  }
+  if (note) *note = n;
+  return fmt::format("{{\n  \"idle_wake\": \"vm-halt-poll\",\n  \"ipi_same_package\": {},\n  \"idle_exit_polled\": {},\n"
+                     "  \"idle_exit_halted\": {}\n}}\n",
+                     kModelIpi, polled, halted);
 }
 
 std::string describe_workload(const Workload& w) {
@@ -505,8 +600,11 @@ std::string describe_workload(const Workload& w) {
   auto c = w.expanded_action_counts();
   o += fmt::format("workload:      {} tasks ({} forked, {} runnable at start, {} blocked, {} sleeping; {} per-CPU kthreads)\n",
                    w.tasks.size(), forked, runnable, blocked, sleeping, kthreads);
-  o += fmt::format("actions:       run {}  wake {}  fork {}  block {}  sleep {}  exit {}  exec {}\n",
-                   c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+  o += fmt::format("actions:       run {}  wake {}  fork {}  block {}  sleep {}  exit {}  exec {}", c[0], c[1], c[2],
+                   c[3], c[4], c[5], c[6]);
+  const auto wr = static_cast<size_t>(ActionKind::kWrite), rd = static_cast<size_t>(ActionKind::kRead);
+  if (c[wr] + c[rd] > 0) o += fmt::format("  write {}  read {}", c[wr], c[rd]);
+  o += "\n";
   o += fmt::format("work:          {} ns of run\n", w.total_work().count());
   const ObservedStats& s = w.observed;
   if (!s.present) return o;

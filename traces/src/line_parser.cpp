@@ -357,6 +357,8 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     ev.type = classify_event(name);
     if (ev.type == EventType::kOther) {
       ev.event_name.assign(name);
+      if (!sys_name.empty()) ev.other_value = syscall_event_value(line, n0, sys_name.rfind("sys_enter_", 0) == 0);
+      else parse_power_ipi(name, line.substr(p), ev);
       if (name == "sched_stat_runtime" && line.find(" vruntime=", p) != std::string_view::npos)
         hints_.vruntime = true;
       return LineKind::kEvent;
@@ -422,6 +424,8 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     ev.type = classify_event(name);
     if (ev.type == EventType::kOther) {
       ev.event_name.assign(name);
+      if (!sys_name.empty()) ev.other_value = syscall_event_value(line, n0, sys_name.rfind("sys_enter_", 0) == 0);
+      else parse_power_ipi(name, line.substr(n), ev);
       return LineKind::kEvent;
     }
     while (n < line.size() && line[n] == ' ') ++n;

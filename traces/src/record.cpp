@@ -255,7 +255,8 @@ std::vector<std::string> extra_event_dirs(const std::string& group) {
   if (group == "idle") return {"power/cpu_idle"};
   if (group == "ipi") return {"ipi"};
   if (group == "syscalls")
-    return {"syscalls/sys_enter_read", "syscalls/sys_exit_read", "syscalls/sys_enter_write", "syscalls/sys_exit_write"};
+    return {"syscalls/sys_enter_read", "syscalls/sys_exit_read", "syscalls/sys_enter_write", "syscalls/sys_exit_write",
+            "syscalls/sys_enter_close"};
   throw InputError(unknown_choice_message("--extra-events group", group, record_extra_groups()));
 }
 }  // namespace
@@ -313,6 +314,11 @@ RecordResult record_trace(const RecordOptions& opt) {
       if (g == "syscalls") write_file(inst + "/events/" + dir + "/filter", fmt::format("common_pid != {}", ::getpid()));
       write_file(en, "1");
     }
+  // fds belong to a process's fd table, which its threads share: the TGID column lets the
+  // importer's --channels key an fd by its table (docs/traces.md "Channels from syscalls").
+  if (std::find(opt.extra.begin(), opt.extra.end(), "syscalls") != opt.extra.end() &&
+      file_exists(inst + "/options/record-tgid"))
+    write_file(inst + "/options/record-tgid", "1");
   Sink sink(opt.output, opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
 
   // The child waits on `go` so tracing is on before its first instruction; if its exec fails it

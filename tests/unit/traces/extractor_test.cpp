@@ -364,3 +364,194 @@ TEST_CASE("import: a trace.dat read through libtracecmd matches its 'trace-cmd r
   CHECK(wd.total_work() != wt.total_work());  // the binary path really kept nanoseconds
   CHECK(rd.conservation_ok);
 }
+
+// --channels (docs/traces.md "Channels from syscalls").
+namespace {
+std::string sys_enter(const char* comm, int pid, int cpu, const char* ts, const char* call, int fd) {
+  char b[512];
+  std::snprintf(b, sizeof b, "%16s-%-7d [%03d] ..... %12s: sys_%s(fd: %d, buf: 0x55f6, count: 0x64)\n", comm, pid, cpu,
+                ts, call, fd);
+  return b;
+}
+std::string sys_exit(const char* comm, int pid, int cpu, const char* ts, const char* call, const char* ret) {
+  char b[512];
+  std::snprintf(b, sizeof b, "%16s-%-7d [%03d] ..... %12s: sys_%s -> %s\n", comm, pid, cpu, ts, call, ret);
+  return b;
+}
+std::string fork_ev(const char* comm, int pid, int cpu, const char* ts, const char* ccomm, int cpid) {
+  return ev(comm, pid, cpu, ts, "sched_process_fork",
+            std::string("comm=") + comm + " pid=" + std::to_string(pid) + " child_comm=" + ccomm +
+                " child_pid=" + std::to_string(cpid));
+}
+// Reader B (11) sleeps in read(3); writer A (10) writes fd 4 and wakes it; then A writes again
+// while B still has data (no wakeup), and B reads it without sleeping. `second` is the size of
+// B's second read.
+std::string pipe_trace(const char* second = "0x64") {
+  return sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+         sys_enter("B", 11, 1, "1.000010", "read", 3) + sw("B", 11, 1, "1.000020", "S", "swapper/1", 0) +
+         sys_enter("A", 10, 0, "1.000100", "write", 4) + waking("A", 10, 0, "1.000110", "B", 11) +
+         sys_exit("A", 10, 0, "1.000120", "write", "0x64") + sw("swapper/1", 0, 1, "1.000130", "R", "B", 11) +
+         sys_exit("B", 11, 1, "1.000140", "read", "0x64") + sys_enter("A", 10, 0, "1.000200", "write", 4) +
+         sys_exit("A", 10, 0, "1.000210", "write", "0x64") + sys_enter("B", 11, 1, "1.000300", "read", 3) +
+         sys_exit("B", 11, 1, "1.000310", "read", second) + sw("B", 11, 1, "1.000400", "S", "swapper/1", 0) +
+         sw("A", 10, 0, "1.000500", "S", "swapper/0", 0);
+}
+}  // namespace
+
+TEST_CASE("extract --channels: syscall events carry the fd and the return value", "[traces]") {
+  TempTrace t(sys_enter("A", 10, 0, "1.000100", "write", 4) + sys_exit("A", 10, 0, "1.000120", "write", "0x64") +
+              sys_exit("A", 10, 0, "1.000130", "read", "0xfffffffffffffff5"));
+  std::vector<TraceEvent> seen;
+  ExtractOptions o;
+  o.on_event = [&](const TraceEvent& e) { seen.push_back(e); };
+  import_trace(t.path, o);
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0].event_name == "sys_enter_write");
+  CHECK(seen[0].other_value == 4);
+  CHECK(seen[1].other_value == 100);
+  CHECK(seen[2].event_name == "sys_exit_read");
+  CHECK(seen[2].other_value == -11);
+}
+
+TEST_CASE("extract --channels: a write that wakes a reader becomes channel write/read actions", "[traces]") {
+  TempTrace t(pipe_trace());
+  ImportReport off_rep;
+  Workload off = import_trace(t.path, ExtractOptions{}, &off_rep);
+  CHECK(count(task(off, "A", 10), ActionKind::kWake) == 1);
+  CHECK(count(task(off, "B", 11), ActionKind::kBlock) == 1);
+  CHECK(count(task(off, "A", 10), ActionKind::kWrite) == 0);
+
+  ExtractOptions o;
+  o.channels = TraceChannels::kPipe;
+  ImportReport rep;
+  Workload w = import_trace(t.path, o, &rep);
+  const TaskSpec& a = task(w, "A", 10);
+  const TaskSpec& b = task(w, "B", 11);
+  CHECK(count(a, ActionKind::kWake) == 0);
+  CHECK(count(b, ActionKind::kBlock) == 0);
+  CHECK(count(a, ActionKind::kWrite) == 2);
+  CHECK(count(b, ActionKind::kRead) == 2);
+  for (const auto& x : a.program)
+    if (x.kind == ActionKind::kWrite) {
+      CHECK(x.arg == 0);
+      CHECK(x.body == 100);
+      CHECK(x.flags == 0);
+    }
+  CHECK(rep.conservation_ok);
+  CHECK(rep.channels.channels == 1);
+  CHECK(rep.channels.tokens_replaced == 1);
+  CHECK(rep.channels.syscalls == 4);
+  // The same on-CPU time as without channels: syscalls only split runs.
+  CHECK(w.total_work() == off.total_work());
+  // The read that slept sits where it slept, before the run that followed its wakeup.
+  REQUIRE(b.program.size() >= 2);
+  CHECK(b.program[0].kind == ActionKind::kRun);
+  CHECK(b.program[1].kind == ActionKind::kRead);
+
+  o.channels = TraceChannels::kSocket;
+  Workload s = import_trace(t.path, o);
+  for (const auto& x : task(s, "A", 10).program)
+    if (x.kind == ActionKind::kWrite) CHECK(x.flags == kChanSocket);
+}
+
+TEST_CASE("extract --channels: a group with fewer bytes written than read keeps its tokens", "[traces]") {
+  // B's second read returns 0x200 bytes that no traced write produced: replaying it as a channel
+  // read would wait forever.
+  TempTrace t(pipe_trace("0x200"));
+  ExtractOptions o;
+  o.channels = TraceChannels::kPipe;
+  ImportReport rep;
+  Workload w = import_trace(t.path, o, &rep);
+  CHECK(count(task(w, "A", 10), ActionKind::kWake) == 1);
+  CHECK(count(task(w, "B", 11), ActionKind::kBlock) == 1);
+  CHECK(count(task(w, "A", 10), ActionKind::kWrite) == 0);
+  CHECK(count(task(w, "B", 11), ActionKind::kRead) == 0);
+  CHECK(rep.channels.refused_short == 1);
+  CHECK(rep.channels.channels == 0);
+  CHECK(rep.conservation_ok);
+}
+
+TEST_CASE("extract --channels: forked processes share their parent's fds until it closes them", "[traces]") {
+  // P (9) forks writers A1 (10) and A2 (12) and reader B (11). Only A1's write wakes B; A2's fd 4
+  // is the same pipe through the fork. With `close` between the forks, A2's fd 4 is another file,
+  // so B's group is short of bytes and keeps its tokens.
+  auto body = [](bool close_between) {
+    std::string s = sw("swapper/0", 0, 0, "1.000000", "R", "P", 9) + fork_ev("P", 9, 0, "1.000001", "A1", 10) +
+                    fork_ev("P", 9, 0, "1.000002", "B", 11);
+    if (close_between) s += sys_enter("P", 9, 0, "1.000003", "close", 4);
+    s += fork_ev("P", 9, 0, "1.000004", "A2", 12) + sw("P", 9, 0, "1.000005", "S", "A1", 10) +
+         sw("swapper/1", 0, 1, "1.000006", "R", "B", 11) + sys_enter("B", 11, 1, "1.000010", "read", 3) +
+         sw("B", 11, 1, "1.000020", "S", "swapper/1", 0) + sys_enter("A1", 10, 0, "1.000100", "write", 4) +
+         waking("A1", 10, 0, "1.000110", "B", 11) + sys_exit("A1", 10, 0, "1.000120", "write", "0x64") +
+         sw("A1", 10, 0, "1.000125", "S", "A2", 12) + sys_enter("A2", 12, 0, "1.000130", "write", 4) +
+         sys_exit("A2", 12, 0, "1.000135", "write", "0x64") + sw("swapper/1", 0, 1, "1.000140", "R", "B", 11) +
+         sys_exit("B", 11, 1, "1.000150", "read", "0xc8") + sw("B", 11, 1, "1.000400", "S", "swapper/1", 0) +
+         sw("A2", 12, 0, "1.000500", "S", "swapper/0", 0);
+    return s;
+  };
+  ExtractOptions o;
+  o.channels = TraceChannels::kPipe;
+  TempTrace shared(body(false));
+  ImportReport rep;
+  Workload w = import_trace(shared.path, o, &rep);
+  CHECK(rep.channels.channels == 1);
+  CHECK(count(task(w, "A2", 12), ActionKind::kWrite) == 1);
+  CHECK(count(task(w, "B", 11), ActionKind::kRead) == 1);
+  CHECK(rep.conservation_ok);
+
+  TempTrace closed(body(true));
+  ImportReport rep2;
+  Workload w2 = import_trace(closed.path, o, &rep2);
+  CHECK(rep2.channels.channels == 0);
+  CHECK(rep2.channels.refused_short == 1);
+  CHECK(count(task(w2, "B", 11), ActionKind::kBlock) == 1);
+  CHECK(rep2.conservation_ok);
+}
+
+TEST_CASE("idle wakes: latency by idle duration and state, IPI to an idle CPU, from the trace's own events",
+          "[traces]") {
+  // B sleeps on CPU 1 at 1.000000 (idle from then, state 1 at 1.000001). A wakes it from CPU 0
+  // 100 us later and kicks CPU 1 with an IPI; CPU 1 leaves idle 3 us after the IPI and runs B
+  // 6 us after the waking. A second, local wake (the waker on the idle target) is not sampled.
+  TempTrace t(sw("swapper/0", 0, 0, "0.999990", "R", "A", 10) + sw("swapper/1", 0, 1, "0.999991", "R", "B", 11) +
+              sw("B", 11, 1, "1.000000", "S", "swapper/1", 0) +
+              ev("<idle>", 0, 1, "1.000001", "cpu_idle", "state=1 cpu_id=1") +
+              waking("A", 10, 0, "1.000100", "B", 11) +
+              ev("A", 10, 0, "1.000101", "ipi_send_cpu", "cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0") +
+              ev("<idle>", 0, 1, "1.000104", "cpu_idle", "state=4294967295 cpu_id=1") +
+              sw("swapper/1", 0, 1, "1.000106", "R", "B", 11) + sw("B", 11, 1, "1.000200", "S", "swapper/1", 0) +
+              waking("swapper/1", 0, 1, "1.000300", "B", 11, "dNh2.") + sw("swapper/1", 0, 1, "1.000302", "R", "B", 11) +
+              sw("B", 11, 1, "1.000400", "S", "swapper/1", 0) + sw("A", 10, 0, "1.000500", "S", "swapper/0", 0));
+  ImportReport rep;
+  import_trace(t.path, ExtractOptions{}, &rep);
+  const IdleWakeObserved& m = rep.idle_wake;
+  CHECK(m.cpu_idle_events == 2);
+  CHECK(m.ipi_events == 1);
+  REQUIRE(m.by_idle[2].size() == 1);  // idle 50-200 us
+  CHECK(m.by_idle[2][0] == 6000);
+  CHECK(m.by_idle[0].empty());
+  REQUIRE(m.by_state.count(1) == 1);
+  CHECK(m.by_state.at(1) == std::vector<int64_t>{6000});
+  REQUIRE(m.ipi_to_idle.size() == 1);
+  CHECK(m.ipi_to_idle[0] == 3000);
+  CHECK(m.local_wakes == 1);
+  CHECK(rep.describe().find("idle 50-200us      n=1      p50=6.0us") != std::string::npos);
+  // Too few wakes to derive costs from: an error naming the trace.
+  CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
+                    Catch::Contains("t.trace") && Catch::Contains("0 remote wakes to a CPU idle under 50 us"));
+}
+
+TEST_CASE("idle wakes: the cost file takes the p50s of short and long idle minus the IPI", "[traces]") {
+  IdleWakeObserved m;
+  for (int i = 0; i < 30; ++i) m.by_idle[0].push_back(4000 + (i % 3) * 1000);  // p50 5000
+  for (int i = 0; i < 25; ++i) m.by_idle[3].push_back(14000);
+  std::string note;
+  std::string json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("\"idle_wake\": \"vm-halt-poll\"") != std::string::npos);
+  CHECK(json.find("\"idle_exit_polled\": 4400") != std::string::npos);
+  CHECK(json.find("\"idle_exit_halted\": 13400") != std::string::npos);
+  m.by_idle[3].resize(5);
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("\"idle_exit_halted\": 4400") != std::string::npos);
+  CHECK(note.find("only 5 wakes") != std::string::npos);
+}

@@ -19,6 +19,35 @@
 
 namespace schedsim::traces {
 
+/// What a trace's read/write syscalls become (`--channels`, docs/traces.md "Channels from
+/// syscalls"). kOff: they are ignored and every wakeup between traced tasks is a wake/block
+/// token. kPipe / kSocket: fds that a wakeup pairs (a write that wakes a task blocked in a read,
+/// or a read that wakes a writer blocked on a full pipe) become channels of that kind, and their
+/// reads and writes replay as channel read/write actions instead of tokens.
+enum class TraceChannels : uint8_t { kOff, kPipe, kSocket };
+const char* trace_channels_name(TraceChannels c);
+/// "off", "pipe" or "socket"; throws InputError naming --channels otherwise.
+TraceChannels parse_trace_channels(const std::string& s);
+
+/// Idle-exit and IPI latencies measured in the trace itself (ImportReport::idle_wake; docs/traces.md
+/// "Idle wakes measured from the trace"). Over every task of the trace, not only the selected ones:
+/// they describe the machine. Samples in ns.
+struct IdleWakeObserved {
+  /// Upper bounds (ns) of the idle-duration bins; the last bin is open.
+  static constexpr int64_t kBinEdges[4] = {20'000, 50'000, 200'000, 2'000'000};
+  /// Remote wakeups of a task switched in on a CPU that was idle at the sched_waking: waking to
+  /// switch-in, by how long the target had been idle at the waking (from its switch to idle).
+  std::vector<int64_t> by_idle[5];
+  /// The same samples by the idle state the target last entered (power:cpu_idle), when recorded.
+  std::map<int64_t, std::vector<int64_t>> by_state;
+  /// ipi_send_cpu to a CPU that was idle: send to that CPU's next event (with power:cpu_idle
+  /// recorded, its idle exit): IPI delivery plus idle exit.
+  std::vector<int64_t> ipi_to_idle;
+  uint64_t cpu_idle_events = 0, ipi_events = 0;
+  uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): not sampled
+  uint64_t unrecorded = 0;      ///< CPUs leaving idle with no recorded switch from idle (their wakes are not sampled)
+};
+
 /// Which tasks become workload tasks, and how to read the trace.
 struct ExtractOptions {
   std::string comm_regex;            ///< keep tasks whose comm (any name it had) matches (ECMAScript)
@@ -48,6 +77,19 @@ struct ExtractOptions {
   /// meta "smt_normalized_ns" holds the on-CPU time removed.
   std::vector<std::vector<uint32_t>> smt_siblings;
   int64_t corun_permille = 1000;
+  TraceChannels channels = TraceChannels::kOff;
+};
+
+/// What `--channels` made of the trace's read/write syscalls (ImportReport::channels).
+struct ChannelImport {
+  uint64_t syscalls = 0;        ///< completed read/write syscalls of selected tasks with an fd
+  uint64_t edges = 0;           ///< wakeups from inside a read/write to a task blocked in the other
+  uint64_t groups = 0;          ///< fd groups joined by those wakeups
+  uint64_t channels = 0;        ///< groups replayed as channels
+  uint64_t refused_short = 0;   ///< groups left as tokens: fewer bytes written than read
+  uint64_t refused_one_sided = 0;  ///< groups left as tokens: only reads or only writes
+  uint64_t writes = 0, reads = 0;  ///< channel actions emitted
+  uint64_t tokens_replaced = 0;    ///< wake/block pairs the channels replace
 };
 
 /// One kind of repair the importer made, with why.
@@ -95,6 +137,9 @@ struct ImportReport {
   bool conservation_ok = true;
   uint64_t wakes_total = 0, blocks_total = 0, blocked_at_start = 0;
   Duration run_total, oncpu_total;
+  TraceChannels channel_mode = TraceChannels::kOff;
+  ChannelImport channels;
+  IdleWakeObserved idle_wake;
 
   uint64_t repairs_total() const;
   /// Multi-line human summary (no trailing workload/observed part).
@@ -116,6 +161,17 @@ Workload import_trace(const std::string& path, const ExtractOptions& opt,
 /// errors and in the workload's name. The fuzz targets' entry point.
 Workload import_trace_buffer(std::string_view data, const std::string& name, const ExtractOptions& opt,
                              ImportReport* report = nullptr);
+
+/// The `idle wakes:` block of `trace info` (ImportReport::describe() prints it when the trace has
+/// power:cpu_idle or ipi events).
+std::string describe_idle_wake(const IdleWakeObserved& m);
+
+/// A cost file (JSON, the `--cost FILE` format) setting the `vm-halt-poll` idle-wake model's exit
+/// costs from the trace's measured idle wakes (`trace info --idle-wake-costs`): the waking-to-
+/// switch-in p50 of targets idle under 50 us and of targets idle 200 us or more, minus the model's
+/// IPI cost. `note` receives what was derived from what. Throws InputError when fewer than 20 wakes
+/// to CPUs idle under 50 us were measured.
+std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
 std::string describe_workload(const Workload& w);

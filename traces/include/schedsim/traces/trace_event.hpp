@@ -76,6 +76,14 @@ struct TraceEvent {
   std::string comm;
   std::string other_comm;
   std::string event_name;    ///< for kOther: the event's name
+  /// The number a kOther event carries for extraction, 0 for the others:
+  ///  * syscall events (event_name "sys_enter_NAME" / "sys_exit_NAME"): the first argument of an
+  ///    enter (the fd of read/write/close; -1 when unreadable) or the return value of an exit
+  ///    (negative: an errno);
+  ///  * "cpu_idle" (power:cpu_idle): the idle state entered, -1 for the exit (PWR_EVENT_EXIT),
+  ///    with the CPU (cpu_id) in target_cpu;
+  ///  * "ipi_send_cpu": 0, with the destination CPU in target_cpu.
+  int64_t other_value = 0;
 };
 
 }  // namespace schedsim::traces

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Trace replays with and without channels (`--channels`, docs/traces.md "Channels from
+# syscalls"): replays each trace that carries read/write syscall events (recorded with
+# `schedsim record --extra-events syscalls`) on the recording machine once with `--channels off`
+# (every wakeup a wake/block token) and once with `--channels pipe`, and prints a markdown table
+# per trace: observed (from the trace), off, pipe, and their relative errors.
+#
+#   scripts/fidelity-trace-channels.sh SCHEDSIM [KERNEL]     (default kernel: 6.18)
+#
+# Output is deterministic for a given binary. Requires python3.
+set -euo pipefail
+
+SCHEDSIM=${1:?usage: scripts/fidelity-trace-channels.sh SCHEDSIM [KERNEL]}
+K=${2:-6.18}
+[ -x "$SCHEDSIM" ] || { echo "fidelity-trace-channels: $SCHEDSIM is not an executable" >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+D=$here/tests/data/traces/syscalls
+
+# name | trace | topology | channel kind (the trace does not say which fds are pipes)
+CASES=(
+  "hackbench -g 1 -l 25 --pipe --threads|$D/hb-pipe-threads-g1-l25.ftrace.gz|smp2|pipe"
+  "hackbench -g 1 -l 25 --pipe (processes)|$D/hb-pipe-procs-g1-l25.ftrace.gz|smp2|pipe"
+  "perf bench sched pipe -l 2000|$D/perf-pipe-l2000.ftrace.gz|smp2|pipe"
+  "perf bench sched messaging -g 1 -l 20 (sockets)|$D/perf-msg-sock-g1-l20.ftrace.gz|smp2|socket"
+)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+manifest=$work/manifest.tsv
+: >"$manifest"
+i=0
+for entry in "${CASES[@]}"; do
+  IFS='|' read -r name trace topo kind <<<"$entry"
+  [ -f "$trace" ] || { echo "fidelity-trace-channels: missing $trace" >&2; exit 2; }
+  for m in off "$kind"; do
+    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" --progress never \
+      -f json -o "$work/$i-${m/$kind/chan}.json" 2>"$work/$i-$m.err" || { cat "$work/$i-$m.err" >&2; exit 1; }
+  done
+  printf '%s\t%s\t%s\n' "$name" "$work/$i" "$kind" >>"$manifest"
+  i=$((i + 1))
+done
+
+SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$K" <<'EOF'
+import json, os, sys
+sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
+from fidelity_fmt import err, fmt_n, fmt_ns, obs_metrics, sim_metrics  # noqa: E402
+
+TIME = {"makespan", "wake p50", "wake p90", "wake p99", "rq-wait (preempted) p50", "rq-wait (preempted) p90",
+        "rq-wait (preempted) p99"}
+for line in open(sys.argv[1]):
+    name, base, kind = line.rstrip("\n").split("\t")
+    joff, jpipe = json.load(open(base + "-off.json")), json.load(open(base + "-chan.json"))
+    o, a, b = obs_metrics(joff), sim_metrics(joff), sim_metrics(jpipe)
+    print(f"#### {name}, kernel {sys.argv[2]} profile\n")
+    print(f"Recorded on the 2-vCPU KVM guest (Linux 6.18) while other builds ran; replayed on `smp2` with `--channels off|{kind}`.\n")
+    print(f"| metric | observed | off | err | {kind} | err |")
+    print("|---|---|---|---|---|---|")
+    for m in o:
+        f = fmt_ns if m in TIME else fmt_n
+        print(f"| {m} | {f(o[m])} | {f(a[m])} | {err(a[m], o[m])} | {f(b[m])} | {err(b[m], o[m])} |")
+    s = jpipe["summary"]
+    print(f"\noff: {joff['summary']['tokens_banked']} tokens banked; {kind}: {s['channel_writes']} writes, "
+          f"{s['channel_reads']} reads, {s['channel_wakes']} channel wakes, {s['channel_sleeps']} channel sleeps, "
+          f"{s['tokens_banked']} tokens banked.\n")
+EOF

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Records hackbench in process mode with `schedsim record --extra-events syscalls` and checks what
+# --channels needs from such a recording: the TGID column, the read/write/close syscall events,
+# and an import with --channels pipe that joins the receivers' pipes (fd tables inherited across
+# fork), keeps conservation and replays to completion (docs/traces.md "Channels from syscalls").
+# Exit 77 = skipped, with the reason printed.
+#   usage: record_syscalls_channels.sh SCHEDSIM SOURCE_DIR WORK_DIR
+set -euo pipefail
+schedsim=$1
+work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root to write tracefs"
+command -v hackbench >/dev/null || skip "hackbench (rt-tests) is not installed: scripts/install-deps.sh --test"
+
+if ! "$schedsim" record -o hb.ftrace.gz --extra-events syscalls -- hackbench -g 1 -l 10 --pipe >record.out 2>record.err; then
+  if grep -q "tracefs is unavailable\|needs root" record.err; then skip "$(head -1 record.err)"; fi
+  cat record.out record.err
+  echo "FAIL: schedsim record failed"
+  exit 1
+fi
+cat record.err
+if grep -q "syscalls/sys_enter_read" record.err; then skip "this kernel has no syscall trace events: $(head -1 record.err)"; fi
+# The TGID column: "comm-pid (  tgid) [cpu]". (Not `zcat | grep -q`: with pipefail, grep's early
+# exit would fail the pipeline through zcat's SIGPIPE.)
+zcat hb.ftrace.gz >hb.txt
+grep -q -- '-[0-9]* *( *[0-9]*) \[' hb.txt || { echo "FAIL: no TGID column in the recording"; exit 1; }
+grep -q 'sys_close(fd: ' hb.txt || { echo "FAIL: no close enter events"; exit 1; }
+
+"$schedsim" trace info hb.ftrace.gz --channels pipe >info.txt
+cat info.txt
+grep -q "^conservation:  ok" info.txt || { echo "FAIL: conservation check failed"; exit 1; }
+chans=$(sed -n 's/^channels: .* join [0-9]* fd groups: \([0-9]*\) replayed as channels.*/\1/p' info.txt)
+# Up to 20 receivers' pipes (one whose reader never slept in the trace is joined by no wakeup and
+# stays as recorded), plus the ready pipe; how many depends on the run, at least one must be.
+[ "${chans:-0}" -ge 1 ] || { echo "FAIL: expected channels, got '${chans}'"; exit 1; }
+"$schedsim" run hb.ftrace.gz -t host --channels pipe --progress never -f json -o run.json
+python3 -c "
+import json, sys
+s = json.load(open('run.json'))['summary']
+assert s['complete'], 'replay incomplete'
+assert s['channel_writes'] > 0 and s['channel_writes'] == s['channel_reads'], (s['channel_writes'], s['channel_reads'])
+print('channels replay ok:', s['channel_writes'], 'writes,', s['channel_wakes'], 'channel wakes')
+"
+echo "PASS"
