@@ -28,12 +28,12 @@ std::vector<CostProfile> make_profiles() {
            {"idle_exit", "1us",
             "drivers/idle/intel_idle.c ivt_cstates (Ivy Town): C1 exit latency 1 us (C1E 10 us needs 80 us "
             "of predicted idle, C6 82 us needs 300 us)"},
-           {"msg_write_pipe_thread", "2595ns",
+           {"msg_write_pipe_thread", "2591ns",
             "fitted by `schedsim calibrate --workload-gen` to the published time of perf bench sched messaging "
             "--pipe --thread --group 4 --loop 50000 on this machine, 15.7831 s mean of 30 runs (commit "
             "765cc3a4b224, 'sched/core: Optimize sched_feat() for !CONFIG_SCHED_DEBUG builds', 2017-11); "
             "split in the reference machine's write:read ratio"},
-           {"msg_read_pipe_thread", "2387ns", "same fit"},
+           {"msg_read_pipe_thread", "2383ns", "same fit"},
        },
        false});
   v.push_back({"xeon-gold-6248",
