@@ -90,6 +90,12 @@ const CalibrationRange& range_of(const std::string& name) {
 
 bool is_permille(const std::string& name) { return name == "smt_corun_permille"; }
 
+bool is_gen_cost(const std::string& name) {
+  for (const auto& g : kGenCostParams)
+    if (name == g.name) return true;
+  return false;
+}
+
 void set_param(CostModel& c, const std::string& name, double v) {
   c.set(fmt::format("{}={}{}", name, std::llround(v), is_permille(name) ? "" : "ns"), "calibrate");
 }
@@ -262,7 +268,10 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   for (const auto& n : names) {
     const CalibrationRange& r = range_of(n);
     if (!seen.insert(n).second) throw InputError(SourceLoc{"--fit"}, "parameter '" + n + "' given twice");
-    const bool gen_param = n.rfind("msg_", 0) == 0 || n == "pipe_op";
+    const bool gen_param = is_gen_cost(n);
+    if (generated && !gen_param && names.size() > 1)
+      throw InputError(SourceLoc{"--fit"}, "'" + n + "' is not a generator cost: with --workload-gen the parameters move by "
+                                           "one common factor, so fit it alone (--fit " + n + ")");
     if (!generated && gen_param)
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' is a generator cost: a trace replay does not use it (fit it with "
                                            "--workload-gen SPEC --benchmark-time T)");
