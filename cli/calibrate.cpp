@@ -5,6 +5,7 @@
 #include <map>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "schedsim/stats/coordinate_search.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/topology/virt.hpp"
+#include "schedsim/workload/generators.hpp"
 
 namespace schedsim::cli {
 
@@ -48,11 +50,22 @@ const std::vector<CalibrationRange>& calibration_ranges() {
        "6(1), 2002 (up to 30% more throughput per core: ~650 per thread); the kernel's former smt_gain 1178 "
        "(~589 per thread); 1000 = no slowdown"},
   };
-  return r;
+  static const std::vector<CalibrationRange> with_gen = [] {
+    std::vector<CalibrationRange> v = r;
+    for (const auto& g : kGenCostParams)
+      v.push_back({g.name, 50, 50000,
+                   "generator per-operation cost (docs/calibrate.md): the reference machine's 370 ns - 2 us per "
+                   "pipe/socket operation, down to a bare syscall (~50 ns) and up to 25x for a contended "
+                   "multi-socket machine"});
+    return v;
+  }();
+  return with_gen;
 }
 
-std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode) {
-  std::vector<std::string> p = {"context_switch", "ipi_same_package"};
+std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode, bool switch_charged) {
+  std::vector<std::string> p;
+  if (switch_charged) p.emplace_back("context_switch");
+  p.emplace_back("ipi_same_package");
   if (multi_package) p.emplace_back("ipi_cross_package");
   if (mode == IdleWakeMode::kVmHaltPoll) {
     p.emplace_back("idle_exit_polled");
@@ -76,6 +89,12 @@ const CalibrationRange& range_of(const std::string& name) {
 }
 
 bool is_permille(const std::string& name) { return name == "smt_corun_permille"; }
+
+bool is_gen_cost(const std::string& name) {
+  for (const auto& g : kGenCostParams)
+    if (name == g.name) return true;
+  return false;
+}
 
 void set_param(CostModel& c, const std::string& name, double v) {
   c.set(fmt::format("{}={}{}", name, std::llround(v), is_permille(name) ? "" : "ns"), "calibrate");
@@ -114,28 +133,39 @@ double log_ratio_sq(double sim, double obs, bool time) {
 }
 
 struct Loaded {
-  std::string path;
+  std::string path;  ///< the trace, or the generator spec
   Workload w;
   bool rq_fit = false;
+  bool generated = false;     ///< a generator spec, regenerated with each candidate's costs
+  int64_t bench_obs_ns = -1;  ///< generated: the real benchmark time
 };
 
-// One replay; throws nothing for an incomplete run (the caller decides).
+// One replay; throws nothing for an incomplete run (the caller decides). A trace replay charges
+// no switch or refill cost its recorded times contain (CostModel::for_input).
 RunResults replay(const Loaded& t, const Topology& topo, const std::string& kernel, const CostModel& cost,
                   bool& complete) {
   RunConfig config;
   PolicyStack policies = build_policy_stack(kernel, {}, {}, config);
   SimConfig sc;
   sc.seed = 1;
-  Simulation sim(t.w, topo, std::move(policies), cost, sc);
-  MetricsCollector metrics(t.w);
+  Workload regenerated;
+  if (t.generated) regenerated = generate_workload_from_spec(t.path, cost.gen_ops);
+  const Workload& w = t.generated ? regenerated : t.w;
+  Simulation sim(w, topo, std::move(policies), cost.for_input(!t.generated), sc);
+  MetricsCollector metrics(w);
   sim.add_observer(&metrics);
   SimSummary sum = sim.run();
   complete = sum.complete;
   return metrics.results(config, &sum);
 }
 
-// A trace's share of the objective: the mean squared log-ratio over its fitted metrics.
+int64_t bench_time(const RunResults& r) { return r.benchmark_time_ns >= 0 ? r.benchmark_time_ns : r.makespan_ns; }
+
+// A trace's share of the objective: the mean squared log-ratio over its fitted metrics; a
+// generated workload's: that of its benchmark time.
 double score(const Loaded& t, const RunResults& r) {
+  if (t.generated)
+    return log_ratio_sq(static_cast<double>(bench_time(r)), static_cast<double>(t.bench_obs_ns), true);
   double s = 0;
   int n = 0;
   for (const auto& m : kMetrics) {
@@ -186,17 +216,24 @@ std::string param_text(const std::string& name, double v) {
 }  // namespace
 
 CalibrateResult calibrate(const CalibrateRequest& req) {
-  if (req.traces.empty()) throw InputError("calibrate: give at least one TRACE");
+  const bool generated = !req.workload_gen.empty();
+  if (generated && !req.traces.empty())
+    throw InputError("calibrate: give either TRACE files or --workload-gen with --benchmark-time, not both");
+  if (generated && req.benchmark_time_ns <= 0)
+    throw InputError(SourceLoc{"--benchmark-time"}, "--workload-gen needs the real program's reported time on the "
+                                                    "machine, e.g. --benchmark-time 15.78s");
+  if (!generated && req.benchmark_time_ns > 0)
+    throw InputError(SourceLoc{"--benchmark-time"}, "applies to a generated workload (--workload-gen); a trace has "
+                                                    "its own observed figures");
+  if (!generated && req.traces.empty()) throw InputError("calibrate: give at least one TRACE");
   if (req.max_evals == 0) throw InputError(SourceLoc{"--max-evals"}, "expected at least 1 evaluation");
   CalibrateResult res;
+  res.generated = generated;
   res.budget = req.max_evals;
   res.kernel = req.kernel;
-  CostModel base;
-  for (const auto& c : req.costs) {
-    if (c.find('=') == std::string::npos) base.load_json_file(c);
-    else base.set(c);
-  }
   Topology topo = load_topology(req.topology);
+  // The machine's cost profile, then the starting point given (as run does).
+  CostModel base = build_cost_model(req.costs, topo, nullptr);
   res.topology = topo.name();
   if (!base.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
     base.idle_wake = IdleWakeMode::kVmHaltPoll;
@@ -206,24 +243,68 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     RunConfig probe;  // the kernel name is checked before the traces are read
     build_policy_stack(req.kernel, {}, {}, probe);
   }
-  std::vector<std::string> names = req.fit.empty()
-                                        ? default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake)
-                                        : req.fit;
+  std::vector<Loaded> loaded;
+  if (generated) {
+    Loaded g;
+    g.path = req.workload_gen;
+    g.generated = true;
+    g.bench_obs_ns = req.benchmark_time_ns;
+    g.w = generate_workload_from_spec(req.workload_gen, base.gen_ops);
+    loaded.push_back(std::move(g));
+  }
+  std::vector<std::string> names = req.fit;
+  if (names.empty() && generated) {
+    auto used = loaded[0].w.meta.find("gen_cost_params");
+    if (used == loaded[0].w.meta.end())
+      throw InputError(SourceLoc{"--workload-gen"}, "this generator has no per-operation costs to fit (docs/calibrate.md "
+                                                    "lists them); give --fit");
+    std::istringstream in(used->second);
+    for (std::string n; std::getline(in, n, ',');) names.push_back(n);
+  }
+  if (names.empty())
+    names = default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake, !base.replay_overheads_recorded);
   std::set<std::string> seen;
   std::vector<stats::SearchParam> sp;
   for (const auto& n : names) {
     const CalibrationRange& r = range_of(n);
     if (!seen.insert(n).second) throw InputError(SourceLoc{"--fit"}, "parameter '" + n + "' given twice");
+    const bool gen_param = is_gen_cost(n);
+    if (generated && !gen_param && names.size() > 1)
+      throw InputError(SourceLoc{"--fit"}, "'" + n + "' is not a generator cost: with --workload-gen the parameters move by "
+                                           "one common factor, so fit it alone (--fit " + n + ")");
+    if (!generated && gen_param)
+      throw InputError(SourceLoc{"--fit"}, "'" + n + "' is a generator cost: a trace replay does not use it (fit it with "
+                                           "--workload-gen SPEC --benchmark-time T)");
+    if (!generated && base.replay_overheads_recorded && (n == "context_switch" || n.rfind("refill_", 0) == 0))
+      throw InputError(SourceLoc{"--fit"}, "'" + n + "' has no effect on a trace replay: the recorded on-CPU times "
+                                           "already contain it (replay_overheads=recorded, docs/calibrate.md); fit "
+                                           "it on a generated workload, or with -c replay_overheads=charged");
     double start = std::stod(base.get(n));
     sp.push_back({n, r.lo, r.hi, std::clamp(start, r.lo, r.hi)});
     res.params.push_back({n, r.lo, r.hi, std::clamp(start, r.lo, r.hi), 0, is_permille(n) ? "permille" : "ns", r.source});
   }
+  // One benchmark time determines one degree of freedom: a generated workload's parameters move
+  // together, by one factor kept inside every parameter's range.
+  if (generated) {
+    double lo = 0, hi = std::numeric_limits<double>::infinity();
+    for (const auto& p : sp) {
+      lo = std::max(lo, p.lo / p.start);
+      hi = std::min(hi, p.hi / p.start);
+    }
+    if (!(lo < hi))
+      throw InputError(SourceLoc{"--fit"}, "the parameters' ranges leave no common factor to fit (start them closer "
+                                           "with --cost)");
+    sp = {{"factor", lo, hi, std::clamp(1.0, lo, hi)}};
+  }
 
-  std::vector<Loaded> loaded;
   for (const auto& p : req.traces) loaded.push_back(load_trace(p, req.extract));
 
   auto model_for = [&](const std::vector<double>& x) {
     CostModel c = base;
+    if (generated) {
+      for (const auto& p : res.params) set_param(c, p.name, p.start * x[0]);
+      return c;
+    }
     for (size_t i = 0; i < sp.size(); ++i) set_param(c, sp[i].name, x[i]);
     return c;
   };
@@ -272,7 +353,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   res.start_objective = sr.start_value;
   res.fitted_objective = sr.best_value;
   res.cost = model_for(sr.best);
-  for (size_t i = 0; i < sp.size(); ++i) res.params[i].fitted = std::stod(res.cost.get(sp[i].name));
+  for (auto& p : res.params) p.fitted = std::stod(res.cost.get(p.name));
 
   for (size_t i = 0; i < loaded.size(); ++i) {
     bool complete = false;
@@ -283,7 +364,18 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     tf.span_ms = static_cast<double>(loaded[i].w.observed.span.count()) / 1e6;
     tf.start_score = score(loaded[i], start_results[i]);
     tf.fitted_score = score(loaded[i], fitted);
+    if (loaded[i].generated) {
+      tf.span_ms = static_cast<double>(loaded[i].bench_obs_ns) / 1e6;
+      const auto obs = static_cast<double>(loaded[i].bench_obs_ns);
+      tf.metrics.push_back({"benchmark time", obs, static_cast<double>(bench_time(start_results[i])),
+                            static_cast<double>(bench_time(fitted)), true, ""});
+      tf.metrics.push_back({"makespan", 0, static_cast<double>(start_results[i].makespan_ns),
+                            static_cast<double>(fitted.makespan_ns), false, ""});
+      tf.metrics.push_back({"wakeups", 0, static_cast<double>(start_results[i].placement.wakeups),
+                            static_cast<double>(fitted.placement.wakeups), false, ""});
+    }
     for (const auto& m : kMetrics) {
+      if (loaded[i].generated) break;
       const Comparison* a = find_cmp(start_results[i], m.metric);
       const Comparison* b = find_cmp(fitted, m.metric);
       if (!a || !b) continue;
@@ -302,8 +394,9 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   // fitted ones.
   const CostModel defaults;
   if (res.cost.idle_wake_set) res.cost_json_keys.emplace_back("idle_wake");
+  if (!res.cost.replay_overheads_recorded) res.cost_json_keys.emplace_back("replay_overheads");
   for (const auto& p : CostModel::params()) {
-    if (p.name == "idle_wake") continue;
+    if (p.name == "idle_wake" || p.name == "replay_overheads") continue;
     bool fitted = seen.count(p.name) > 0;
     if (fitted || res.cost.get(p.name) != defaults.get(p.name)) res.cost_json_keys.push_back(p.name);
   }
@@ -314,7 +407,7 @@ std::string render_cost_file(const CalibrateResult& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& k : r.cost_json_keys) {
     std::string v = r.cost.get(k);
-    if (k == "idle_wake") j[k] = v;
+    if (k == "idle_wake" || k == "replay_overheads") j[k] = v;
     else if (is_permille(k)) j[k] = std::stoll(v);
     else j[k] = v + "ns";
   }
@@ -326,8 +419,13 @@ std::string render_calibration_report(const CalibrateResult& r) {
   out += fmt::format("calibration on {}{}: {} evaluation(s) of {} ({}), {} candidate(s) rejected (replay incomplete)\n",
                      r.topology, r.kernel.empty() ? "" : ", kernel " + r.kernel, r.evals, r.budget,
                      r.converged ? "converged" : "budget spent", r.rejected);
-  out += fmt::format("objective (mean over traces of the mean squared log-ratio of the fitted metrics): {:.4f} -> {:.4f}\n\n",
-                     r.start_objective, r.fitted_objective);
+  if (r.generated)
+    out += fmt::format("objective (squared log-ratio of the benchmark time; the parameters move by one common factor): "
+                       "{:.4f} -> {:.4f}\n\n",
+                       r.start_objective, r.fitted_objective);
+  else
+    out += fmt::format("objective (mean over traces of the mean squared log-ratio of the fitted metrics): {:.4f} -> {:.4f}\n\n",
+                       r.start_objective, r.fitted_objective);
   out += fmt::format("{:<20} {:>10} {:>10} {:>10} {:>10}  {}\n", "parameter", "start", "fitted", "range lo", "range hi", "note");
   for (const auto& p : r.params) {
     std::string note;
@@ -338,22 +436,27 @@ std::string render_calibration_report(const CalibrateResult& r) {
   }
   auto val = [](const std::string& label, double v) {
     if (label.find("p50") != std::string::npos || label.find("p90") != std::string::npos ||
-        label.find("p99") != std::string::npos || label == "makespan")
+        label.find("p99") != std::string::npos || label == "makespan" || label == "benchmark time")
       return format_duration(Duration::ns(std::llround(v)));
     return fmt::format("{}", std::llround(v));
   };
   auto err = [](double sim, double obs) {
-    if (obs == 0) return std::string("-");
+    if (obs == 0) return std::string("-");  // generated: no observed figure but the benchmark time
     return fmt::format("{:+.1f}%", 100.0 * (sim - obs) / obs);
   };
   for (const auto& t : r.traces) {
-    out += fmt::format("\n{} (span {:.2f} ms, {} wakeups; score {:.4f} -> {:.4f})\n", t.path, t.span_ms,
-                       t.observed_wakeups, t.start_score, t.fitted_score);
+    if (r.generated)
+      out += fmt::format("\n{} (benchmark time {:.2f} ms on the real machine; score {:.4f} -> {:.4f})\n", t.path,
+                         t.span_ms, t.start_score, t.fitted_score);
+    else
+      out += fmt::format("\n{} (span {:.2f} ms, {} wakeups; score {:.4f} -> {:.4f})\n", t.path, t.span_ms,
+                         t.observed_wakeups, t.start_score, t.fitted_score);
     out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", "metric", "observed", "sim start", "err",
                        "sim fitted", "err", "fitted");
     for (const auto& m : t.metrics)
       out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", m.metric,
-                         m.note + val(m.metric, m.observed), val(m.metric, m.start), err(m.start, m.observed),
+                         m.observed == 0 && !m.in_objective ? std::string("-") : m.note + val(m.metric, m.observed),
+                         val(m.metric, m.start), err(m.start, m.observed),
                          val(m.metric, m.fitted), err(m.fitted, m.observed), m.in_objective ? "yes" : "no");
   }
   return out;

@@ -39,6 +39,12 @@ inline constexpr uint64_t kCalibrateMinRqSamples = 30;
 
 struct CalibrateRequest {
   std::vector<std::string> traces;
+  /// Instead of traces: a generator spec (as run --workload-gen) and the benchmark time the real
+  /// program reported on the machine (hackbench's "Time:", perf bench's "Total time"). The fit
+  /// then moves the generator's per-operation costs (default: those the generator uses) by one
+  /// common factor, since one figure determines one degree of freedom.
+  std::string workload_gen;
+  int64_t benchmark_time_ns = -1;
   std::string topology;
   std::string kernel;                 ///< profile version ("" = default modules)
   std::vector<std::string> costs;     ///< starting point: name=value or cost files, as --cost
@@ -71,6 +77,7 @@ struct TraceFit {
 };
 
 struct CalibrateResult {
+  bool generated = false;  ///< fitted on a generator's benchmark time, the parameters by one factor
   CostModel cost;                    ///< the fitted model (base costs + fitted parameters)
   std::vector<FittedParam> params;
   std::vector<TraceFit> traces;
@@ -81,11 +88,13 @@ struct CalibrateResult {
   std::vector<std::string> cost_json_keys;  ///< what the cost file holds (base settings + fitted)
 };
 
-/// The default parameters to fit for this topology and idle-wake model: context_switch,
+/// The default parameters to fit on traces for this topology and idle-wake model:
 /// ipi_same_package (+ ipi_cross_package with several packages), the idle exit (idle_exit for
 /// `constant`; idle_exit_polled, idle_exit_halted, timer_wake_local for `vm-halt-poll`) and
-/// smt_corun_permille when the machine has SMT.
-std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode);
+/// smt_corun_permille when the machine has SMT; context_switch too when replay_overheads is
+/// `charged` (otherwise a replay does not charge it: the trace already contains it).
+std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode,
+                                            bool switch_charged = false);
 
 /// Throws InputError for a trace that cannot be fitted (not a trace, lost events, too short, too
 /// few wakeups, import not conserved, replay incomplete at the start point), an unknown --fit

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
@@ -293,12 +295,13 @@ static void refuse_trace_options(const traces::ExtractOptions& extract, const st
 }
 
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
-                             const traces::ExtractOptions& extract, traces::ImportReport* report) {
+                             const traces::ExtractOptions& extract, traces::ImportReport* report,
+                             const GenCosts& gen_costs) {
   if (!workload_gen.empty() && !input.empty())
     throw InputError("give either a WORKLOAD file or --workload-gen, not both");
   if (!workload_gen.empty()) {
     refuse_trace_options(extract, "a --workload-gen workload");
-    return generate_workload_from_spec(workload_gen);
+    return generate_workload_from_spec(workload_gen, gen_costs);
   }
   if (input.empty()) throw InputError("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
   std::error_code ec;
@@ -501,6 +504,55 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 
 }  // namespace
 
+CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
+  CostModel cost;
+  const CostProfile& profile = cost_profile_for(topo.name());
+  apply_cost_profile(cost, profile);
+  if (config) config->provenance.cost_profile = profile.name;
+  for (const auto& c : costs) {
+    if (c.find('=') == std::string::npos) {
+      cost.load_json_file(c);
+      if (!config) continue;
+      Provenance& pv = config->provenance;
+      pv.cost_files += (pv.cost_files.empty() ? "" : ",") + c;
+      pv.cost_files_hash += (pv.cost_files_hash.empty() ? "" : ",") + file_hash(c);
+      config->cost_overrides["file"] = c;
+    } else {
+      cost.set(c);
+      if (config) config->cost_overrides[c.substr(0, c.find('='))] = c.substr(c.find('=') + 1);
+    }
+  }
+  return cost;
+}
+
+std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost, const std::string& topology,
+                                        bool generated_here) {
+  auto used = w.meta.find("gen_cost_params");
+  if (used == w.meta.end() || used->second.empty()) return {};
+  const CostProfile& profile = cost_profile_for(topology);
+  if (generated_here) {
+    // Costs the user set with --cost are theirs; the rest come from the profile or the reference.
+    std::vector<std::string> missing;
+    for (const auto& name : gen_costs_not_from_machine(profile, used->second))
+      if (!cost.gen_ops.count(name) || cost.gen_ops.at(name) == gen_cost({}, name)) missing.push_back(name);
+    if (missing.empty()) return {};
+    return {fmt::format("note: the generator's per-operation costs {} are the reference machine's (a 2-vCPU KVM "
+                        "guest), not measured on {}: absolute times (makespan, benchmark time) are not that "
+                        "machine's; give them with --cost NAME=VALUE or a cost file from `schedsim calibrate "
+                        "--workload-gen` (docs/calibrate.md)",
+                        join(missing, ", "), topology)};
+  }
+  // A workload file: its run() times were fixed when it was generated.
+  std::vector<std::string> differ;
+  std::istringstream in(used->second);
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty() && gen_cost(cost.gen_ops, name) != gen_cost({}, name)) differ.push_back(name);
+  if (differ.empty()) return {};
+  return {fmt::format("note: this workload was generated with the reference per-operation costs, but {}'s cost "
+                      "profile has its own ({}): generate it with `run --workload-gen ... -t {}` to use them",
+                      topology, join(differ, ", "), topology)};
+}
+
 RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
@@ -524,19 +576,6 @@ RunOutcome execute_run(const RunRequest& req) {
   config.provenance.version = kSchedsimVersion;
   config.provenance.command = req.command_line;
   config.provenance.stop_at = req.stop_at;
-  CostModel cost;
-  for (const auto& c : req.costs) {
-    if (c.find('=') == std::string::npos) {
-      cost.load_json_file(c);
-      Provenance& pv = config.provenance;
-      pv.cost_files += (pv.cost_files.empty() ? "" : ",") + c;
-      pv.cost_files_hash += (pv.cost_files_hash.empty() ? "" : ",") + file_hash(c);
-      config.cost_overrides["file"] = c;
-    } else {
-      cost.set(c);
-      config.cost_overrides[c.substr(0, c.find('='))] = c.substr(c.find('=') + 1);
-    }
-  }
   SimConfig sim;
   sim.seed = req.seed;
   if (!req.jitter.empty()) sim.jitter_permille = parse_jitter(req.jitter);
@@ -560,6 +599,7 @@ RunOutcome execute_run(const RunRequest& req) {
   RunGuard guard(parse_max_memory(req.max_memory));
 
   Topology topo = load_topology(req.topology);
+  CostModel cost = build_cost_model(req.costs, topo, &config);
   // Machine cost profile: this machine as a KVM guest gets the guest's idle-wake model unless the
   // user chose one (presets and imported files keep the constant; a cost file gives theirs).
   if (!cost.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
@@ -584,13 +624,18 @@ RunOutcome execute_run(const RunRequest& req) {
     extract.corun_permille = cost.smt_corun_permille;
     config.cost_overrides["smt_normalize"] = fmt::format("recorded on {}, co-run {} permille", topo.name(), cost.smt_corun_permille);
   }
-  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report);
+  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops);
   const bool from_trace = !import_report.path.empty();
+  // A replayed trace's recorded on-CPU time already holds the switch and refill costs.
+  const CostModel run_cost = cost.for_input(from_trace);
+  if (from_trace)
+    config.cost_overrides["replay_overheads"] =
+        cost.replay_overheads_recorded ? "recorded" : "charged";
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
-  std::vector<std::string> caveats;
+  std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
   if (from_trace && w.observed.present && !w.tasks.empty()) {
     // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
     const int64_t traced = import_report.header_cpus > 0 ? import_report.header_cpus : w.observed.nr_cpus;
@@ -606,13 +651,13 @@ RunOutcome execute_run(const RunRequest& req) {
 
   guard.check_memory("after loading the workload");
   if (req.repeat > 1) {
-    RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), cost,
+    RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost,
                                      sim, config, guard);
     rep.notes.insert(rep.notes.begin(), caveats.begin(), caveats.end());
     return rep;
   }
 
-  MeteredSimulation run(w, topo, std::move(policies), cost, sim, req.progress, guard);
+  MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
   RunOutcome out;
   out.notes = caveats;
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they

@@ -81,8 +81,19 @@ uint64_t parse_max_memory(const std::string& text);
 
 /// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
 /// and `report` is given, the import's report is stored there (its `path` is then non-empty).
+/// A generated workload takes its per-operation costs from `gen_costs` (the machine's).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
-                             const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr);
+                             const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,
+                             const GenCosts& gen_costs = {});
+/// The cost model of a run on `topo`: the built-in defaults, the topology's machine cost profile
+/// (cost_profile.hpp), then `costs` (name=value or cost files, as --cost) in order. Fills
+/// `config`'s cost overrides and provenance (cost files, their hashes, the profile) when given.
+CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config);
+/// Notes for a workload whose generator per-operation costs (meta "gen_cost_params") are not the
+/// machine's own: generated here with a profile that lacks them, or generated elsewhere (a
+/// workload file) with other costs than this machine's profile has.
+std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost, const std::string& topology,
+                                        bool generated_here);
 /// The chosen modules: the kernel profile (or defaults), then explicit slot choices; features
 /// from the profile, then explicit X / NO_X. Fills `config` with what was chosen.
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,

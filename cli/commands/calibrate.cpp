@@ -1,5 +1,6 @@
 // `schedsim calibrate`: options -> a CalibrateRequest -> calibrate() -> the cost file (atomic)
 // and the fit report.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <vector>
@@ -23,7 +24,9 @@ po::options_description calibrate_options() {
       ("kernel,k", po::value<std::string>(), "kernel profile to replay with ('host' = the running kernel's); default modules when absent")
       ("output,o", po::value<std::string>(), "the fitted cost file to write (atomically; required)")
       ("cost,c", po::value<std::vector<std::string>>()->composing(), "starting point: name=value or a cost file, repeatable (e.g. idle_wake=vm-halt-poll); kept in the output")
-      ("fit", po::value<std::string>(), "comma-separated parameters to fit (default: context_switch, the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines)")
+      ("fit", po::value<std::string>(), "comma-separated parameters to fit (default on traces: the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines, context_switch with -c replay_overheads=charged; on --workload-gen: the generator's per-operation costs)")
+      ("workload-gen", po::value<std::string>(), "instead of traces: a generator spec as run takes it, whose per-operation costs are fitted to --benchmark-time")
+      ("benchmark-time", po::value<std::string>(), "with --workload-gen: the time the real program reported on the machine (e.g. 15.78s)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
   d.add(trace_selection_options());
@@ -36,13 +39,18 @@ const char* kDescription =
     "wait of preempted tasks (p50, when the trace has 30 such samples). Objective: the mean over\n"
     "traces of the mean squared log-ratio simulated/observed; method: a deterministic coordinate\n"
     "search on a log scale with every parameter inside a documented plausible range\n"
-    "(docs/calibrate.md). Writes a cost file that run, gen --cost and sweep accept, and prints the\n"
-    "fit per trace and metric. Refuses traces it cannot fit: lost events, a span under 10 ms,\n"
-    "fewer than 100 wakeups, a replay that does not complete.\n\n"
+    "(docs/calibrate.md). Writes a cost file that run (also with --workload-gen) and sweep accept,\n"
+    "and prints the fit per trace and metric. Refuses traces it cannot fit: lost events, a span under 10 ms,\n"
+    "fewer than 100 wakeups, a replay that does not complete.\n"
+    "With --workload-gen SPEC --benchmark-time T it fits the generator's per-operation costs\n"
+    "(one common factor) so that the simulated benchmark time on TOPOLOGY is T, the time the\n"
+    "real program reported on that machine.\n\n"
     "examples:\n"
     "  schedsim calibrate a.trace.gz b.trace.gz -t lscpu-p.txt --kernel 6.18 --comm loadgen -o costs.json\n"
     "  schedsim calibrate t.trace.gz -t host --kernel host -c idle_wake=vm-halt-poll -o host-costs.json\n"
-    "  schedsim run t2.trace.gz -t host --kernel host -c host-costs.json";
+    "  schedsim run t2.trace.gz -t host --kernel host -c host-costs.json\n"
+    "  schedsim calibrate --workload-gen 'messaging -p -T -g 4 -l 50000' --benchmark-time 15.78s \\\n"
+    "      -t xeon-e5-2690v2 --kernel 4.17 -o xeon-msg.json";
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -59,7 +67,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 }  // namespace
 
 std::string help_calibrate() {
-  return format_help("schedsim calibrate TRACE... -t TOPOLOGY [--kernel V] -o COSTS.json [options]", kDescription,
+  return format_help("schedsim calibrate TRACE...|--workload-gen SPEC --benchmark-time T -t TOPOLOGY [--kernel V] -o COSTS.json [options]", kDescription,
                      calibrate_options());
 }
 
@@ -70,7 +78,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   pos.add("input", -1);
   po::variables_map vm;
   if (!parse_args(args, d, pos, vm, help_calibrate)) return kExitOk;
-  if (!vm.count("input")) throw po::error("give at least one TRACE to calibrate on");
+  if (!vm.count("input") && !vm.count("workload-gen"))
+    throw po::error("give at least one TRACE to calibrate on, or --workload-gen SPEC --benchmark-time T");
   if (!vm.count("topology")) throw po::error("--topology is required: the machine the traces were recorded on");
   if (!vm.count("output")) throw po::error("--output is required: the cost file to write");
   const std::string progress = vm["progress"].as<std::string>();
@@ -78,7 +87,17 @@ int run_calibrate(const std::vector<std::string>& args) {
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", progress, {"auto", "always", "never"}));
 
   CalibrateRequest req;
-  req.traces = vm["input"].as<std::vector<std::string>>();
+  if (vm.count("input")) req.traces = vm["input"].as<std::vector<std::string>>();
+  if (vm.count("workload-gen")) req.workload_gen = vm["workload-gen"].as<std::string>();
+  if (vm.count("benchmark-time")) {
+    const std::string t = vm["benchmark-time"].as<std::string>();
+    Duration bt;
+    // A unit is required: hackbench prints seconds, and a bare number would be read as ns.
+    if (t.empty() || std::isdigit(static_cast<unsigned char>(t.back())) || !parse_duration(t, bt) || bt.count() <= 0)
+      throw InputError(SourceLoc{"--benchmark-time"},
+                       "expected a positive duration with its unit, like 15.78s or 250ms, got '" + t + "'");
+    req.benchmark_time_ns = bt.count();
+  }
   req.topology = vm["topology"].as<std::string>();
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();

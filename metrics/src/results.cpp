@@ -53,7 +53,8 @@ std::vector<std::pair<std::string, std::string>> Provenance::fields() const {
   return {{"version", version},         {"command", command},
           {"kernel", kernel},           {"noise", noise},
           {"stop_at", stop_at},         {"cost_files", cost_files},
-          {"cost_files_hash", cost_files_hash}, {"workload_hash", workload_hash},
+          {"cost_files_hash", cost_files_hash}, {"cost_profile", cost_profile},
+          {"workload_hash", workload_hash},
           {"topology_hash", topology_hash}};
 }
 
@@ -65,6 +66,7 @@ bool Provenance::set(const std::string& name, const std::string& value) {
   else if (name == "stop_at") stop_at = value;
   else if (name == "cost_files") cost_files = value;
   else if (name == "cost_files_hash") cost_files_hash = value;
+  else if (name == "cost_profile") cost_profile = value;
   else if (name == "workload_hash") workload_hash = value;
   else if (name == "topology_hash") topology_hash = value;
   else return false;

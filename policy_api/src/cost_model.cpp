@@ -81,6 +81,16 @@ const Binding kBindings[] = {
      "16-vCPU KVM guest, periodic-t24: 4671 such wakes, p50 1-2 us, p90 2-5 us (exit paid before the waking)"},
 };
 constexpr const char* kIdleWake = "idle_wake";
+constexpr const char* kReplayOverheads = "replay_overheads";
+constexpr const char* kGenSource =
+    "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
+    "profile gives its own (docs/calibrate.md)";
+
+const GenCostParam* find_gen(const std::string& name) {
+  for (const auto& g : kGenCostParams)
+    if (name == g.name) return &g;
+  return nullptr;
+}
 
 const Binding* find_binding(const std::string& name) {
   for (const auto& b : kBindings)
@@ -89,8 +99,9 @@ const Binding* find_binding(const std::string& name) {
 }
 
 std::vector<std::string> binding_names() {
-  std::vector<std::string> n{kIdleWake};
+  std::vector<std::string> n{kIdleWake, kReplayOverheads};
   for (const auto& b : kBindings) n.emplace_back(b.name);
+  for (const auto& g : kGenCostParams) n.emplace_back(g.name);
   return n;
 }
 }  // namespace
@@ -105,6 +116,11 @@ const std::vector<CostModel::Param>& CostModel::params() {
                      "docs/fidelity.md 'Idle-wake cost model'"});
       v.push_back({b.name, b.unit, b.doc, b.source});
     }
+    v.push_back({kReplayOverheads, "mode",
+                 "recorded (a replayed trace's on-CPU times already contain switch and refill costs: not charged "
+                 "again) or charged (charge them on top)",
+                 "sched_switch is emitted before the switch itself (docs/calibrate.md)"});
+    for (const auto& g : kGenCostParams) v.push_back({g.name, "ns", g.doc, kGenSource});
     return v;
   }();
   return p;
@@ -112,6 +128,8 @@ const std::vector<CostModel::Param>& CostModel::params() {
 
 std::string CostModel::get(const std::string& name) const {
   if (name == kIdleWake) return idle_wake_mode_name(idle_wake);
+  if (name == kReplayOverheads) return replay_overheads_recorded ? "recorded" : "charged";
+  if (find_gen(name)) return std::to_string(gen_cost(gen_ops, name).count());
   const Binding* b = find_binding(name);
   if (!b) throw InputError(unknown_choice_message("cost parameter", name, binding_names()));
   if (b->dur) return std::to_string((this->*(b->dur)).count());
@@ -129,9 +147,16 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
     idle_wake_set = true;
     return;
   }
+  if (name == kReplayOverheads) {
+    if (value != "recorded" && value != "charged")
+      throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value, {"recorded", "charged"}));
+    replay_overheads_recorded = value == "recorded";
+    return;
+  }
   const Binding* b = find_binding(name);
-  if (!b) throw InputError(SourceLoc{source}, unknown_choice_message("cost parameter", name, binding_names()));
-  if (b->dur) {
+  const GenCostParam* g = b ? nullptr : find_gen(name);
+  if (!b && !g) throw InputError(SourceLoc{source}, unknown_choice_message("cost parameter", name, binding_names()));
+  if (g || b->dur) {
     Duration d;
     if (!parse_duration(value, d))
       throw InputError(SourceLoc{source}, "cost '" + name + "': expected a duration like 40ns, 2us, 4ms, got '" +
@@ -144,7 +169,8 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
     if (d > kMaxCost)
       throw InputError(SourceLoc{source}, fmt::format("cost '{}': '{}' is too large (at most {})", name,
                                                       printable(value), format_duration(kMaxCost)));
-    this->*(b->dur) = d;
+    if (g) gen_ops[name] = d;
+    else this->*(b->dur) = d;
   } else {
     char* end = nullptr;
     long long v = std::strtoll(value.c_str(), &end, 10);
@@ -169,6 +195,15 @@ void CostModel::load_json(std::string_view text, const std::string& path) {
                                    v.type_name(), describe_json_value(v)));
     set(it.key() + "=" + (v.is_string() ? v.get<std::string>() : v.dump()), path + ": /" + it.key());
   }
+}
+
+CostModel CostModel::for_input(bool from_trace) const {
+  CostModel c = *this;
+  if (from_trace && replay_overheads_recorded) {
+    c.context_switch = Duration::zero();
+    c.refill_smt = c.refill_cluster = c.refill_llc = c.refill_package = c.refill_numa = Duration::zero();
+  }
+  return c;
 }
 
 std::string CostModel::describe() const {

@@ -10,6 +10,7 @@
 
 #include "schedsim/base/random.hpp"
 #include "schedsim/base/time.hpp"
+#include "schedsim/workload/gen_costs.hpp"
 #include "schedsim/workload/workload.hpp"
 
 namespace schedsim::gen {
@@ -64,13 +65,18 @@ void append_repeated(std::vector<Action>& prog, const std::vector<Action>& body,
 /// A forked or runnable task with synthetic pid/tgid.
 TaskSpec make_task(std::string name, StartState start, int64_t pid, int64_t tgid);
 
+/// A machine per-operation cost (gen_costs.hpp): the value of option `option` if given, else
+/// `param` from `costs` (the machine's cost profile) or its reference value. Records `param` in
+/// w.meta["gen_cost_params"] when the option was not given, so a run can say whose costs they are.
+Duration machine_cost(const Options& o, Workload& w, const char* option, const char* param, const GenCosts& costs);
+
 /// "gen KIND ARG ..." with shell quoting where needed.
 std::string canonical_source(const std::string& kind, const std::vector<std::string>& args);
 
-Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help);
-Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help);
-Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help);
-Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help);
-Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
+Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
+Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
+Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
+Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 
 }  // namespace schedsim::gen

@@ -15,7 +15,7 @@
 
 namespace schedsim::gen {
 
-Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& /*costs*/) {
   Options o("fork", "[fork|exec|shell] [-n ITERATIONS] [-P PARALLELISM]",
             "lmbench lat_proc: P parents each fork N children one after another and wait for\n"
             "each; the child exits (fork), execs a tiny program (exec), or runs it through\n"

@@ -37,14 +37,15 @@
 
 namespace schedsim::gen {
 
-Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs) {
   Options o("messaging", "[-g GROUPS] [-l LOOPS] [-p] [-T] [-f FDS] [-s BYTES]",
             "perf bench sched messaging / hackbench: per group, F senders each write LOOPS messages\n"
             "to each of F receivers; a start barrier wakes every task at once. Tasks: 1 main +\n"
-            "2*F per group. Costs are CPU time at reference speed; defaults are calibrated on a\n"
-            "2-vCPU VM (docs/generators.md, scripts/calibrate-messaging.sh): write/read per message\n"
-            "pipe+thread 598/550 ns, pipe+process 370/397 ns, socket+thread 1134/1180 ns,\n"
-            "socket+process 1172/1245 ns.");
+            "2*F per group. Write/read costs per message are machine properties: `run -t MACHINE\n"
+            "--workload-gen` takes them from the machine's cost profile (msg_write_pipe_thread ...,\n"
+            "`run --cost list`); the reference values, calibrated on a 2-vCPU VM (docs/generators.md,\n"
+            "scripts/calibrate-messaging.sh), are pipe+thread 598/550 ns, pipe+process 370/397 ns,\n"
+            "socket+thread 1134/1180 ns, socket+process 1172/1245 ns.");
   o.value("group,groups,g", "groups of senders and receivers (default 10; 1..100000); also --groups")
       .value("nr_loops,loops,l", "messages each sender writes to each receiver (default 100); also --loops")
       .flag("pipe,pipes,p", "use pipe() instead of socketpair() (sets the default capacity)")
@@ -53,8 +54,8 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
       .value("fds,f", "senders and receivers per group (default 20; 1..1000)")
       .value("datasize,s", "bytes per message (default 100); sets the default capacity")
       .value("capacity", "messages a channel holds (default: pipe 16*floor(4096/s), socket 212992/(s+668))")
-      .value("cost-write", "CPU per write(), wakeup path included (default by mode, see above)")
-      .value("cost-read", "CPU per read() (default by mode, see above)")
+      .value("cost-write", "CPU per write(), wakeup path included (default: the machine's, see above)")
+      .value("cost-read", "CPU per read() (default: the machine's, see above)")
       .value("cost-wake", "CPU a waker spends per wakeup at known wake points (default 1us)")
       .value("cost-fork", "CPU main spends per child created (default: 30us process, 12us thread)")
       .value("cost-start", "CPU a child runs before reporting ready (default 5us)")
@@ -80,11 +81,14 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   const int64_t datasize = o.integer("datasize", 100, 1, 1 << 20);
   const int64_t def_capacity = pipe ? 16 * std::max<int64_t>(1, 4096 / datasize) : std::max<int64_t>(1, 212992 / (datasize + 668));
   const int64_t capacity = o.integer("capacity", def_capacity, 1, 1 << 30);
-  // Calibrated with scripts/calibrate-messaging.sh (hackbench -g 10 -l 100, 2-vCPU VM, 6.18).
-  const int64_t def_write = pipe ? (thread ? 598 : 370) : (thread ? 1134 : 1172);
-  const int64_t def_read = pipe ? (thread ? 550 : 397) : (thread ? 1180 : 1245);
-  const Duration c_write = o.duration("cost-write", Duration::ns(def_write), Duration::zero(), Duration::s(1));
-  const Duration c_read = o.duration("cost-read", Duration::ns(def_read), Duration::zero(), Duration::s(1));
+  // Per-message costs are machine properties (gen_costs.hpp): the machine's cost profile gives
+  // them; the reference values were calibrated with scripts/calibrate-messaging.sh (hackbench
+  // -g 10 -l 100, 2-vCPU VM, 6.18).
+  Workload w;
+  const std::string mode = fmt::format("{}_{}", pipe ? "pipe" : "socket", thread ? "thread" : "process");
+  const std::string write_param = "msg_write_" + mode, read_param = "msg_read_" + mode;
+  const Duration c_write = machine_cost(o, w, "cost-write", write_param.c_str(), costs);
+  const Duration c_read = machine_cost(o, w, "cost-read", read_param.c_str(), costs);
   const Duration c_wake = o.duration("cost-wake", Duration::us(1), Duration::zero(), Duration::s(1));
   const Duration c_fork = o.duration("cost-fork", Duration::us(thread ? 12 : 30), Duration::zero(), Duration::s(1));
   const Duration c_start = o.duration("cost-start", Duration::us(5), Duration::zero(), Duration::s(1));
@@ -105,7 +109,6 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   const int64_t R = std::max<int64_t>(1, W / F / 2) * F;
   const int64_t n_credits = M > W ? (M - W + R - 1) / R : 0;
 
-  Workload w;
   w.name = fmt::format("messaging-g{}-l{}-{}-{}", groups, loops, pipe ? "pipe" : "socket", thread ? "thread" : "process");
   w.meta["messages"] = std::to_string(groups * F * F * loops);
   w.meta["capacity"] = std::to_string(capacity);

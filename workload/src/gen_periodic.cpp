@@ -11,7 +11,7 @@
 
 namespace schedsim::gen {
 
-Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& /*costs*/) {
   Options o("periodic", "[-n TASKS] [--period T] [--run T] [--jitter J] [--duration T | --count N]",
             "N periodic tasks (rt-app style): run, then sleep for the rest of the period.\n"
             "Tasks: N.");

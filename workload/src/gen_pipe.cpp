@@ -11,13 +11,13 @@
 
 namespace schedsim::gen {
 
-Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs) {
   Options o("pipe", "[-l LOOPS] [-T]",
             "perf bench sched pipe: two tasks ping-pong a 4-byte token over two pipes, LOOPS round\n"
             "trips (2 wakeups each). Tasks: 2.");
   o.value("loops,nr_loops,l", "round trips (default 1000000; 1..10^12)")
       .flag("threaded,thread,T", "threads of one process instead of two processes")
-      .value("cost-op", "CPU per half round trip: one read() plus one write() (default 2us)");
+      .value("cost-op", "CPU per half round trip: one read() plus one write() (default: the machine's pipe_op, reference 2us)");
   if (help_only) {
     *help = o.help();
     return {};
@@ -25,10 +25,10 @@ Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::str
   o.parse(args);
   const int64_t loops = o.integer("loops", 1000000, 1, 1000000000000);
   const bool threaded = o.flag_set("threaded");
-  const Duration cost = o.duration("cost-op", Duration::us(2), Duration::zero(), Duration::s(1));
+  Workload w;
+  const Duration cost = machine_cost(o, w, "cost-op", "pipe_op", costs);
   o.seed();
 
-  Workload w;
   w.name = fmt::format("pipe-l{}-{}", loops, threaded ? "thread" : "process");
   TaskId a = w.add_task(make_task("pipe-0", StartState::kRunnable, 1000, 1000));
   TaskId b = w.add_task(make_task("pipe-1", StartState::kRunnable, 1001, threaded ? 1000 : 1001));

@@ -24,7 +24,7 @@
 
 namespace schedsim::gen {
 
-Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& /*costs*/) {
   Options o("schbench", "[-m THREADS] [-t WORKERS] [-r SECONDS] [-F KB] [-n OPS] [-s USEC] [--old]",
             "schbench: M message threads, each with T workers; per request a worker wakes its\n"
             "message thread, waits to be woken, sleeps, then works. Tasks: M*(1+T).\n"

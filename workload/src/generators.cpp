@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gen_common.hpp"
+#include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 
 namespace schedsim {
@@ -170,11 +171,27 @@ std::string canonical_source(const std::string& kind, const std::vector<std::str
   return out;
 }
 
+Duration machine_cost(const Options& o, Workload& w, const char* option, const char* param, const GenCosts& costs) {
+  if (o.has(option)) return o.duration(option, Duration::zero(), Duration::zero(), Duration::s(1));
+  std::string& used = w.meta["gen_cost_params"];
+  used += (used.empty() ? "" : ",") + std::string(param);
+  return gen_cost(costs, param);
+}
+
 }  // namespace gen
+
+Duration gen_cost(const GenCosts& costs, const std::string& name) {
+  auto it = costs.find(name);
+  if (it != costs.end()) return it->second;
+  for (const auto& p : kGenCostParams)
+    if (name == p.name) return Duration::ns(p.reference_ns);
+  SCHEDSIM_ASSERT(false, "unknown generator cost {}", name);
+  return Duration::zero();
+}
 
 namespace {
 
-using GenFn = Workload (*)(const std::vector<std::string>&, bool, std::string*);
+using GenFn = Workload (*)(const std::vector<std::string>&, bool, std::string*, const GenCosts&);
 
 struct Entry {
   const char* name;
@@ -182,7 +199,7 @@ struct Entry {
   GenFn fn;
 };
 
-Workload gen_mix_entry(const std::vector<std::string>& args, bool help_only, std::string* help);
+Workload gen_mix_entry(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> e = {
@@ -216,7 +233,7 @@ const Entry& find_entry(const std::string& kind_or_alias) {
   throw InputError(SourceLoc{path}, msg);
 }
 
-Workload generate_mix(const std::string& path) {
+Workload generate_mix(const std::string& path, const GenCosts& costs) {
   std::ifstream in(path);
   if (!in) mix_fail(path, "cannot open mix file");
   nlohmann::json j;
@@ -251,6 +268,7 @@ Workload generate_mix(const std::string& path) {
   out.name = j.value("name", std::filesystem::path(path).stem().string());
   out.source = "gen mix " + path;
   out.meta["generator"] = "mix";
+  int64_t copy_index = 0;  // meta "partN": every generated copy, in order
   for (size_t pi = 0; pi < j["parts"].size(); ++pi) {
     const nlohmann::json& part = j["parts"][pi];
     std::string where = fmt::format("/parts/{}", pi);
@@ -302,7 +320,7 @@ Workload generate_mix(const std::string& path) {
       }
       Workload part_w;
       try {
-        part_w = generate_workload(words[0], args);
+        part_w = generate_workload(words[0], args, costs);
       } catch (const InputError& e) {
         mix_fail(path, where + ": " + e.message());
       }
@@ -313,14 +331,21 @@ Workload generate_mix(const std::string& path) {
         if (t.start != StartState::kForked) t.start_time += start;
         out.tasks.push_back(std::move(t));
       }
-      out.meta[fmt::format("part{}", out.meta.size() - 1)] = part_w.source;
+      out.meta[fmt::format("part{}", copy_index++)] = part_w.source;
+      auto used = part_w.meta.find("gen_cost_params");
+      if (used != part_w.meta.end()) {
+        std::string& all = out.meta["gen_cost_params"];
+        std::istringstream names(used->second);
+        for (std::string name; std::getline(names, name, ',');)
+          if (("," + all + ",").find("," + name + ",") == std::string::npos) all += (all.empty() ? "" : ",") + name;
+      }
     }
   }
   validate_workload(out, path);
   return out;
 }
 
-Workload gen_mix_entry(const std::vector<std::string>& args, bool help_only, std::string* help) {
+Workload gen_mix_entry(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs) {
   if (help_only) {
     *help =
         "usage: schedsim gen mix FILE.json [-o FILE] [--format json|cbor]\n\n"
@@ -334,7 +359,7 @@ Workload gen_mix_entry(const std::vector<std::string>& args, bool help_only, std
     return {};
   }
   if (args.size() != 1) throw InputError("gen mix: expected one argument, the mix JSON file");
-  return generate_mix(args[0]);
+  return generate_mix(args[0], costs);
 }
 
 }  // namespace
@@ -350,13 +375,13 @@ const std::vector<GeneratorInfo>& list_generators() {
 
 std::string generator_help(const std::string& kind) {
   std::string help;
-  find_entry(kind).fn({}, true, &help);
+  find_entry(kind).fn({}, true, &help, GenCosts{});
   return help;
 }
 
-Workload generate_workload(const std::string& kind, const std::vector<std::string>& args) {
+Workload generate_workload(const std::string& kind, const std::vector<std::string>& args, const GenCosts& costs) {
   const Entry& e = find_entry(kind);
-  Workload w = e.fn(args, false, nullptr);
+  Workload w = e.fn(args, false, nullptr, costs);
   if (w.source.empty()) w.source = gen::canonical_source(kind, args);
   if (w.name.empty()) w.name = kind;
   w.meta["generator"] = kind;
@@ -399,15 +424,15 @@ std::vector<std::string> split_command_line(const std::string& text) {
   return out;
 }
 
-Workload generate_workload_from_spec(const std::string& spec) {
+Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs) {
   std::vector<std::string> words = split_command_line(spec);
   if (words.empty()) throw InputError("empty workload generator spec; expected e.g. 'messaging --group 2'");
   if (words.size() == 1 && words[0].size() > 5 && words[0].ends_with(".json")) {
     std::error_code ec;
-    if (std::filesystem::is_regular_file(words[0], ec)) return generate_mix(words[0]);
+    if (std::filesystem::is_regular_file(words[0], ec)) return generate_mix(words[0], costs);
   }
   std::vector<std::string> args(words.begin() + 1, words.end());
-  return generate_workload(words[0], args);
+  return generate_workload(words[0], args, costs);
 }
 
 }  // namespace schedsim

@@ -31,6 +31,7 @@ struct Provenance {
   std::string stop_at;         ///< --stop-at as given ("" = none)
   std::string cost_files;      ///< cost JSON files given with --cost, comma-separated
   std::string cost_files_hash; ///< their contents' hashes, same order, comma-separated
+  std::string cost_profile;    ///< the machine cost profile applied under --cost ("" = none; docs/calibrate.md)
   std::string workload_hash;   ///< 16 hex digits: the simulated tasks and programs
   std::string topology_hash;   ///< 16 hex digits: the machine (CPUs, cores, LLCs, nodes, distances)
   bool empty() const { return version.empty() && workload_hash.empty() && topology_hash.empty(); }

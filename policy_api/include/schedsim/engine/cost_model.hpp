@@ -2,12 +2,14 @@
 /// The cost model: every simulated overhead is a named, documented, overridable parameter with its
 /// source (docs/sources.md, "Cost figures"). `--cost name=value` or a JSON file overrides;
 /// `--cost list` prints them.
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "schedsim/base/time.hpp"
 #include "schedsim/engine/idle_wake.hpp"
+#include "schedsim/workload/gen_costs.hpp"
 
 namespace schedsim {
 
@@ -37,6 +39,21 @@ struct CostModel {
   Duration idle_exit_polled = Duration::ns(3400);    ///< vm-halt-poll: exit while the host still polls
   Duration idle_exit_halted = Duration::ns(13400);   ///< vm-halt-poll: exit after the host descheduled the vCPU
   Duration timer_wake_local = Duration::us(2);       ///< vm-halt-poll: timer wake on its own idle CPU, after the waking
+  // ---- what a replayed trace's recorded on-CPU time already contains ----
+  /// true (`replay_overheads=recorded`, the default): a task replayed from a kernel trace is not
+  /// charged context_switch and refill_* again, because `sched_switch` is emitted before the
+  /// switch and the recorded interval already holds the recording machine's switch and refill
+  /// work (docs/calibrate.md "Switch and refill costs in replays"). false (`charged`): the former
+  /// behaviour, charging them on top. Generated and native workloads are always charged.
+  bool replay_overheads_recorded = true;
+  // ---- generator per-operation costs (gen_costs.hpp): values that differ from the reference ----
+  GenCosts gen_ops;
+  /// The machine cost profile applied (cost_profile.hpp), "" = none (the built-in defaults).
+  std::string profile;
+
+  /// The model a simulation of `from_trace` input uses: for a replayed trace with
+  /// replay_overheads_recorded, context_switch and every refill_* are zero (already recorded).
+  CostModel for_input(bool from_trace) const;
 
   struct Param {
     std::string name, unit, doc, source;

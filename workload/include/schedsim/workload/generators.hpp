@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "schedsim/workload/gen_costs.hpp"
 #include "schedsim/workload/workload.hpp"
 
 namespace schedsim {
@@ -35,11 +36,13 @@ std::string generator_help(const std::string& kind);
 /// Generates a workload of `kind` from command-line style arguments (e.g. {"--group", "4",
 /// "--pipe"}). Throws InputError naming the option and its allowed range on a bad argument.
 /// The result has passed validate_workload; `source` is the canonical "gen KIND ARGS" line.
-Workload generate_workload(const std::string& kind, const std::vector<std::string>& args);
+/// Per-operation costs not given as options come from `costs` (the machine's cost profile,
+/// gen_costs.hpp), else their reference values.
+Workload generate_workload(const std::string& kind, const std::vector<std::string>& args, const GenCosts& costs = {});
 
 /// `spec` is either a command line "KIND [ARGS]" (split shell-like: quotes and backslashes work)
 /// or the path of a JSON mix file (see docs/generators.md "mix").
-Workload generate_workload_from_spec(const std::string& spec);
+Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs = {});
 
 /// Shell-like word splitting: whitespace separates words; '...' and "..." quote; backslash
 /// escapes. Throws InputError on an unterminated quote.

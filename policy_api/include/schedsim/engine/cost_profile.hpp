@@ -1,0 +1,41 @@
+#pragma once
+/// Machine cost profiles (docs/calibrate.md "Machine cost profiles"): the cost parameters of the
+/// machine a topology preset names, each with its source. `run`, `calibrate` and `sweep` start
+/// from the built-in defaults, apply the topology's profile, then `--cost` on top; results record
+/// the profile in their provenance (`cost_profile`).
+#include <string>
+#include <vector>
+
+#include "schedsim/engine/cost_model.hpp"
+
+namespace schedsim {
+
+struct CostProfileEntry {
+  std::string param, value;  ///< a `--cost` assignment
+  std::string source;        ///< where the value comes from
+};
+
+struct CostProfile {
+  std::string name;     ///< the topology preset it belongs to, or "reference"
+  std::string machine;  ///< the machine in words
+  std::vector<CostProfileEntry> entries;
+  /// Generator per-operation costs (gen_costs.hpp) this profile does NOT have from its machine:
+  /// "all" (none measured there), or empty when the reference values are the machine's own (the
+  /// reference profile) or the profile sets what it has. A generated workload that uses a cost
+  /// the machine's profile lacks gets a note that its absolute times are not that machine's.
+  bool gen_costs_from_machine = false;
+};
+
+/// Every profile, "reference" first.
+const std::vector<CostProfile>& cost_profiles();
+/// The profile of a topology by its name (a preset's name, "host", or an imported machine's):
+/// the preset's own, else "reference" (the machine the built-in defaults were calibrated on; test
+/// machines and imported topologies use it until `calibrate` gives them a cost file).
+const CostProfile& cost_profile_for(const std::string& topology_name);
+/// Sets every entry of `p` in `c` and records its name in c.profile.
+void apply_cost_profile(CostModel& c, const CostProfile& p);
+/// The generator costs `used` (names, comma-separated, as a workload's meta "gen_cost_params")
+/// that `p` does not have from its machine: empty when all are the machine's own.
+std::vector<std::string> gen_costs_not_from_machine(const CostProfile& p, const std::string& used);
+
+}  // namespace schedsim
