@@ -166,3 +166,9 @@ struct PlacementModuleDef {
 const std::vector<PlacementModuleDef>& placement_module_defs();
 
 }  // namespace schedsim::placement
+
+namespace schedsim {
+/// Adds one placement module to `reg` (register_placement_modules() does this for every line of
+/// modules.def; a test registers a module of its own the same way).
+void register_placement_module(PolicyRegistry& reg, const placement::PlacementModuleDef& d);
+}  // namespace schedsim
