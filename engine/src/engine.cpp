@@ -220,12 +220,12 @@ struct Simulation::Impl : BalanceOps {
     pr.work_left -= from_work;
     work_done_scaled += from_work;
     s.tasks[t.v].sum_exec += elapsed;
-    pol.queue->update_curr(s, cpu, elapsed);
+    pol.queue->update_curr(s, CpuId(cpu), elapsed);
     if (!obs.empty()) {
       // 64-bit division whenever the value fits (always, but for hours of work): __divti3 is slow.
       Duration work = Duration::ns(from_work <= INT64_MAX ? static_cast<int64_t>(from_work) / kScale
                                                           : static_cast<int64_t>(from_work / kScale));
-      for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+      for (auto* o : obs) o->on_run(s.now, t, CpuId(cpu), elapsed, work);
     }
   }
 
@@ -270,11 +270,11 @@ struct Simulation::Impl : BalanceOps {
             plan_completion(sib);
           }
       if (busy) {
-        for (auto* o : obs) o->on_idle_exit(s.now, cpu);
-        pol.idle_cores->on_idle_exit(s, cpu);
+        for (auto* o : obs) o->on_idle_exit(s.now, CpuId(cpu));
+        pol.idle_cores->on_idle_exit(s, CpuId(cpu));
         arm_tick(cpu);
       } else {
-        for (auto* o : obs) o->on_idle_enter(s.now, cpu);
+        for (auto* o : obs) o->on_idle_enter(s.now, CpuId(cpu));
         went_idle = true;
       }
     }
@@ -291,7 +291,7 @@ struct Simulation::Impl : BalanceOps {
     }
     // __update_idle_core() runs when the CPU switches to its idle task, after the exact count
     // is current so the hint module sees this CPU as idle.
-    if (went_idle && idle) pol.idle_cores->on_idle_enter(s, cpu);
+    if (went_idle && idle) pol.idle_cores->on_idle_enter(s, CpuId(cpu));
   }
 
   void resched(uint32_t cpu) {
@@ -431,7 +431,7 @@ struct Simulation::Impl : BalanceOps {
     s.tasks[t].state = st;
     run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
     pol.util->update(s, cpu);
-    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+    pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
     pol.util->dequeue(s, TaskId(t), cpu, true);
     resched(cpu);
   }
@@ -440,9 +440,9 @@ struct Simulation::Impl : BalanceOps {
     s.tasks[t].state = TaskState::kExited;
     run[cpu].leave_reason = SwitchReason::kExit;
     pol.util->update(s, cpu);
-    pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
+    pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
     pol.util->dequeue(s, TaskId(t), cpu, true);
-    for (auto* o : obs) o->on_exit(s.now, TaskId(t), cpu);
+    for (auto* o : obs) o->on_exit(s.now, TaskId(t), CpuId(cpu));
     sum.end = std::max(sum.end, s.now);
     resched(cpu);
   }
@@ -526,14 +526,14 @@ struct Simulation::Impl : BalanceOps {
     s.tasks[t].state = TaskState::kRunnable;
     pol.util->update(s, cpu);
     pol.util->enqueue(s, ctx.p, cpu, false);
-    pol.queue->requeue_delayed(s, cpu, ctx.p);
-    for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
+    pol.queue->requeue_delayed(s, CpuId(cpu), ctx.p);
+    for (auto* o : obs) o->on_enqueue(s.now, ctx.p, CpuId(cpu));
     refresh_cpu(cpu);
     if (!s.cpus[cpu].curr.valid()) {
       resched(cpu);
     } else {
       update_progress(cpu);
-      if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
+      if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) resched(cpu);
     }
   }
 
@@ -625,35 +625,36 @@ struct Simulation::Impl : BalanceOps {
     // The stopper moves it: off this CPU as a preemption, queued on the new one.
     update_progress(cpu);
     pol.util->update(s, cpu);
-    pol.queue->put_prev(s, cpu, TaskId(t));
+    pol.queue->put_prev(s, CpuId(cpu), TaskId(t));
     s.cpus[cpu].curr = TaskId();
     ++run[cpu].done_gen;
     ts.state = TaskState::kRunnable;
-    for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
+    for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(t), SwitchReason::kMigrate, TaskId());
     ++sum.context_switches;
-    migrate_queued(TaskId(t), res.cpu);
+    migrate_queued(TaskId(t), CpuId(res.cpu));
     refresh_cpu(cpu);
     resched(cpu);
     return true;
   }
 
   // ---- BalanceOps ----
-  bool migrate_queued(TaskId p, uint32_t dst) override {
+  bool migrate_queued(TaskId p, CpuId to) override {
+    const uint32_t dst = to.value();
     TaskSched& ts = s.tasks[p.v];
     uint32_t src = ts.cpu;
     if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
     SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
     pol.util->update(s, src);
-    pol.queue->dequeue(s, src, p, DequeueKind::kMigrate);
+    pol.queue->dequeue(s, CpuId(src), p, DequeueKind::kMigrate);
     pol.util->dequeue(s, p, src, false);
     ts.cpu = dst;
     note_migration(p, src, dst);
     pol.util->update(s, dst);
     pol.util->enqueue(s, p, dst, true);
-    pol.queue->enqueue(s, dst, p, EnqueueKind::kMigrate);
+    pol.queue->enqueue(s, CpuId(dst), p, EnqueueKind::kMigrate);
     refresh_cpu(src);
     refresh_cpu(dst);
-    if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, dst, p)) resched(dst);
+    if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(dst), p)) resched(dst);
     return true;
   }
 
@@ -661,7 +662,7 @@ struct Simulation::Impl : BalanceOps {
     if (src == dst) return;
     ++sum.migrations;
     CpuDistance d = topo.distance(src, dst);
-    for (auto* o : obs) o->on_migrate(s.now, p, src, dst, d);
+    for (auto* o : obs) o->on_migrate(s.now, p, CpuId(src), CpuId(dst), d);
   }
 
   Duration refill_cost(CpuDistance d) const {
@@ -690,17 +691,17 @@ struct Simulation::Impl : BalanceOps {
     bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
     if (prev_runnable) {
       s.tasks[prev.v].state = TaskState::kRunnable;
-      pol.queue->put_prev(s, cpu, prev);
+      pol.queue->put_prev(s, CpuId(cpu), prev);
     }
-    TaskId next = pol.queue->pick_next(s, cpu);
+    TaskId next = pol.queue->pick_next(s, CpuId(cpu));
     if (!next.valid()) {
       // About to idle: newidle balance (idle_stamp is set at its start, docs/sources.md, Run queue and balance).
       c.curr = TaskId();
       c.idle_stamp = s.now;
       c.idle_stamp_set = true;
-      if (pol.balance->newidle(s, *this, cpu)) {
+      if (pol.balance->newidle(s, *this, CpuId(cpu))) {
         c.idle_stamp_set = false;
-        next = pol.queue->pick_next(s, cpu);
+        next = pol.queue->pick_next(s, CpuId(cpu));
       }
     }
     if (prev.valid() && prev != next) {
@@ -712,15 +713,15 @@ struct Simulation::Impl : BalanceOps {
       sum.end = std::max(sum.end, s.now);
       if (!next.valid()) {
         c.curr = TaskId();
-        for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, TaskId());
+        for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), prev, why, TaskId());
         ++sum.context_switches;
         refresh_cpu(cpu);
         return;
       }
-      for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, next);
+      for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), prev, why, next);
       ++sum.context_switches;
     } else if (!prev.valid() && next.valid()) {
-      for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(), SwitchReason::kBlock, next);
+      for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(), SwitchReason::kBlock, next);
       ++sum.context_switches;
     } else if (!prev.valid() && !next.valid()) {
       refresh_cpu(cpu);
@@ -773,14 +774,14 @@ struct Simulation::Impl : BalanceOps {
     }
     pol.util->update(s, cpu);
     pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
-    pol.queue->enqueue(s, cpu, TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
-    for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+    pol.queue->enqueue(s, CpuId(cpu), TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
+    for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
     refresh_cpu(cpu);
     if (!c.curr.valid()) {
       resched(cpu);
     } else {
       update_progress(cpu);
-      if (pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+      if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
     }
   }
 
@@ -796,10 +797,10 @@ struct Simulation::Impl : BalanceOps {
       pol.util->task_new(s, TaskId(t), cpu);
       pol.util->update(s, cpu);
       pol.util->enqueue(s, TaskId(t), cpu, false);
-      pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
-      for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+      pol.queue->enqueue(s, CpuId(cpu), TaskId(t), EnqueueKind::kNew);
+      for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
       refresh_cpu(cpu);
-      if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+      if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
       return;
     }
     WakeContext ctx;
@@ -830,9 +831,9 @@ struct Simulation::Impl : BalanceOps {
     if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
     update_progress(cpu);
     pol.util->update(s, cpu);
-    if (pol.queue->check_preempt_tick(s, cpu)) resched(cpu);
+    if (pol.queue->check_preempt_tick(s, CpuId(cpu))) resched(cpu);
     if (s.now >= c.next_balance) {
-      pol.balance->periodic(s, *this, *pol.placement, cpu);
+      pol.balance->periodic(s, *this, *pol.placement, CpuId(cpu));
       if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
     }
     // update_progress() kept the rate, so the pending completion event is still exact.
@@ -867,7 +868,7 @@ struct Simulation::Impl : BalanceOps {
       SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
       SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
       uint32_t queued = 0;
-      pol.queue->for_each_queued(s, cpu, [&](TaskId) { ++queued; return true; });
+      pol.queue->for_each_queued(s, CpuId(cpu), [&](TaskId) { ++queued; return true; });
       SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
                       s.cpus[cpu].nr_running, queued);
     }

@@ -369,14 +369,14 @@ void KernelPlacement::attach(SchedState& s) {
   const int llc = s.topo->llc_level();
   if (llc < 0) return;
   for (uint32_t cpu = 0; cpu < s.topo->nr_cpus(); ++cpu)
-    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, cpu, llc);
+    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, CpuId(cpu), llc);
 }
 
-void KernelPlacement::on_periodic_balance(SchedState& s, uint32_t cpu, int level) {
+void KernelPlacement::on_periodic_balance(SchedState& s, CpuId cpu, int level) {
   if (!k_.sis_util || !s.util) return;
   const Topology& topo = *s.topo;
   if (level < 0 || level != topo.llc_level()) return;
-  const CpuMask& llc = topo.llc_mask(cpu);
+  const CpuMask& llc = topo.llc_mask(cpu.value());
   uint64_t sum_util = 0;
   for (uint32_t c : llc) sum_util += s.util->cpu_util_cfs(s, c);
   const uint32_t pct = topo.levels()[static_cast<size_t>(level)].imbalance_pct;

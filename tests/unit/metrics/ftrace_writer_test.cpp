@@ -37,19 +37,19 @@ WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint
 void drive(Observer& o, const SchedState& s) {
   o.on_start(s);
   o.on_task_start(ns(1000000), T(0), kIdle);
-  o.on_enqueue(ns(1000000), T(0), 0);
-  o.on_switch(ns(1000500), 0, kIdle, SwitchReason::kBlock, T(0));
+  o.on_enqueue(ns(1000000), T(0), C(0));
+  o.on_switch(ns(1000500), C(0), kIdle, SwitchReason::kBlock, T(0));
   o.on_task_start(ns(1002000), T(1), T(0));
   o.on_wake(fact(1002000, 1, T(0), 0, 0, 1, WakeKind::kFork));
-  o.on_enqueue(ns(1002100), T(1), 1);
-  o.on_switch(ns(1004100), 1, kIdle, SwitchReason::kBlock, T(1));
-  o.on_switch(ns(1005000), 1, T(1), SwitchReason::kBlock, kIdle);
+  o.on_enqueue(ns(1002100), T(1), C(1));
+  o.on_switch(ns(1004100), C(1), kIdle, SwitchReason::kBlock, T(1));
+  o.on_switch(ns(1005000), C(1), T(1), SwitchReason::kBlock, kIdle);
   o.on_wake(fact(1006000, 1, T(0), 0, 1, 0));
-  o.on_migrate(ns(1006000), T(1), 1, 0, CpuDistance::kLlc);
-  o.on_enqueue(ns(1006040), T(1), 0);
-  o.on_switch(ns(1006040), 0, T(0), SwitchReason::kPreempt, T(1));
-  o.on_exit(ns(1007000), T(1), 0);
-  o.on_switch(ns(1007000), 0, T(1), SwitchReason::kExit, T(0));
+  o.on_migrate(ns(1006000), T(1), C(1), C(0), CpuDistance::kLlc);
+  o.on_enqueue(ns(1006040), T(1), C(0));
+  o.on_switch(ns(1006040), C(0), T(0), SwitchReason::kPreempt, T(1));
+  o.on_exit(ns(1007000), T(1), C(0));
+  o.on_switch(ns(1007000), C(0), T(1), SwitchReason::kExit, T(0));
   o.on_wake(fact(1500000, 0, TaskId(), 1, 0, 0));  // a timer: no waker, CPU 1 interrupted (idle)
 }
 
@@ -203,10 +203,10 @@ TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metr
   struct Count : Observer {
     uint64_t n = 0;
     void on_wake(const WakeFact&) override { ++n; }
-    void on_enqueue(Instant, TaskId, uint32_t) override { ++n; }
-    void on_switch(Instant, uint32_t, TaskId, SwitchReason, TaskId) override { ++n; }
-    void on_migrate(Instant, TaskId, uint32_t, uint32_t, CpuDistance) override { ++n; }
-    void on_exit(Instant, TaskId, uint32_t) override { ++n; }
+    void on_enqueue(Instant, TaskId, CpuId) override { ++n; }
+    void on_switch(Instant, CpuId, TaskId, SwitchReason, TaskId) override { ++n; }
+    void on_migrate(Instant, TaskId, CpuId, CpuId, CpuDistance) override { ++n; }
+    void on_exit(Instant, TaskId, CpuId) override { ++n; }
   } count;
   std::FILE* f = std::tmpfile();
   REQUIRE(f);

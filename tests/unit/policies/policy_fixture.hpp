@@ -40,10 +40,10 @@ class FakeHint final : public IdleCoresPolicy {
  public:
   bool value = false;
   int clears = 0;
-  void on_idle_enter(SchedState&, uint32_t) override {}
-  void on_idle_exit(SchedState&, uint32_t) override {}
-  bool test(const SchedState&, uint32_t) const override { return value; }
-  void clear(SchedState&, uint32_t) override {
+  void on_idle_enter(SchedState&, CpuId) override {}
+  void on_idle_exit(SchedState&, CpuId) override {}
+  bool test(const SchedState&, CpuId) const override { return value; }
+  void clear(SchedState&, CpuId) override {
     value = false;
     ++clears;
   }

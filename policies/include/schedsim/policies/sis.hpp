@@ -113,7 +113,7 @@ class KernelPlacement final : public PlacementPolicy {
   PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) override;
   /// At the LLC level with SIS_UTIL on: refreshes sd_llc_shared.nr_idle_scan from the LLC's
   /// summed cpu_util_cfs (update_idle_cpu_scan, called from update_sd_lb_stats).
-  void on_periodic_balance(SchedState& s, uint32_t cpu, int level) override;
+  void on_periodic_balance(SchedState& s, CpuId cpu, int level) override;
 
   // The pieces, public for unit tests.
 
