@@ -430,18 +430,18 @@ struct Simulation::Impl : BalanceOps {
     SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
     s.tasks[t].state = st;
     run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
-    pol.util->update(s, cpu);
+    pol.util->update(s, CpuId(cpu));
     pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
-    pol.util->dequeue(s, TaskId(t), cpu, true);
+    pol.util->dequeue(s, TaskId(t), CpuId(cpu), true);
     resched(cpu);
   }
 
   void do_exit(uint32_t t, uint32_t cpu) {
     s.tasks[t].state = TaskState::kExited;
     run[cpu].leave_reason = SwitchReason::kExit;
-    pol.util->update(s, cpu);
+    pol.util->update(s, CpuId(cpu));
     pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
-    pol.util->dequeue(s, TaskId(t), cpu, true);
+    pol.util->dequeue(s, TaskId(t), CpuId(cpu), true);
     for (auto* o : obs) o->on_exit(s.now, TaskId(t), CpuId(cpu));
     sum.end = std::max(sum.end, s.now);
     resched(cpu);
@@ -524,8 +524,8 @@ struct Simulation::Impl : BalanceOps {
     f.target_was_idle = false;
     for (auto* o : obs) o->on_wake(f);
     s.tasks[t].state = TaskState::kRunnable;
-    pol.util->update(s, cpu);
-    pol.util->enqueue(s, ctx.p, cpu, false);
+    pol.util->update(s, CpuId(cpu));
+    pol.util->enqueue(s, ctx.p, CpuId(cpu), false);
     pol.queue->requeue_delayed(s, CpuId(cpu), ctx.p);
     for (auto* o : obs) o->on_enqueue(s.now, ctx.p, CpuId(cpu));
     refresh_cpu(cpu);
@@ -602,7 +602,7 @@ struct Simulation::Impl : BalanceOps {
 
   // A task's first placement (fork, or a task alive/started without a known CPU).
   void start_new(const WakeContext& ctx) {
-    pol.util->task_new(s, ctx.p, ctx.prev_cpu);
+    pol.util->task_new(s, ctx.p, CpuId(ctx.prev_cpu));
     prog[ctx.p.v].is_new = true;
     place_and_send(ctx);
   }
@@ -624,7 +624,7 @@ struct Simulation::Impl : BalanceOps {
     if (res.cpu == cpu) return false;
     // The stopper moves it: off this CPU as a preemption, queued on the new one.
     update_progress(cpu);
-    pol.util->update(s, cpu);
+    pol.util->update(s, CpuId(cpu));
     pol.queue->put_prev(s, CpuId(cpu), TaskId(t));
     s.cpus[cpu].curr = TaskId();
     ++run[cpu].done_gen;
@@ -644,13 +644,13 @@ struct Simulation::Impl : BalanceOps {
     uint32_t src = ts.cpu;
     if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
     SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
-    pol.util->update(s, src);
+    pol.util->update(s, CpuId(src));
     pol.queue->dequeue(s, CpuId(src), p, DequeueKind::kMigrate);
-    pol.util->dequeue(s, p, src, false);
+    pol.util->dequeue(s, p, CpuId(src), false);
     ts.cpu = dst;
     note_migration(p, src, dst);
-    pol.util->update(s, dst);
-    pol.util->enqueue(s, p, dst, true);
+    pol.util->update(s, CpuId(dst));
+    pol.util->enqueue(s, p, CpuId(dst), true);
     pol.queue->enqueue(s, CpuId(dst), p, EnqueueKind::kMigrate);
     refresh_cpu(src);
     refresh_cpu(dst);
@@ -684,7 +684,7 @@ struct Simulation::Impl : BalanceOps {
     TaskId prev = c.curr;
     if (prev.valid()) {
       update_progress(cpu);
-      pol.util->update(s, cpu);
+      pol.util->update(s, CpuId(cpu));
     }
     // Whoever runs next plans its own completion; anything pending belongs to prev.
     ++run[cpu].done_gen;
@@ -707,7 +707,7 @@ struct Simulation::Impl : BalanceOps {
     if (prev.valid() && prev != next) {
       TaskSched& ps = s.tasks[prev.v];
       ps.last_ran = s.now;
-      pol.util->set_running(s, prev, cpu, false);
+      pol.util->set_running(s, prev, CpuId(cpu), false);
       SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
       run[cpu].leave_reason = SwitchReason::kPreempt;
       sum.end = std::max(sum.end, s.now);
@@ -733,7 +733,7 @@ struct Simulation::Impl : BalanceOps {
     bool switched = prev != next;
     if (switched) {
       ns.state = TaskState::kRunning;
-      pol.util->set_running(s, next, cpu, true);
+      pol.util->set_running(s, next, CpuId(cpu), true);
       np.overhead_left += static_cast<i128>(cost.context_switch.count()) * kScale;
       if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
         np.overhead_left +=
@@ -772,8 +772,8 @@ struct Simulation::Impl : BalanceOps {
       c.wake_stamp = s.jiffies();
       c.wake_avg_idle = c.avg_idle / 2;
     }
-    pol.util->update(s, cpu);
-    pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
+    pol.util->update(s, CpuId(cpu));
+    pol.util->enqueue(s, TaskId(t), CpuId(cpu), !is_new && src != cpu);
     pol.queue->enqueue(s, CpuId(cpu), TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
     for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
     refresh_cpu(cpu);
@@ -794,9 +794,9 @@ struct Simulation::Impl : BalanceOps {
       uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
       ts.cpu = cpu;
       ts.state = TaskState::kRunnable;
-      pol.util->task_new(s, TaskId(t), cpu);
-      pol.util->update(s, cpu);
-      pol.util->enqueue(s, TaskId(t), cpu, false);
+      pol.util->task_new(s, TaskId(t), CpuId(cpu));
+      pol.util->update(s, CpuId(cpu));
+      pol.util->enqueue(s, TaskId(t), CpuId(cpu), false);
       pol.queue->enqueue(s, CpuId(cpu), TaskId(t), EnqueueKind::kNew);
       for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
       refresh_cpu(cpu);
@@ -830,7 +830,7 @@ struct Simulation::Impl : BalanceOps {
     CpuSched& c = s.cpus[cpu];
     if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
     update_progress(cpu);
-    pol.util->update(s, cpu);
+    pol.util->update(s, CpuId(cpu));
     if (pol.queue->check_preempt_tick(s, CpuId(cpu))) resched(cpu);
     if (s.now >= c.next_balance) {
       pol.balance->periodic(s, *this, *pol.placement, CpuId(cpu));

@@ -103,15 +103,15 @@ class UtilPolicy {
   virtual ~UtilPolicy() = default;
   virtual void attach(SchedState&) {}
   /// New task (post_init_entity_util_avg), placed on `cpu`.
-  virtual void task_new(SchedState& s, TaskId p, uint32_t cpu) = 0;
+  virtual void task_new(SchedState& s, TaskId p, CpuId cpu) = 0;
   /// Brings cpu's and its current task's signals up to s.now (update_load_avg).
-  virtual void update(SchedState& s, uint32_t cpu) = 0;
+  virtual void update(SchedState& s, CpuId cpu) = 0;
   /// p joins cpu's queue; migrated = it last ran elsewhere (attach).
-  virtual void enqueue(SchedState& s, TaskId p, uint32_t cpu, bool migrated) = 0;
+  virtual void enqueue(SchedState& s, TaskId p, CpuId cpu, bool migrated) = 0;
   /// p leaves cpu's queue; sleep = dequeue for sleep (util_est update), else migration.
-  virtual void dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) = 0;
+  virtual void dequeue(SchedState& s, TaskId p, CpuId cpu, bool sleep) = 0;
   /// p starts / stops running on cpu (the "running" input of PELT).
-  virtual void set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) = 0;
+  virtual void set_running(SchedState& s, TaskId p, CpuId cpu, bool running) = 0;
   /// Syncs a sleeping task's signals to now (sync_entity_load_avg).
   virtual void sync_task(SchedState& s, TaskId p) = 0;
   virtual uint32_t task_util(const SchedState& s, TaskId p) const = 0;
@@ -120,13 +120,13 @@ class UtilPolicy {
   /// Task load_avg (task_h_load for a root-group task).
   virtual uint64_t task_load(const SchedState& s, TaskId p) const = 0;
   /// cpu_util(cpu, p, dst, boost) (docs/sources.md, PELT and utilization); p invalid = no task adjustment.
-  virtual uint32_t cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const = 0;
-  uint32_t cpu_util_cfs(const SchedState& s, uint32_t cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
-  virtual uint32_t cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
+  virtual uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, int dst, bool boost) const = 0;
+  uint32_t cpu_util_cfs(const SchedState& s, CpuId cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
+  virtual uint32_t cpu_util_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
   /// cfs_rq load_avg (blocked load included), for wake_affine_weight and find_idlest_group.
-  virtual uint64_t cpu_load(const SchedState& s, uint32_t cpu) const = 0;
-  virtual uint64_t cpu_load_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
-  virtual uint64_t cpu_runnable(const SchedState& s, uint32_t cpu) const = 0;
+  virtual uint64_t cpu_load(const SchedState& s, CpuId cpu) const = 0;
+  virtual uint64_t cpu_load_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
+  virtual uint64_t cpu_runnable(const SchedState& s, CpuId cpu) const = 0;
 };
 
 enum class EnqueueKind : uint8_t { kWakeup, kNew, kMigrate, kRestore };
