@@ -40,7 +40,7 @@ class CfsQueue final : public QueuePolicy {
     se_.assign(s.tasks.size(), Se{});
   }
 
-  void task_fork(SchedState& s, TaskId parent, TaskId child) override {
+  void task_fork(const SchedState& s, TaskId parent, TaskId child) override {
     // task_fork_fair(): the child starts at the parent's vruntime, then place_entity(initial)
     // puts it at least one vslice after min_vruntime (START_DEBIT); kept relative until enqueue.
     const CpuId cpu(s.tasks[parent.v].cpu);
@@ -120,14 +120,14 @@ class CfsQueue final : public QueuePolicy {
     return rq.curr;
   }
 
-  void put_prev(SchedState&, CpuId cpu, TaskId prev) override {
+  void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
     Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
     rq.tree.insert({se_[prev.v].vruntime, prev.v});
     rq.curr = TaskId();
   }
 
-  void update_curr(SchedState&, CpuId cpu, Duration delta) override {
+  void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
     Se& se = se_[rq.curr.v];
@@ -136,7 +136,7 @@ class CfsQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(SchedState&, CpuId cpu, TaskId wakee) override {
+  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee || !wakeup_preemption_) return false;
@@ -149,7 +149,7 @@ class CfsQueue final : public QueuePolicy {
     return false;
   }
 
-  bool check_preempt_tick(SchedState&, CpuId cpu) override {
+  bool check_preempt_tick(const SchedState&, CpuId cpu) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || rq.nr <= 1) return false;
     Se& curr = se_[rq.curr.v];

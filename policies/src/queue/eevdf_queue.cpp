@@ -49,7 +49,7 @@ class EevdfQueue final : public QueuePolicy {
     se_.assign(s.tasks.size(), Se{});
   }
 
-  void task_fork(SchedState& s, TaskId, TaskId child) override {
+  void task_fork(const SchedState& s, TaskId, TaskId child) override {
     Se& c = se_[child.v];
     c.weight = s.tasks[child.v].weight;
     c.vlag = 0;
@@ -117,14 +117,14 @@ class EevdfQueue final : public QueuePolicy {
     return rq.curr;
   }
 
-  void put_prev(SchedState&, CpuId cpu, TaskId prev) override {
+  void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
     Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
     insert_tree(rq, prev.v);
     rq.curr = TaskId();
   }
 
-  void update_curr(SchedState&, CpuId cpu, Duration delta) override {
+  void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
     Se& se = se_[rq.curr.v];
@@ -140,7 +140,7 @@ class EevdfQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(SchedState&, CpuId cpu, TaskId wakee) override {
+  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee) return false;
@@ -152,7 +152,7 @@ class EevdfQueue final : public QueuePolicy {
     return pick_eevdf(rq) == wakee.v;
   }
 
-  bool check_preempt_tick(SchedState&, CpuId cpu) override {
+  bool check_preempt_tick(const SchedState&, CpuId cpu) override {
     Rq& rq = rq_[cpu.value()];
     bool r = rq.resched;
     rq.resched = false;
@@ -161,7 +161,7 @@ class EevdfQueue final : public QueuePolicy {
 
   bool is_delayed(TaskId p) const override { return p.v < se_.size() && se_[p.v].delayed; }
 
-  void requeue_delayed(SchedState&, CpuId cpu, TaskId p) override {
+  void requeue_delayed(const SchedState&, CpuId cpu, TaskId p) override {
     Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.delayed = false;

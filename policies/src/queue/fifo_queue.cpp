@@ -37,10 +37,10 @@ class FifoQueue final : public QueuePolicy {
   }
   // A task put back while still runnable keeps the CPU (FIFO never preempts); it only happens
   // when the engine reschedules for another reason, so it stays current.
-  void put_prev(SchedState&, CpuId, TaskId) override {}
-  void update_curr(SchedState&, CpuId, Duration) override {}
-  bool check_preempt_wakeup(SchedState&, CpuId, TaskId) override { return false; }
-  bool check_preempt_tick(SchedState&, CpuId) override { return false; }
+  void put_prev(const SchedState&, CpuId, TaskId) override {}
+  void update_curr(const SchedState&, CpuId, Duration) override {}
+  bool check_preempt_wakeup(const SchedState&, CpuId, TaskId) override { return false; }
+  bool check_preempt_tick(const SchedState&, CpuId) override { return false; }
   void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {
     for (TaskId t : q_[cpu.value()])
       if (!fn(t)) return;

@@ -110,14 +110,14 @@ void PeltUtil::ensure(const SchedState& s) {
   if (cfs_.size() < s.cpus.size()) cfs_.resize(s.cpus.size());
 }
 
-void PeltUtil::update_cfs(SchedState& s, uint32_t cpu) {
+void PeltUtil::update_cfs(const SchedState& s, uint32_t cpu) {
   // __update_load_avg_cfs_rq(): load = sum of queued weights (multiplier 1), runnable =
   // h_nr_running, running = a current entity exists.
   Cfs& c = cfs_[cpu];
   c.avg.update(s.now.ns(), c.load_weight, c.h_nr_running, c.curr.valid(), 1);
 }
 
-void PeltUtil::update_task(SchedState& s, TaskId p) {
+void PeltUtil::update_task(const SchedState& s, TaskId p) {
   // __update_load_avg_se(): load = runnable = on_rq, running = is curr, multiplier = weight.
   Task& t = tasks_[p.v];
   if (!t.init) return;
@@ -125,7 +125,7 @@ void PeltUtil::update_task(SchedState& s, TaskId p) {
   if (t.avg.update(s.now.ns(), on, on, t.running, s.tasks[p.v].weight)) t.avg_unchanged = false;
 }
 
-void PeltUtil::attach_to(SchedState& s, TaskId p, uint32_t cpu) {
+void PeltUtil::attach_to(const SchedState& s, TaskId p, uint32_t cpu) {
   // attach_entity_load_avg(): align the entity with the cfs_rq's clock and period, rebuild its
   // sums from its averages with the cfs_rq's divider, then add both into the cfs_rq.
   Task& t = tasks_[p.v];
@@ -146,7 +146,7 @@ void PeltUtil::attach_to(SchedState& s, TaskId p, uint32_t cpu) {
   t.attached_cpu = static_cast<int32_t>(cpu);
 }
 
-void PeltUtil::detach(SchedState& s, TaskId p) {
+void PeltUtil::detach(const SchedState& s, TaskId p) {
   // detach_entity_load_avg() / remove_entity_load_avg(): subtract the entity's (synced)
   // contribution. Sums are floored so they never fall below avg * the minimum divider.
   Task& t = tasks_[p.v];
@@ -167,7 +167,7 @@ void PeltUtil::detach(SchedState& s, TaskId p) {
   t.attached_cpu = -1;
 }
 
-void PeltUtil::task_new(SchedState& s, TaskId p, CpuId cpu_id) {
+void PeltUtil::task_new(const SchedState& s, TaskId p, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   Task& t = tasks_[p.v];
@@ -196,7 +196,7 @@ void PeltUtil::task_new(SchedState& s, TaskId p, CpuId cpu_id) {
   attach_to(s, p, cpu);
 }
 
-void PeltUtil::update(SchedState& s, CpuId cpu_id) {
+void PeltUtil::update(const SchedState& s, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   update_cfs(s, cpu);
@@ -205,7 +205,7 @@ void PeltUtil::update(SchedState& s, CpuId cpu_id) {
 
 uint32_t PeltUtil::est(const Task& t) const { return std::max(t.est_ewma, t.est_enqueued); }
 
-void PeltUtil::enqueue(SchedState& s, TaskId p, CpuId cpu_id, bool /*migrated*/) {
+void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migrated*/) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   // wake_up_new_task() runs post_init_entity_util_avg() on the CPU the fork placement chose:
@@ -237,7 +237,7 @@ void PeltUtil::enqueue(SchedState& s, TaskId p, CpuId cpu_id, bool /*migrated*/)
   }
 }
 
-void PeltUtil::dequeue(SchedState& s, TaskId p, CpuId cpu_id, bool sleep) {
+void PeltUtil::dequeue(const SchedState& s, TaskId p, CpuId cpu_id, bool sleep) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   Task& t = tasks_[p.v];
@@ -257,7 +257,7 @@ void PeltUtil::dequeue(SchedState& s, TaskId p, CpuId cpu_id, bool sleep) {
   if (sleep) util_est_update(s, p, cpu);
 }
 
-void PeltUtil::util_est_update(SchedState& s, TaskId p, uint32_t cpu) {
+void PeltUtil::util_est_update(const SchedState& s, TaskId p, uint32_t cpu) {
   // util_est_update() on dequeue-for-sleep, <= 6.8 form.
   if (!util_est_) return;
   Task& t = tasks_[p.v];
@@ -290,7 +290,7 @@ void PeltUtil::util_est_update(SchedState& s, TaskId p, uint32_t cpu) {
   t.avg_unchanged = true;
 }
 
-void PeltUtil::set_running(SchedState& s, TaskId p, CpuId cpu_id, bool running) {
+void PeltUtil::set_running(const SchedState& s, TaskId p, CpuId cpu_id, bool running) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   if (!tasks_[p.v].init) task_new(s, p, cpu_id);
@@ -307,7 +307,7 @@ void PeltUtil::set_running(SchedState& s, TaskId p, CpuId cpu_id, bool running) 
   }
 }
 
-void PeltUtil::sync_task(SchedState& s, TaskId p) {
+void PeltUtil::sync_task(const SchedState& s, TaskId p) {
   ensure(s);
   Task& t = tasks_[p.v];
   if (!t.init) return;

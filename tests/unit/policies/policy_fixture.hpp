@@ -19,12 +19,12 @@ class FakeUtil final : public UtilPolicy {
   std::vector<uint64_t> tload;     ///< per task task_load
   std::vector<uint32_t> tutil;     ///< per task util
   FakeUtil(size_t cpus, size_t tasks) : util(cpus), load(cpus), tload(tasks), tutil(tasks) {}
-  void task_new(SchedState&, TaskId, CpuId) override {}
-  void update(SchedState&, CpuId) override {}
-  void enqueue(SchedState&, TaskId, CpuId, bool) override {}
-  void dequeue(SchedState&, TaskId, CpuId, bool) override {}
-  void set_running(SchedState&, TaskId, CpuId, bool) override {}
-  void sync_task(SchedState&, TaskId) override {}
+  void task_new(const SchedState&, TaskId, CpuId) override {}
+  void update(const SchedState&, CpuId) override {}
+  void enqueue(const SchedState&, TaskId, CpuId, bool) override {}
+  void dequeue(const SchedState&, TaskId, CpuId, bool) override {}
+  void set_running(const SchedState&, TaskId, CpuId, bool) override {}
+  void sync_task(const SchedState&, TaskId) override {}
   uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
@@ -41,7 +41,7 @@ class FakeHint final : public IdleCoresPolicy {
   bool value = false;
   int clears = 0;
   void on_idle_enter(SchedState&, CpuId) override {}
-  void on_idle_exit(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
   bool test(const SchedState&, CpuId) const override { return value; }
   void clear(SchedState&, CpuId) override {
     value = false;

@@ -13,7 +13,7 @@ namespace schedsim::idle_cores {
 class KernelHint final : public IdleCoresPolicy {
  public:
   void on_idle_enter(SchedState& s, CpuId cpu) override;
-  void on_idle_exit(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
   bool test(const SchedState& s, CpuId target) const override;
   void clear(SchedState& s, CpuId target) override;
 };
@@ -22,7 +22,7 @@ class KernelHint final : public IdleCoresPolicy {
 class ExactHint final : public IdleCoresPolicy {
  public:
   void on_idle_enter(SchedState&, CpuId) override {}
-  void on_idle_exit(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
   bool test(const SchedState& s, CpuId target) const override;
   void clear(SchedState&, CpuId) override {}
 };
@@ -31,7 +31,7 @@ class ExactHint final : public IdleCoresPolicy {
 class NoHint final : public IdleCoresPolicy {
  public:
   void on_idle_enter(SchedState&, CpuId) override {}
-  void on_idle_exit(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
   bool test(const SchedState&, CpuId) const override { return false; }
   void clear(SchedState&, CpuId) override {}
 };

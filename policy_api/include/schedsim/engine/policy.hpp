@@ -91,7 +91,7 @@ class IdleCoresPolicy {
   /// `cpu` switched to idle (__update_idle_core).
   virtual void on_idle_enter(SchedState& s, CpuId cpu) = 0;
   /// `cpu` stopped being idle.
-  virtual void on_idle_exit(SchedState& s, CpuId cpu) = 0;
+  virtual void on_idle_exit(const SchedState& s, CpuId cpu) = 0;
   /// test_idle_cores(target).
   virtual bool test(const SchedState& s, CpuId target) const = 0;
   /// set_idle_cores(target, 0) after a failed scan.
@@ -103,17 +103,17 @@ class UtilPolicy {
   virtual ~UtilPolicy() = default;
   virtual void attach(SchedState&) {}
   /// New task (post_init_entity_util_avg), placed on `cpu`.
-  virtual void task_new(SchedState& s, TaskId p, CpuId cpu) = 0;
+  virtual void task_new(const SchedState& s, TaskId p, CpuId cpu) = 0;
   /// Brings cpu's and its current task's signals up to s.now (update_load_avg).
-  virtual void update(SchedState& s, CpuId cpu) = 0;
+  virtual void update(const SchedState& s, CpuId cpu) = 0;
   /// p joins cpu's queue; migrated = it last ran elsewhere (attach).
-  virtual void enqueue(SchedState& s, TaskId p, CpuId cpu, bool migrated) = 0;
+  virtual void enqueue(const SchedState& s, TaskId p, CpuId cpu, bool migrated) = 0;
   /// p leaves cpu's queue; sleep = dequeue for sleep (util_est update), else migration.
-  virtual void dequeue(SchedState& s, TaskId p, CpuId cpu, bool sleep) = 0;
+  virtual void dequeue(const SchedState& s, TaskId p, CpuId cpu, bool sleep) = 0;
   /// p starts / stops running on cpu (the "running" input of PELT).
-  virtual void set_running(SchedState& s, TaskId p, CpuId cpu, bool running) = 0;
+  virtual void set_running(const SchedState& s, TaskId p, CpuId cpu, bool running) = 0;
   /// Syncs a sleeping task's signals to now (sync_entity_load_avg).
-  virtual void sync_task(SchedState& s, TaskId p) = 0;
+  virtual void sync_task(const SchedState& s, TaskId p) = 0;
   virtual uint32_t task_util(const SchedState& s, TaskId p) const = 0;
   /// task_util_est(p) = max(util_avg, est).
   virtual uint32_t task_util_est(const SchedState& s, TaskId p) const = 0;
@@ -144,24 +144,24 @@ class QueuePolicy {
   /// invalid when empty. The engine then sets curr. Called after put_prev.
   virtual TaskId pick_next(SchedState& s, CpuId cpu) = 0;
   /// curr stops running but stays runnable (preemption, yield).
-  virtual void put_prev(SchedState& s, CpuId cpu, TaskId prev) = 0;
+  virtual void put_prev(const SchedState& s, CpuId cpu, TaskId prev) = 0;
   /// curr ran for `delta` ns of wall time since the last update (update_curr).
-  virtual void update_curr(SchedState& s, CpuId cpu, Duration delta) = 0;
+  virtual void update_curr(const SchedState& s, CpuId cpu, Duration delta) = 0;
   /// Should the newly enqueued `wakee` preempt cpu's current task?
-  virtual bool check_preempt_wakeup(SchedState& s, CpuId cpu, TaskId wakee) = 0;
+  virtual bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee) = 0;
   /// Tick: should curr be preempted now?
-  virtual bool check_preempt_tick(SchedState& s, CpuId cpu) = 0;
+  virtual bool check_preempt_tick(const SchedState& s, CpuId cpu) = 0;
   /// Queued (not running) tasks of cpu, in the queue's order, for load balancing.
   virtual void for_each_queued(const SchedState& s, CpuId cpu,
                                const std::function<bool(TaskId)>& fn) const = 0;
   /// Fork: initialise the child's queue state from the parent (task_fork_fair).
-  virtual void task_fork(SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
+  virtual void task_fork(const SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
   // ---- DELAY_DEQUEUE (6.12+; fid-impl) ----
   /// True while p sleeps but is still in its CPU's queue (a delayed dequeue): a wakeup then
   /// re-queues it in place (requeue_delayed) instead of placing it.
   virtual bool is_delayed(TaskId /*p*/) const { return false; }
   /// ttwu_runnable() for a delayed p on cpu: p is runnable again where it is.
-  virtual void requeue_delayed(SchedState&, CpuId /*cpu*/, TaskId /*p*/) {}
+  virtual void requeue_delayed(const SchedState&, CpuId /*cpu*/, TaskId /*p*/) {}
 };
 
 /// Operations the engine offers the balance slot.
