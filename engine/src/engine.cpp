@@ -114,11 +114,11 @@ void Simulation::Impl::refresh_cpu(uint32_t cpu) {
           plan_completion(sib);
         }
     if (busy) {
-      for (auto* o : obs) o->on_idle_exit(s.now, cpu);
-      pol.idle_cores->on_idle_exit(s, cpu);
+      for (auto* o : obs) o->on_idle_exit(s.now, CpuId(cpu));
+      pol.idle_cores->on_idle_exit(s, CpuId(cpu));
       arm_tick(cpu);
     } else {
-      for (auto* o : obs) o->on_idle_enter(s.now, cpu);
+      for (auto* o : obs) o->on_idle_enter(s.now, CpuId(cpu));
       went_idle = true;
     }
   }
@@ -135,7 +135,7 @@ void Simulation::Impl::refresh_cpu(uint32_t cpu) {
   }
   // __update_idle_core() runs when the CPU switches to its idle task, after the exact count
   // is current so the hint module sees this CPU as idle.
-  if (went_idle && idle) pol.idle_cores->on_idle_enter(s, cpu);
+  if (went_idle && idle) pol.idle_cores->on_idle_enter(s, CpuId(cpu));
 }
 
 void Simulation::Impl::arm_tick(uint32_t cpu) {
@@ -153,19 +153,19 @@ void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
   SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
   s.tasks[t].state = st;
   run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
-  pol.util->update(s, cpu);
-  pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
-  pol.util->dequeue(s, TaskId(t), cpu, true);
+  pol.util->update(s, CpuId(cpu));
+  pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
+  pol.util->dequeue(s, TaskId(t), CpuId(cpu), true);
   resched(cpu);
 }
 
 void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
   s.tasks[t].state = TaskState::kExited;
   run[cpu].leave_reason = SwitchReason::kExit;
-  pol.util->update(s, cpu);
-  pol.queue->dequeue(s, cpu, TaskId(t), DequeueKind::kSleep);
-  pol.util->dequeue(s, TaskId(t), cpu, true);
-  for (auto* o : obs) o->on_exit(s.now, TaskId(t), cpu);
+  pol.util->update(s, CpuId(cpu));
+  pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
+  pol.util->dequeue(s, TaskId(t), CpuId(cpu), true);
+  for (auto* o : obs) o->on_exit(s.now, TaskId(t), CpuId(cpu));
   sum.end = std::max(sum.end, s.now);
   resched(cpu);
 }
@@ -247,16 +247,16 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
   f.target_was_idle = false;
   for (auto* o : obs) o->on_wake(f);
   s.tasks[t].state = TaskState::kRunnable;
-  pol.util->update(s, cpu);
-  pol.util->enqueue(s, ctx.p, cpu, false);
-  pol.queue->requeue_delayed(s, cpu, ctx.p);
-  for (auto* o : obs) o->on_enqueue(s.now, ctx.p, cpu);
+  pol.util->update(s, CpuId(cpu));
+  pol.util->enqueue(s, ctx.p, CpuId(cpu), false);
+  pol.queue->requeue_delayed(s, CpuId(cpu), ctx.p);
+  for (auto* o : obs) o->on_enqueue(s.now, ctx.p, CpuId(cpu));
   refresh_cpu(cpu);
   if (!s.cpus[cpu].curr.valid()) {
     resched(cpu);
   } else {
     update_progress(cpu);
-    if (pol.queue->check_preempt_wakeup(s, cpu, ctx.p)) resched(cpu);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) resched(cpu);
   }
 }
 
@@ -325,7 +325,7 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
 
 // A task's first placement (fork, or a task alive/started without a known CPU).
 void Simulation::Impl::start_new(const WakeContext& ctx) {
-  pol.util->task_new(s, ctx.p, ctx.prev_cpu);
+  pol.util->task_new(s, ctx.p, CpuId(ctx.prev_cpu));
   prog[ctx.p.v].is_new = true;
   place_and_send(ctx);
 }
@@ -347,35 +347,36 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
   if (res.cpu == cpu) return false;
   // The stopper moves it: off this CPU as a preemption, queued on the new one.
   update_progress(cpu);
-  pol.util->update(s, cpu);
-  pol.queue->put_prev(s, cpu, TaskId(t));
+  pol.util->update(s, CpuId(cpu));
+  pol.queue->put_prev(s, CpuId(cpu), TaskId(t));
   s.cpus[cpu].curr = TaskId();
   ++run[cpu].done_gen;
   ts.state = TaskState::kRunnable;
-  for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(t), SwitchReason::kMigrate, TaskId());
+  for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(t), SwitchReason::kMigrate, TaskId());
   ++sum.context_switches;
-  migrate_queued(TaskId(t), res.cpu);
+  migrate_queued(TaskId(t), CpuId(res.cpu));
   refresh_cpu(cpu);
   resched(cpu);
   return true;
 }
 
-bool Simulation::Impl::migrate_queued(TaskId p, uint32_t dst) {
+bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
+  const uint32_t dst = to.value();
   TaskSched& ts = s.tasks[p.v];
   uint32_t src = ts.cpu;
   if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
   SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
-  pol.util->update(s, src);
-  pol.queue->dequeue(s, src, p, DequeueKind::kMigrate);
-  pol.util->dequeue(s, p, src, false);
+  pol.util->update(s, CpuId(src));
+  pol.queue->dequeue(s, CpuId(src), p, DequeueKind::kMigrate);
+  pol.util->dequeue(s, p, CpuId(src), false);
   ts.cpu = dst;
   note_migration(p, src, dst);
-  pol.util->update(s, dst);
-  pol.util->enqueue(s, p, dst, true);
-  pol.queue->enqueue(s, dst, p, EnqueueKind::kMigrate);
+  pol.util->update(s, CpuId(dst));
+  pol.util->enqueue(s, p, CpuId(dst), true);
+  pol.queue->enqueue(s, CpuId(dst), p, EnqueueKind::kMigrate);
   refresh_cpu(src);
   refresh_cpu(dst);
-  if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, dst, p)) resched(dst);
+  if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(dst), p)) resched(dst);
   return true;
 }
 
@@ -383,7 +384,7 @@ void Simulation::Impl::note_migration(TaskId p, uint32_t src, uint32_t dst) {
   if (src == dst) return;
   ++sum.migrations;
   CpuDistance d = topo.distance(src, dst);
-  for (auto* o : obs) o->on_migrate(s.now, p, src, dst, d);
+  for (auto* o : obs) o->on_migrate(s.now, p, CpuId(src), CpuId(dst), d);
 }
 
 void Simulation::Impl::schedule(uint32_t cpu) {
@@ -392,44 +393,44 @@ void Simulation::Impl::schedule(uint32_t cpu) {
   TaskId prev = c.curr;
   if (prev.valid()) {
     update_progress(cpu);
-    pol.util->update(s, cpu);
+    pol.util->update(s, CpuId(cpu));
   }
   // Whoever runs next plans its own completion; anything pending belongs to prev.
   ++run[cpu].done_gen;
   bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
   if (prev_runnable) {
     s.tasks[prev.v].state = TaskState::kRunnable;
-    pol.queue->put_prev(s, cpu, prev);
+    pol.queue->put_prev(s, CpuId(cpu), prev);
   }
-  TaskId next = pol.queue->pick_next(s, cpu);
+  TaskId next = pol.queue->pick_next(s, CpuId(cpu));
   if (!next.valid()) {
     // About to idle: newidle balance (idle_stamp is set at its start, docs/sources.md, Run queue and balance).
     c.curr = TaskId();
     c.idle_stamp = s.now;
     c.idle_stamp_set = true;
-    if (pol.balance->newidle(s, *this, cpu)) {
+    if (pol.balance->newidle(s, *this, CpuId(cpu))) {
       c.idle_stamp_set = false;
-      next = pol.queue->pick_next(s, cpu);
+      next = pol.queue->pick_next(s, CpuId(cpu));
     }
   }
   if (prev.valid() && prev != next) {
     TaskSched& ps = s.tasks[prev.v];
     ps.last_ran = s.now;
-    pol.util->set_running(s, prev, cpu, false);
+    pol.util->set_running(s, prev, CpuId(cpu), false);
     SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
     run[cpu].leave_reason = SwitchReason::kPreempt;
     sum.end = std::max(sum.end, s.now);
     if (!next.valid()) {
       c.curr = TaskId();
-      for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, TaskId());
+      for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), prev, why, TaskId());
       ++sum.context_switches;
       refresh_cpu(cpu);
       return;
     }
-    for (auto* o : obs) o->on_switch(s.now, cpu, prev, why, next);
+    for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), prev, why, next);
     ++sum.context_switches;
   } else if (!prev.valid() && next.valid()) {
-    for (auto* o : obs) o->on_switch(s.now, cpu, TaskId(), SwitchReason::kBlock, next);
+    for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(), SwitchReason::kBlock, next);
     ++sum.context_switches;
   } else if (!prev.valid() && !next.valid()) {
     refresh_cpu(cpu);
@@ -441,7 +442,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
   bool switched = prev != next;
   if (switched) {
     ns.state = TaskState::kRunning;
-    pol.util->set_running(s, next, cpu, true);
+    pol.util->set_running(s, next, CpuId(cpu), true);
     np.work.charge(cost.context_switch);
     if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
       np.work.charge(detail::refill_cost(cost, topo.distance(static_cast<uint32_t>(np.last_cpu_ran), cpu)));
@@ -478,16 +479,16 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
     c.wake_stamp = s.jiffies();
     c.wake_avg_idle = c.avg_idle / 2;
   }
-  pol.util->update(s, cpu);
-  pol.util->enqueue(s, TaskId(t), cpu, !is_new && src != cpu);
-  pol.queue->enqueue(s, cpu, TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
-  for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+  pol.util->update(s, CpuId(cpu));
+  pol.util->enqueue(s, TaskId(t), CpuId(cpu), !is_new && src != cpu);
+  pol.queue->enqueue(s, CpuId(cpu), TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
+  for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
   refresh_cpu(cpu);
   if (!c.curr.valid()) {
     resched(cpu);
   } else {
     update_progress(cpu);
-    if (pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
   }
 }
 
@@ -500,13 +501,13 @@ void Simulation::Impl::on_task_start(uint32_t t) {
     uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
     ts.cpu = cpu;
     ts.state = TaskState::kRunnable;
-    pol.util->task_new(s, TaskId(t), cpu);
-    pol.util->update(s, cpu);
-    pol.util->enqueue(s, TaskId(t), cpu, false);
-    pol.queue->enqueue(s, cpu, TaskId(t), EnqueueKind::kNew);
-    for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), cpu);
+    pol.util->task_new(s, TaskId(t), CpuId(cpu));
+    pol.util->update(s, CpuId(cpu));
+    pol.util->enqueue(s, TaskId(t), CpuId(cpu), false);
+    pol.queue->enqueue(s, CpuId(cpu), TaskId(t), EnqueueKind::kNew);
+    for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
     refresh_cpu(cpu);
-    if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, cpu, TaskId(t))) resched(cpu);
+    if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
     return;
   }
   WakeContext ctx;
@@ -536,10 +537,10 @@ void Simulation::Impl::on_tick(uint32_t cpu, uint64_t gen) {
   CpuSched& c = s.cpus[cpu];
   if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
   update_progress(cpu);
-  pol.util->update(s, cpu);
-  if (pol.queue->check_preempt_tick(s, cpu)) resched(cpu);
+  pol.util->update(s, CpuId(cpu));
+  if (pol.queue->check_preempt_tick(s, CpuId(cpu))) resched(cpu);
   if (s.now >= c.next_balance) {
-    pol.balance->periodic(s, *this, *pol.placement, cpu);
+    pol.balance->periodic(s, *this, *pol.placement, CpuId(cpu));
     if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
   }
   // update_progress() kept the rate, so the pending completion event is still exact.
@@ -574,7 +575,7 @@ void Simulation::Impl::check_full() {
     SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
     SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
     uint32_t queued = 0;
-    pol.queue->for_each_queued(s, cpu, [&](TaskId) { ++queued; return true; });
+    pol.queue->for_each_queued(s, CpuId(cpu), [&](TaskId) { ++queued; return true; });
     SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
                     s.cpus[cpu].nr_running, queued);
   }

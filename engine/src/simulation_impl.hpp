@@ -125,7 +125,7 @@ struct Simulation::Impl : BalanceOps {
   void do_fork(uint32_t child, uint32_t parent, uint32_t cpu);
   void start_new(const WakeContext& ctx);
   bool do_exec(uint32_t t, uint32_t cpu);
-  bool migrate_queued(TaskId p, uint32_t dst) override;  // BalanceOps
+  bool migrate_queued(TaskId p, CpuId to) override;  // BalanceOps
   void note_migration(TaskId p, uint32_t src, uint32_t dst);
   void schedule(uint32_t cpu);
 

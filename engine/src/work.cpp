@@ -33,10 +33,10 @@ void Simulation::Impl::update_progress(uint32_t cpu) {
   i128 from_work = detail::consume(pr.work, static_cast<i128>(elapsed.count()) * r.acct.rate);
   work_done_scaled += from_work;
   s.tasks[t.v].sum_exec += elapsed;
-  pol.queue->update_curr(s, cpu, elapsed);
+  pol.queue->update_curr(s, CpuId(cpu), elapsed);
   if (!obs.empty()) {
     Duration work = detail::scaled_to_ns(from_work);
-    for (auto* o : obs) o->on_run(s.now, t, cpu, elapsed, work);
+    for (auto* o : obs) o->on_run(s.now, t, CpuId(cpu), elapsed, work);
   }
 }
 

@@ -108,13 +108,15 @@ void MetricsCollector::on_wake(const WakeFact& f) {
   }
 }
 
-void MetricsCollector::on_enqueue(Instant at, TaskId t, uint32_t cpu) {
+void MetricsCollector::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {
+  const uint32_t cpu = cpu_id.value();
   see(at);
   set_waiting(t, cpu, at);
   update_wasted(at);
 }
 
-void MetricsCollector::on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) {
+void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason why, TaskId next) {
+  const uint32_t cpu = cpu_id.value();
   see(at);
   CpuAcc& c = cpus_[cpu];
   if (c.busy) {
@@ -180,7 +182,8 @@ void MetricsCollector::on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchRe
   update_wasted(at);
 }
 
-void MetricsCollector::on_migrate(Instant at, TaskId t, uint32_t, uint32_t to, CpuDistance d) {
+void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuDistance d) {
+  const uint32_t to = to_id.value();
   see(at);
   size_t idx = static_cast<size_t>(d);
   if (idx < kNrDistances) ++migrations_[idx];
@@ -191,7 +194,7 @@ void MetricsCollector::on_migrate(Instant at, TaskId t, uint32_t, uint32_t to, C
   }
 }
 
-void MetricsCollector::on_exit(Instant at, TaskId t, uint32_t) {
+void MetricsCollector::on_exit(Instant at, TaskId t, CpuId) {
   see(at);
   if (bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
     bench_stopped_ = true;
@@ -208,7 +211,7 @@ void MetricsCollector::on_token(Instant at, TaskId, bool) {
   ++tokens_banked_;
 }
 
-void MetricsCollector::on_run(Instant at, TaskId, uint32_t, Duration, Duration work) {
+void MetricsCollector::on_run(Instant at, TaskId, CpuId, Duration, Duration work) {
   see(at);
   work_done_ += work.count();
 }

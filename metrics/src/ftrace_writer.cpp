@@ -182,7 +182,8 @@ void FtraceWriter::on_wake(const WakeFact& f) {
                  f.prev_cpu);
 }
 
-void FtraceWriter::on_enqueue(Instant at, TaskId t, uint32_t cpu) {
+void FtraceWriter::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {
+  const uint32_t cpu = cpu_id.value();
   Pending p = pending_[t.v];
   pending_[t.v].active = false;
   if (!in_window(at)) return;
@@ -197,7 +198,8 @@ void FtraceWriter::on_enqueue(Instant at, TaskId t, uint32_t cpu) {
   }
 }
 
-void FtraceWriter::on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) {
+void FtraceWriter::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason why, TaskId next) {
+  const uint32_t cpu = cpu_id.value();
   if (cpu < nr_cpus_) curr_[cpu] = next;
   if (prev.valid()) task_cpu_[prev.v] = -1;
   if (next.valid()) {
@@ -220,7 +222,9 @@ void FtraceWriter::on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason
     fmt::format_to(std::back_inserter(body_), " ==> next_comm={} next_pid=0 next_prio=120\n", idle);
 }
 
-void FtraceWriter::on_migrate(Instant at, TaskId t, uint32_t from, uint32_t to, CpuDistance) {
+void FtraceWriter::on_migrate(Instant at, TaskId t, CpuId from_id, CpuId to_id, CpuDistance) {
+  const uint32_t from = from_id.value();
+  const uint32_t to = to_id.value();
   if (!in_window(at)) return;
   // set_task_cpu() runs in try_to_wake_up() on the waker's CPU, or on the CPU pulling the task
   // (load balance, which runs on the destination).
@@ -231,7 +235,8 @@ void FtraceWriter::on_migrate(Instant at, TaskId t, uint32_t from, uint32_t to, 
                  from, to);
 }
 
-void FtraceWriter::on_exit(Instant at, TaskId t, uint32_t cpu) {
+void FtraceWriter::on_exit(Instant at, TaskId t, CpuId cpu_id) {
+  const uint32_t cpu = cpu_id.value();
   if (!in_window(at)) return;
   prefix(at, cpu, t, ".....");
   fmt::format_to(std::back_inserter(body_), "sched_process_exit: {}\n", task_fields(t));

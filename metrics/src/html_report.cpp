@@ -71,29 +71,50 @@ const char* color(size_t i) { return kPalette[i % kPaletteSize]; }
 
 // ---- latency CDF on a log x axis ------------------------------------------------------------
 
+struct PlotBox {
+  double W, H, L, T, pw, ph;  ///< size, left and top margins, plot area
+};
+
+// Opens a latency plot into `s`: the <svg> element of class "plot CLS" and its frame. The latency
+// axis spans the decades [d0, d1] from the smallest `low(d)` to the largest max + 1 over the runs'
+// non-empty distributions. When every one is empty the plot is closed with "no samples" and
+// false is returned.
+template <class Low>
+bool open_log_plot(std::string& s, const char* cls, const std::string& id, const std::string& label,
+                   const PlotBox& b, const std::vector<RunResults>& runs, const Distribution RunResults::*field,
+                   Low low, double& d0, double& d1) {
+  double lo = 1e300, hi = 0;
+  for (const auto& r : runs) {
+    const Distribution& d = r.*field;
+    if (d.count == 0) continue;
+    lo = std::min(lo, low(d));
+    hi = std::max(hi, static_cast<double>(d.max) + 1);
+  }
+  s += fmt::format(
+      "<svg class=\"plot {}\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+      cls, id, b.W, b.H, b.W, b.H, esc(label));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", b.L, b.T, b.pw, b.ph);
+  if (hi == 0) {
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", b.L + b.pw / 2,
+                     b.T + b.ph / 2);
+    return false;
+  }
+  d0 = std::floor(std::log10(lo));
+  d1 = std::ceil(std::log10(hi));
+  if (d1 <= d0) d1 = d0 + 1;
+  return true;
+}
+
 std::string cdf_plot(const std::string& id, const std::string& what, const std::vector<RunResults>& runs,
                      const Distribution RunResults::*field) {
   const double W = 960, H = 380, L = 64, R = 20, T = 16, B = 48;
   const double pw = W - L - R, ph = H - T - B;
-  int64_t lo = INT64_MAX, hi = 0;
-  for (const auto& r : runs) {
-    const Distribution& d = r.*field;
-    if (d.count == 0) continue;
-    lo = std::min(lo, std::max<int64_t>(1, d.min));
-    hi = std::max(hi, d.max + 1);
-  }
-  std::string s = fmt::format(
-      "<svg class=\"plot cdf\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} CDF\">\n",
-      id, W, H, W, H, esc(what));
-  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
-  if (hi == 0) {
-    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", L + pw / 2, T + ph / 2);
+  std::string s;
+  double d0 = 0, d1 = 0;
+  if (!open_log_plot(s, "cdf", id, what + " CDF", {W, H, L, T, pw, ph}, runs, field,
+                     [](const Distribution& d) { return static_cast<double>(std::max<int64_t>(1, d.min)); }, d0, d1))
     return s;
-  }
-  double d0 = std::floor(std::log10(static_cast<double>(lo)));
-  double d1 = std::ceil(std::log10(static_cast<double>(hi)));
-  if (d1 <= d0) d1 = d0 + 1;
   auto xp = [&](double v) {
     double lv = std::log10(std::max(v, std::pow(10.0, d0)));
     return L + (lv - d0) / (d1 - d0) * pw;
@@ -189,24 +210,11 @@ std::string percentile_plot(const std::string& id, const std::string& what, cons
   const double W = 960, H = 400, L = 64, R = 20, T = 16, B = 48;
   const double pw = W - L - R, ph = H - T - B;
   const double x0 = std::log10(2.0), x1 = 4.0;
-  double lo = 1e300, hi = 0;
-  for (const auto& r : runs) {
-    const Distribution& d = r.*field;
-    if (d.count == 0) continue;
-    lo = std::min(lo, std::max(1.0, quantile_of(d, 0.5)));
-    hi = std::max(hi, static_cast<double>(d.max) + 1);
-  }
-  std::string s = fmt::format(
-      "<svg class=\"plot pct\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} percentiles\">\n",
-      id, W, H, W, H, esc(what));
-  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
-  if (hi == 0) {
-    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no samples</text>\n</svg>\n", L + pw / 2, T + ph / 2);
+  std::string s;
+  double d0 = 0, d1 = 0;
+  if (!open_log_plot(s, "pct", id, what + " percentiles", {W, H, L, T, pw, ph}, runs, field,
+                     [](const Distribution& d) { return std::max(1.0, quantile_of(d, 0.5)); }, d0, d1))
     return s;
-  }
-  double d0 = std::floor(std::log10(lo)), d1 = std::ceil(std::log10(hi));
-  if (d1 <= d0) d1 = d0 + 1;
   auto xp = [&](double nines) { return L + (nines - x0) / (x1 - x0) * pw; };
   auto yp = [&](double v) {
     double lv = std::log10(std::max(v, std::pow(10.0, d0)));

@@ -28,14 +28,11 @@ std::string ms_trunc(int64_t ns) {
   return fmt::format("{:>5}.{:03}", ns / 1000000, (ns % 1000000) / 1000);
 }
 
-struct Row {
-  std::string name;
+// One line of the latency view: a task's figures, or with merged > 1 those of every task of a comm.
+struct Row : TaskLatency {
   int64_t pid = 0;
   std::string comm;
-  int64_t runtime = 0, total_delay = 0, max_delay = 0, max_start = 0, max_end = 0;
-  uint64_t switches = 0;
-  int merged = 0;
-  int64_t avg() const { return switches ? total_delay / static_cast<int64_t>(switches) : 0; }
+  int merged = 1;
 };
 
 // <0: a before b. Numbers and pids sort largest first (as perf 6.1 prints), comms alphabetically.
@@ -50,6 +47,17 @@ int compare_key(const std::string& k, const Row& a, const Row& b) {
 }
 
 }  // namespace
+
+void TaskLatency::merge(const TaskLatency& o) {
+  runtime += o.runtime;
+  switches += o.switches;
+  total_delay += o.total_delay;
+  if (o.max_delay > max_delay || (o.max_delay == max_delay && o.max_start < max_start && o.max_delay > 0)) {
+    max_delay = o.max_delay;
+    max_start = o.max_start;
+    max_end = o.max_end;
+  }
+}
 
 const std::vector<std::string>& latency_sort_keys() {
   static const std::vector<std::string> k = {"runtime", "switch", "avg", "max", "pid", "comm"};
@@ -205,34 +213,17 @@ std::string SchedViews::render_latency() const {
   std::map<std::string, size_t> by_comm;
   for (const auto& [pid, t] : tasks_) {
     if (t.switches == 0) continue;  // never switched in after a wake: nothing to say (as perf)
-    Row r;
-    r.pid = pid;
-    r.comm = t.comm;
-    r.runtime = t.runtime;
-    r.switches = t.switches;
-    r.total_delay = t.total_delay;
-    r.max_delay = t.max_delay;
-    r.max_start = t.max_start;
-    r.max_end = t.max_end;
-    r.merged = 1;
     if (!opt_.per_pid) {
       auto [it, fresh] = by_comm.emplace(t.comm, rows.size());
       if (!fresh) {
         Row& m = rows[it->second];
-        m.runtime += r.runtime;
-        m.switches += r.switches;
-        m.total_delay += r.total_delay;
-        if (r.max_delay > m.max_delay || (r.max_delay == m.max_delay && r.max_start < m.max_start && r.max_delay > 0)) {
-          m.max_delay = r.max_delay;
-          m.max_start = r.max_start;
-          m.max_end = r.max_end;
-        }
-        m.pid = std::min(m.pid, r.pid);
+        m.merge(t);
+        m.pid = std::min(m.pid, pid);
         ++m.merged;
         continue;
       }
     }
-    rows.push_back(r);
+    rows.push_back(Row{{t}, pid, t.comm});
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
     for (const auto& k : opt_.sort)

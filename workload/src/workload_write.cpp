@@ -15,6 +15,7 @@
 #include <streambuf>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -76,135 +77,327 @@ std::string json_string(const std::string& s) {
   return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// --- JSON text --------------------------------------------------------------------------------
+// --- The schema walk -------------------------------------------------------------------------
+//
+// One walk over the schema (docs/workload-format.md) drives either emitter. An emitter offers
+//   open_map(n, layout) / open_array(n, layout) / close()   containers of n items
+//   key(k) / key_inline(k) / key_on_line(k, indent)          a map key and where the JSON text puts it
+//   integer(v) / text(s) / boolean(b) / kind(action kind)    values
+// CBOR needs the item counts up front; the layout hints only shape the JSON text.
 
+/// How a JSON container lays out its items.
+struct Layout {
+  enum Wrap : uint8_t {
+    kNone,
+    kByItems,   ///< a new line (at `cont`) before an item that would pass column 80 of the list
+    kByColumn,  ///< a new line (at `cont`) once the text line has passed column 80
+  };
+  const char* indent = nullptr;        ///< each item on a line of its own at this indent; null: inline
+  const char* close_indent = nullptr;  ///< a non-empty container closes on a new line at this indent
+  Wrap wrap = kNone;
+  const char* cont = "";               ///< continuation indent of a wrapped list
+};
 
-/// Appends `n` comma-separated items, starting a new line (with `continuation` indent) before an
-/// item that would pass column 80.
-template <typename F>
-void append_wrapped(std::string& o, size_t n, const std::string& continuation, F&& item) {
-  size_t col = 0;
-  for (size_t i = 0; i < n; ++i) {
-    std::string v = item(i);
-    if (i) {
-      o += ",";
-      if (col + v.size() > 80) {
-        o += "\n" + continuation;
-        col = 0;
-      } else {
-        o += " ";
-      }
-    }
-    o += v;
-    col += v.size() + 2;
-  }
-}
-
-void json_histogram(std::string& o, const Histogram& h, const char* indent) {
+template <class E>
+void walk_histogram(E& e, const Histogram& h, const char* cont, const char* buckets_line, const char* buckets_cont) {
   Histogram::State s = h.state();
   if (h.exact()) {
-    o += "{\"samples\": [";
-    append_wrapped(o, s.samples.size(), std::string(indent) + "  ", [&](size_t i) { return fmt::format("{}", s.samples[i]); });
-    o += "]}";
+    e.open_map(1);
+    e.key("samples");
+    e.open_array(s.samples.size(), {.wrap = Layout::kByItems, .cont = cont});
+    for (int64_t v : s.samples) e.integer(v);
+    e.close();
+    e.close();
     return;
   }
-  o += fmt::format("{{\"count\": {}, \"min\": {}, \"max\": {}, \"sum\": \"{}\", \"sum_sq\": \"{}\",\n{}  \"buckets\": [",
-                   s.count, s.min, s.max, s.sum, s.sum_sq, indent);
-  append_wrapped(o, s.buckets.size(), std::string(indent) + "    ",
-                 [&](size_t i) { return fmt::format("[{}, {}]", s.buckets[i].first, s.buckets[i].second); });
-  o += "]}";
+  e.open_map(6);
+  e.key("count");
+  e.integer(static_cast<int64_t>(s.count));
+  e.key("min");
+  e.integer(s.min);
+  e.key("max");
+  e.integer(s.max);
+  e.key("sum");
+  e.text(s.sum);
+  e.key("sum_sq");
+  e.text(s.sum_sq);
+  e.key_on_line("buckets", buckets_line);
+  e.open_array(s.buckets.size(), {.wrap = Layout::kByItems, .cont = buckets_cont});
+  for (const auto& [lo, n] : s.buckets) {
+    e.open_array(2);
+    e.integer(lo);
+    e.integer(static_cast<int64_t>(n));
+    e.close();
+  }
+  e.close();
+  e.close();
 }
 
-void json_action(std::string& o, const Action& a) {
+template <class E>
+void walk_action(E& e, const Action& a) {
   switch (a.kind) {
-    case ActionKind::kRun:
-    case ActionKind::kSleep:
-    case ActionKind::kFork:
-      fmt::format_to(std::back_inserter(o), "[\"{}\", {}]", kind_name(a.kind), a.arg);
-      return;
-    case ActionKind::kWake:
-      if (a.flags == kWakeSync)
-        fmt::format_to(std::back_inserter(o), "[\"wake\", {}, \"sync\"]", a.arg);
-      else if (a.flags != 0)
-        fmt::format_to(std::back_inserter(o), "[\"wake\", {}, {}]", a.arg, a.flags);
-      else
-        fmt::format_to(std::back_inserter(o), "[\"wake\", {}]", a.arg);
-      return;
     case ActionKind::kBlock:
     case ActionKind::kExit:
     case ActionKind::kExec:
-      fmt::format_to(std::back_inserter(o), "\"{}\"", kind_name(a.kind));
+      e.kind(a.kind);
+      return;
+    case ActionKind::kRun:
+    case ActionKind::kSleep:
+    case ActionKind::kFork:
+      e.open_array(2);
+      e.kind(a.kind);
+      e.integer(a.arg);
+      e.close();
+      return;
+    case ActionKind::kWake:
+      e.open_array(a.flags ? 3 : 2);
+      e.kind(a.kind);
+      e.integer(a.arg);
+      if (a.flags == kWakeSync)
+        e.text("sync");
+      else if (a.flags)
+        e.integer(a.flags);
+      e.close();
       return;
     case ActionKind::kLoop:
-      fmt::format_to(std::back_inserter(o), "[\"loop\", {}, {}]", a.body, a.arg);
+      e.open_array(3);
+      e.kind(a.kind);
+      e.integer(a.body);
+      e.integer(a.arg);
+      e.close();
       return;
     case ActionKind::kWrite:
     case ActionKind::kRead:
-      fmt::format_to(std::back_inserter(o), "[\"{}\", {}, {}{}]", kind_name(a.kind), a.arg, a.body,
-                     (a.flags & kChanSocket) ? ", \"socket\"" : "");
+      e.open_array((a.flags & kChanSocket) ? 4 : 3);
+      e.kind(a.kind);
+      e.integer(a.arg);
+      e.integer(a.body);
+      if (a.flags & kChanSocket) e.text("socket");
+      e.close();
       return;
   }
   SCHEDSIM_UNREACHABLE("action kind");
 }
 
-void write_json(const Workload& w, OutFile& out) {
-  std::string& o = out.buf();
-  o += fmt::format("{{\n  \"schedsim_workload\": {},\n  \"name\": {},\n  \"source\": {},\n", kFormatVersion,
-                   json_string(w.name), json_string(w.source));
-  o += "  \"meta\": {";
-  bool first = true;
+template <class E>
+void walk_workload(E& e, const Workload& w, OutFile& out) {
+  e.open_map(w.observed.present ? 6 : 5, {.indent = "  ", .close_indent = ""});
+  e.key("schedsim_workload");
+  e.integer(kFormatVersion);
+  e.key("name");
+  e.text(w.name);
+  e.key("source");
+  e.text(w.source);
+  e.key("meta");
+  e.open_map(w.meta.size(), {.indent = "    ", .close_indent = "  "});
   for (const auto& [k, v] : w.meta) {
-    o += first ? "\n    " : ",\n    ";
-    o += json_string(k) + ": " + json_string(v);
-    first = false;
+    e.key(k);
+    e.text(v);
   }
-  o += first ? "},\n" : "\n  },\n";
+  e.close();
   if (w.observed.present) {
     const ObservedStats& s = w.observed;
-    o += fmt::format(
-        "  \"observed\": {{\n    \"wakeups\": {}, \"migrations\": {}, \"context_switches\": {},\n"
-        "    \"span\": {}, \"total_runtime\": {}, \"nr_cpus\": {},\n    \"wakeup_latency\": ",
-        s.wakeups, s.migrations, s.context_switches, s.span.count(), s.total_runtime.count(), s.nr_cpus);
-    json_histogram(o, s.wakeup_latency, "    ");
-    if (s.wakeup_latency_inferred > 0)
-      o += fmt::format(",\n    \"wakeup_latency_inferred\": {}", s.wakeup_latency_inferred);
-    o += ",\n    \"runqueue_wait\": ";
-    json_histogram(o, s.runqueue_wait, "    ");
-    o += "\n  },\n";
+    e.key("observed");
+    e.open_map(s.wakeup_latency_inferred > 0 ? 9 : 8, {.indent = "    ", .close_indent = "  "});
+    e.key("wakeups");
+    e.integer(static_cast<int64_t>(s.wakeups));
+    e.key_inline("migrations");
+    e.integer(static_cast<int64_t>(s.migrations));
+    e.key_inline("context_switches");
+    e.integer(static_cast<int64_t>(s.context_switches));
+    e.key("span");
+    e.integer(s.span.count());
+    e.key_inline("total_runtime");
+    e.integer(s.total_runtime.count());
+    e.key_inline("nr_cpus");
+    e.integer(s.nr_cpus);
+    e.key("wakeup_latency");
+    walk_histogram(e, s.wakeup_latency, "      ", "      ", "        ");
+    if (s.wakeup_latency_inferred > 0) {
+      e.key("wakeup_latency_inferred");
+      e.integer(static_cast<int64_t>(s.wakeup_latency_inferred));
+    }
+    e.key("runqueue_wait");
+    walk_histogram(e, s.runqueue_wait, "      ", "      ", "        ");
+    e.close();
   }
-  o += "  \"tasks\": [";
-  for (size_t ti = 0; ti < w.tasks.size(); ++ti) {
-    const TaskSpec& t = w.tasks[ti];
-    o += ti ? ",\n    " : "\n    ";
-    o += "{\"name\": " + json_string(t.name);
-    if (t.pid != -1) o += fmt::format(", \"pid\": {}", t.pid);
-    if (t.tgid != -1) o += fmt::format(", \"tgid\": {}", t.tgid);
-    if (t.nice != 0) o += fmt::format(", \"nice\": {}", t.nice);
-    if (!t.affinity.empty()) o += fmt::format(", \"affinity\": \"{}\"", t.affinity.to_cpulist());
-    if (t.kthread) o += ", \"kthread\": true";
-    o += fmt::format(", \"start\": \"{}\"", kStartNames[static_cast<size_t>(t.start)]);
-    if (t.start_time.ns() != 0) o += fmt::format(", \"start_time\": {}", t.start_time.ns());
-    if (t.initial_cpu != -1) o += fmt::format(", \"initial_cpu\": {}", t.initial_cpu);
-    o += ",\n     \"program\": [";
-    for (size_t ai = 0; ai < t.program.size(); ++ai) {
-      if (ai) {
-        size_t nl = o.rfind('\n');
-        size_t col = nl == std::string::npos ? o.size() : o.size() - nl - 1;
-        o += col > 80 ? ",\n      " : ", ";
-      }
-      json_action(o, t.program[ai]);
+  e.key("tasks");
+  e.open_array(w.tasks.size(), {.indent = "    ", .close_indent = "  "});
+  for (const TaskSpec& t : w.tasks) {
+    int keys = 3 + (t.pid != -1) + (t.tgid != -1) + (t.nice != 0) + (!t.affinity.empty()) + t.kthread +
+               (t.start_time.ns() != 0) + (t.initial_cpu != -1);
+    e.open_map(static_cast<size_t>(keys));
+    e.key("name");
+    e.text(t.name);
+    if (t.pid != -1) { e.key("pid"); e.integer(t.pid); }
+    if (t.tgid != -1) { e.key("tgid"); e.integer(t.tgid); }
+    if (t.nice != 0) { e.key("nice"); e.integer(t.nice); }
+    if (!t.affinity.empty()) { e.key("affinity"); e.text(t.affinity.to_cpulist()); }
+    if (t.kthread) { e.key("kthread"); e.boolean(true); }
+    e.key("start");
+    e.text(kStartNames[static_cast<size_t>(t.start)]);
+    if (t.start_time.ns() != 0) { e.key("start_time"); e.integer(t.start_time.ns()); }
+    if (t.initial_cpu != -1) { e.key("initial_cpu"); e.integer(t.initial_cpu); }
+    e.key_on_line("program", "     ");
+    e.open_array(t.program.size(), {.wrap = Layout::kByColumn, .cont = "      "});
+    for (const Action& a : t.program) {
+      walk_action(e, a);
       out.maybe_flush();
     }
-    o += "]}";
+    e.close();
+    e.close();
   }
-  o += w.tasks.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  e.close();
+  e.close();
 }
+
+// --- JSON text --------------------------------------------------------------------------------
+
+class JsonEmitter {
+ public:
+  explicit JsonEmitter(std::string& o) : o_(o) {}
+  void open_map(size_t, Layout l = {}) { open('}', l); }
+  void open_array(size_t, Layout l = {}) { open(']', l); }
+  void close() {
+    Frame f = stack_.back();
+    stack_.pop_back();
+    if (!f.first && f.layout.close_indent) {
+      o_ += '\n';
+      o_ += f.layout.close_indent;
+    }
+    o_ += f.closer;
+    end_value();
+  }
+  void key(std::string_view k) { put_key(k, stack_.back().layout.indent); }
+  void key_inline(std::string_view k) { put_key(k, nullptr); }
+  void key_on_line(std::string_view k, const char* indent) { put_key(k, indent); }
+  void integer(int64_t v) {
+    begin_value();
+    fmt::format_to(std::back_inserter(o_), "{}", v);
+    end_value();
+  }
+  void text(std::string_view s) {
+    begin_value();
+    o_ += json_string(std::string(s));
+    end_value();
+  }
+  void boolean(bool b) {
+    begin_value();
+    o_ += b ? "true" : "false";
+    end_value();
+  }
+  void kind(ActionKind k) {
+    begin_value();
+    fmt::format_to(std::back_inserter(o_), "\"{}\"", kind_name(k));
+    end_value();
+  }
+
+ private:
+  struct Frame {
+    char closer;
+    Layout layout;
+    bool first = true;
+    size_t item_start = 0;  ///< kByItems: where the current item's text begins
+    size_t col = 0;         ///< kByItems: the list's column count
+  };
+  void open(char closer, const Layout& l) {
+    begin_value();
+    o_ += closer == '}' ? '{' : '[';
+    stack_.push_back({closer, l});
+  }
+  // The separator before an item: a comma after the first, then a new line at `line` or a space.
+  void separate(Frame& f, const char* line) {
+    if (!f.first) o_ += ',';
+    if (line) {
+      o_ += '\n';
+      o_ += line;
+    } else if (!f.first) {
+      o_ += ' ';
+    }
+    f.first = false;
+  }
+  void put_key(std::string_view k, const char* line) {
+    separate(stack_.back(), line);
+    o_ += json_string(std::string(k));
+    o_ += ": ";
+    after_key_ = true;
+  }
+  void begin_value() {
+    if (after_key_) {  // a map's value follows its key
+      after_key_ = false;
+      return;
+    }
+    if (stack_.empty()) return;
+    Frame& f = stack_.back();
+    switch (f.layout.wrap) {
+      case Layout::kByItems:
+        f.item_start = o_.size();  // the separator goes in once the item's width is known
+        return;
+      case Layout::kByColumn:
+        if (!f.first) {
+          size_t nl = o_.rfind('\n');
+          size_t col = nl == std::string::npos ? o_.size() : o_.size() - nl - 1;
+          o_ += ',';
+          if (col > 80) {
+            o_ += '\n';
+            o_ += f.layout.cont;
+          } else {
+            o_ += ' ';
+          }
+        }
+        f.first = false;
+        return;
+      case Layout::kNone:
+        separate(f, f.layout.indent);
+        return;
+    }
+  }
+  void end_value() {
+    if (stack_.empty()) return;
+    Frame& f = stack_.back();
+    if (f.layout.wrap != Layout::kByItems) return;
+    size_t width = o_.size() - f.item_start;
+    if (!f.first) {
+      bool wrap = f.col + width > 80;
+      o_.insert(f.item_start, wrap ? std::string(",\n") + f.layout.cont : std::string(", "));
+      if (wrap) f.col = 0;
+    }
+    f.col += width + 2;
+    f.first = false;
+  }
+
+  std::string& o_;
+  std::vector<Frame> stack_;
+  bool after_key_ = false;
+};
 
 // --- CBOR -------------------------------------------------------------------------------------
 
-class Cbor {
+class CborEmitter {
  public:
-  explicit Cbor(std::string& o) : o_(o) {}
+  explicit CborEmitter(std::string& o) : o_(o) {}
+  void open_map(size_t n, Layout = {}) { head(5, n); }
+  void open_array(size_t n, Layout = {}) { head(4, n); }
+  void close() {}
+  void key(std::string_view k) { text(k); }
+  void key_inline(std::string_view k) { text(k); }
+  void key_on_line(std::string_view k, const char*) { text(k); }
+  void integer(int64_t v) {
+    if (v >= 0)
+      head(0, static_cast<uint64_t>(v));
+    else
+      head(1, static_cast<uint64_t>(-(v + 1)));
+  }
+  void text(std::string_view s) {
+    head(3, s.size());
+    o_.append(s);
+  }
+  void boolean(bool b) { o_.push_back(static_cast<char>(b ? 0xf5 : 0xf4)); }
+  /// Actions use the numeric kind code (the ActionKind value) to stay compact: a zero-argument
+  /// action is one byte, ["run", 1500] four.
+  void kind(ActionKind k) { integer(static_cast<int64_t>(k)); }
+
+ private:
   void head(uint8_t major, uint64_t n) {
     uint8_t m = static_cast<uint8_t>(major << 5);
     if (n < 24) {
@@ -223,169 +416,23 @@ class Cbor {
       for (int s = 56; s >= 0; s -= 8) o_.push_back(static_cast<char>((n >> s) & 0xff));
     }
   }
-  void integer(int64_t v) {
-    if (v >= 0)
-      head(0, static_cast<uint64_t>(v));
-    else
-      head(1, static_cast<uint64_t>(-(v + 1)));
-  }
-  void text(std::string_view s) {
-    head(3, s.size());
-    o_.append(s);
-  }
-  void boolean(bool b) { o_.push_back(static_cast<char>(b ? 0xf5 : 0xf4)); }
-  void array(size_t n) { head(4, n); }
-  void map(size_t n) { head(5, n); }
-
- private:
   std::string& o_;
 };
-
-void cbor_histogram(Cbor& c, const Histogram& h) {
-  Histogram::State s = h.state();
-  if (h.exact()) {
-    c.map(1);
-    c.text("samples");
-    c.array(s.samples.size());
-    for (int64_t v : s.samples) c.integer(v);
-    return;
-  }
-  c.map(6);
-  c.text("count");
-  c.integer(static_cast<int64_t>(s.count));
-  c.text("min");
-  c.integer(s.min);
-  c.text("max");
-  c.integer(s.max);
-  c.text("sum");
-  c.text(s.sum);
-  c.text("sum_sq");
-  c.text(s.sum_sq);
-  c.text("buckets");
-  c.array(s.buckets.size());
-  for (const auto& [lo, n] : s.buckets) {
-    c.array(2);
-    c.integer(lo);
-    c.integer(static_cast<int64_t>(n));
-  }
-}
-
-void write_cbor(const Workload& w, OutFile& out) {
-  std::string& o = out.buf();
-  o.append(reinterpret_cast<const char*>(kCborMagic), sizeof kCborMagic);
-  Cbor c(o);
-  c.map(w.observed.present ? 6 : 5);
-  c.text("schedsim_workload");
-  c.integer(kFormatVersion);
-  c.text("name");
-  c.text(w.name);
-  c.text("source");
-  c.text(w.source);
-  c.text("meta");
-  c.map(w.meta.size());
-  for (const auto& [k, v] : w.meta) {
-    c.text(k);
-    c.text(v);
-  }
-  if (w.observed.present) {
-    const ObservedStats& s = w.observed;
-    c.text("observed");
-    c.map(s.wakeup_latency_inferred > 0 ? 9 : 8);
-    c.text("wakeups");
-    c.integer(static_cast<int64_t>(s.wakeups));
-    c.text("migrations");
-    c.integer(static_cast<int64_t>(s.migrations));
-    c.text("context_switches");
-    c.integer(static_cast<int64_t>(s.context_switches));
-    c.text("span");
-    c.integer(s.span.count());
-    c.text("total_runtime");
-    c.integer(s.total_runtime.count());
-    c.text("nr_cpus");
-    c.integer(s.nr_cpus);
-    c.text("wakeup_latency");
-    cbor_histogram(c, s.wakeup_latency);
-    if (s.wakeup_latency_inferred > 0) {
-      c.text("wakeup_latency_inferred");
-      c.integer(static_cast<int64_t>(s.wakeup_latency_inferred));
-    }
-    c.text("runqueue_wait");
-    cbor_histogram(c, s.runqueue_wait);
-  }
-  c.text("tasks");
-  c.array(w.tasks.size());
-  for (const TaskSpec& t : w.tasks) {
-    int keys = 3 + (t.pid != -1) + (t.tgid != -1) + (t.nice != 0) + (!t.affinity.empty()) + t.kthread +
-               (t.start_time.ns() != 0) + (t.initial_cpu != -1);
-    c.map(static_cast<size_t>(keys));
-    c.text("name");
-    c.text(t.name);
-    if (t.pid != -1) { c.text("pid"); c.integer(t.pid); }
-    if (t.tgid != -1) { c.text("tgid"); c.integer(t.tgid); }
-    if (t.nice != 0) { c.text("nice"); c.integer(t.nice); }
-    if (!t.affinity.empty()) { c.text("affinity"); c.text(t.affinity.to_cpulist()); }
-    if (t.kthread) { c.text("kthread"); c.boolean(true); }
-    c.text("start");
-    c.text(kStartNames[static_cast<size_t>(t.start)]);
-    if (t.start_time.ns() != 0) { c.text("start_time"); c.integer(t.start_time.ns()); }
-    if (t.initial_cpu != -1) { c.text("initial_cpu"); c.integer(t.initial_cpu); }
-    c.text("program");
-    c.array(t.program.size());
-    // Actions use the numeric kind code (the ActionKind value) to stay compact: a zero-argument
-    // action is one byte, ["run", 1500] four.
-    for (const Action& a : t.program) {
-      auto code = static_cast<int64_t>(a.kind);
-      switch (a.kind) {
-        case ActionKind::kBlock:
-        case ActionKind::kExit:
-        case ActionKind::kExec:
-          c.integer(code);
-          break;
-        case ActionKind::kRun:
-        case ActionKind::kSleep:
-        case ActionKind::kFork:
-          c.array(2);
-          c.integer(code);
-          c.integer(a.arg);
-          break;
-        case ActionKind::kWake:
-          c.array(a.flags ? 3 : 2);
-          c.integer(code);
-          c.integer(a.arg);
-          if (a.flags == kWakeSync)
-            c.text("sync");
-          else if (a.flags)
-            c.integer(a.flags);
-          break;
-        case ActionKind::kLoop:
-          c.array(3);
-          c.integer(code);
-          c.integer(a.body);
-          c.integer(a.arg);
-          break;
-        case ActionKind::kWrite:
-        case ActionKind::kRead:
-          c.array((a.flags & kChanSocket) ? 4 : 3);
-          c.integer(code);
-          c.integer(a.arg);
-          c.integer(a.body);
-          if (a.flags & kChanSocket) c.text("socket");
-          break;
-      }
-      out.maybe_flush();
-    }
-  }
-}
 
 }  // namespace
 
 void write_workload(const Workload& w, const std::string& path, WorkloadFormat fmt) {
   OutFile out(path);
-  if (fmt == WorkloadFormat::kJson)
-    write_json(w, out);
-  else
-    write_cbor(w, out);
-  if (fmt == WorkloadFormat::kCbor) out.append_trailer();
+  if (fmt == WorkloadFormat::kJson) {
+    JsonEmitter e(out.buf());
+    walk_workload(e, w, out);
+    out.buf() += '\n';
+  } else {
+    out.buf().append(reinterpret_cast<const char*>(kCborMagic), sizeof kCborMagic);
+    CborEmitter e(out.buf());
+    walk_workload(e, w, out);
+    out.append_trailer();
+  }
   out.commit();
   size_t actions = 0;
   for (const auto& t : w.tasks) actions += t.program.size();

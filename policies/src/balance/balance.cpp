@@ -42,38 +42,37 @@ class KernelBalance final : public BalancePolicy {
     }
   }
 
-  bool newidle(SchedState& s, BalanceOps& ops, uint32_t cpu) override {
+  bool newidle(SchedState& s, BalanceOps& ops, CpuId cpu) override {
     if (!newidle_) return false;
     if (!overloaded(s)) return false;
-    PerCpu& pc = per_cpu_[cpu];
+    PerCpu& pc = per_cpu_[cpu.value()];
     decay_newidle_cost(s, pc);
     const auto& levels = s.topo->levels();
-    int64_t avg_idle = s.cpus[cpu].avg_idle.count();
+    int64_t avg_idle = s.rq(cpu).avg_idle.count();
     int64_t spent = 0;
     bool pulled = false;
     for (size_t l = 0; l < levels.size(); ++l) {
       if (avg_idle < spent + pc.max_newidle_cost[l]) break;
       if (!levels[l].has(kSdBalanceNewidle)) continue;
-      const CpuMask& span = levels[l].span[cpu];
+      const CpuMask& span = levels[l].span[cpu.value()];
       int64_t t = static_cast<int64_t>(span.count()) * s.cost->probe_cpu.count();
       pulled = pull_one(s, ops, cpu, span, l, true);
       pc.max_newidle_cost[l] = std::max(pc.max_newidle_cost[l], t);
       spent += t;
       if (pulled) break;
     }
-    if (spent > s.cpus[cpu].max_idle_balance_cost.count())
-      s.cpus[cpu].max_idle_balance_cost = Duration::ns(spent);
+    if (spent > s.rq(cpu).max_idle_balance_cost.count()) s.rq(cpu).max_idle_balance_cost = Duration::ns(spent);
     return pulled;
   }
 
-  void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, uint32_t cpu) override {
+  void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, CpuId cpu) override {
     const auto& levels = s.topo->levels();
-    PerCpu& pc = per_cpu_[cpu];
-    bool busy = s.cpus[cpu].curr.valid();
+    PerCpu& pc = per_cpu_[cpu.value()];
+    bool busy = s.rq(cpu).curr.valid();
     Instant next = s.now + Duration::s(1);
     for (size_t l = 0; l < levels.size(); ++l) {
       const SchedLevel& lv = levels[l];
-      uint32_t weight = lv.span[cpu].count();
+      uint32_t weight = lv.span[cpu.value()].count();
       int64_t interval_ms = std::max<int64_t>(1, weight) * (busy ? lv.busy_factor : 1);
       Duration interval = std::max(Duration::ms(interval_ms), s.cost->tick);
       if (s.now >= pc.last_balance[l] + interval) {
@@ -83,8 +82,8 @@ class KernelBalance final : public BalancePolicy {
       }
       next = std::min(next, pc.last_balance[l] + interval);
     }
-    s.cpus[cpu].next_balance = next;
-    if (periodic_ && s.cpus[cpu].nr_running >= 2) nohz_kick(s, ops, cpu);
+    s.rq(cpu).next_balance = next;
+    if (periodic_ && s.rq(cpu).nr_running >= 2) nohz_kick(s, ops, cpu);
   }
 
  private:
@@ -112,16 +111,16 @@ class KernelBalance final : public BalancePolicy {
     return t.has_run && (s.now - t.last_ran).count() < kMigrationCost;
   }
 
-  // The CPU of `span` (other than dst) with the most runnable tasks, at least 2.
-  static int32_t busiest_cpu(const SchedState& s, uint32_t dst, const CpuMask& span) {
-    int32_t best = -1;
+  // The CPU of `span` (other than dst) with the most runnable tasks, at least 2; invalid if none.
+  static CpuId busiest_cpu(const SchedState& s, CpuId dst, const CpuMask& span) {
+    CpuId best;
     uint32_t best_nr = 1;
     for (uint32_t c : span) {
-      if (c == dst) continue;
+      if (c == dst.value()) continue;
       uint32_t nr = s.cpus[c].nr_running;
       // Compare nr_running per capacity, so a big core with 2 tasks is not busier than a little one with 2.
-      if (nr > best_nr || (best >= 0 && nr == best_nr && s.cpus[c].capacity < s.cpus[static_cast<uint32_t>(best)].capacity)) {
-        best = static_cast<int32_t>(c);
+      if (nr > best_nr || (best.valid() && nr == best_nr && s.cpus[c].capacity < s.rq(best).capacity)) {
+        best = CpuId(c);
         best_nr = nr;
       }
     }
@@ -129,14 +128,14 @@ class KernelBalance final : public BalancePolicy {
   }
 
   // Moves up to `max` queued tasks from the busiest CPU of span to dst (detach_tasks()).
-  uint32_t pull(SchedState& s, BalanceOps& ops, uint32_t dst, const CpuMask& span, size_t level, uint32_t max, bool newly_idle) {
-    int32_t src = busiest_cpu(s, dst, span);
-    if (src < 0) return 0;
+  uint32_t pull(SchedState& s, BalanceOps& ops, CpuId dst, const CpuMask& span, size_t level, uint32_t max, bool newly_idle) {
+    CpuId src = busiest_cpu(s, dst, span);
+    if (!src.valid()) return 0;
     const SchedLevel& lv = s.topo->levels()[level];
-    PerCpu& pc = per_cpu_[dst];
+    PerCpu& pc = per_cpu_[dst.value()];
     bool ignore_hot = pc.failed[level] > lv.cache_nice_tries;
     std::vector<TaskId> cand;
-    s.queue->for_each_queued(s, static_cast<uint32_t>(src), [&](TaskId p) {
+    s.queue->for_each_queued(s, src, [&](TaskId p) {
       if (s.allowed(p, dst) && (ignore_hot || !cache_hot(s, p))) cand.push_back(p);
       return cand.size() < 32;
     });
@@ -153,20 +152,20 @@ class KernelBalance final : public BalancePolicy {
     return moved;
   }
 
-  bool pull_one(SchedState& s, BalanceOps& ops, uint32_t dst, const CpuMask& span, size_t level, bool newly_idle) {
+  bool pull_one(SchedState& s, BalanceOps& ops, CpuId dst, const CpuMask& span, size_t level, bool newly_idle) {
     return pull(s, ops, dst, span, level, 1, newly_idle) > 0;
   }
 
-  void balance_level(SchedState& s, BalanceOps& ops, uint32_t cpu, size_t level) {
-    const CpuMask& span = s.topo->levels()[level].span[cpu];
-    int32_t src = busiest_cpu(s, cpu, span);
-    if (src < 0) return;
-    uint32_t mine = s.cpus[cpu].nr_running, theirs = s.cpus[static_cast<uint32_t>(src)].nr_running;
+  void balance_level(SchedState& s, BalanceOps& ops, CpuId cpu, size_t level) {
+    const CpuMask& span = s.topo->levels()[level].span[cpu.value()];
+    CpuId src = busiest_cpu(s, cpu, span);
+    if (!src.valid()) return;
+    uint32_t mine = s.rq(cpu).nr_running, theirs = s.rq(src).nr_running;
     if (theirs < mine + 2) return;  // balanced enough: moving one would just swap the imbalance
     pull(s, ops, cpu, span, level, std::min<uint32_t>((theirs - mine) / 2, 32), false);
   }
 
-  void nohz_kick(SchedState& s, BalanceOps& ops, uint32_t busy_cpu) {
+  void nohz_kick(SchedState& s, BalanceOps& ops, CpuId busy_cpu) {
     std::vector<TaskId> waiting;
     s.queue->for_each_queued(s, busy_cpu, [&](TaskId p) {
       waiting.push_back(p);
@@ -175,11 +174,11 @@ class KernelBalance final : public BalancePolicy {
     for (TaskId p : waiting) {
       // The first idle CPU the task may use, nearest levels first.
       for (const auto& lv : s.topo->levels()) {
-        CpuMask cand = lv.span[busy_cpu] & *s.tasks[p.v].affinity;
+        CpuMask cand = lv.span[busy_cpu.value()] & *s.tasks[p.v].affinity;
         bool done = false;
         for (uint32_t c : cand)
-          if (c != busy_cpu && s.cpus[c].idle()) {
-            done = ops.migrate_queued(p, c);
+          if (c != busy_cpu.value() && s.cpus[c].idle()) {
+            done = ops.migrate_queued(p, CpuId(c));
             break;
           }
         if (done) return;

@@ -9,23 +9,23 @@
 namespace schedsim {
 namespace idle_cores {
 
-void KernelHint::on_idle_enter(SchedState& s, uint32_t cpu) {
+void KernelHint::on_idle_enter(SchedState& s, CpuId cpu) {
   // Only with the SMT static key; a set hint is left alone (no write, no re-check).
   if (!s.sched_smt_active) return;
   LlcShared& llc = s.llc_of(cpu);
   if (llc.has_idle_cores) return;
-  for (uint32_t sib : s.topo->smt_mask(cpu))
-    if (sib != cpu && !s.cpus[sib].idle()) return;
+  for (uint32_t sib : s.topo->smt_mask(cpu.value()))
+    if (sib != cpu.value() && !s.cpus[sib].idle()) return;
   llc.has_idle_cores = true;
 }
 
-bool KernelHint::test(const SchedState& s, uint32_t target) const {
+bool KernelHint::test(const SchedState& s, CpuId target) const {
   return s.llc_of(target).has_idle_cores;
 }
 
-void KernelHint::clear(SchedState& s, uint32_t target) { s.llc_of(target).has_idle_cores = false; }
+void KernelHint::clear(SchedState& s, CpuId target) { s.llc_of(target).has_idle_cores = false; }
 
-bool ExactHint::test(const SchedState& s, uint32_t target) const {
+bool ExactHint::test(const SchedState& s, CpuId target) const {
   return s.llc_of(target).nr_idle_cores_exact > 0;
 }
 

@@ -27,15 +27,16 @@ std::unique_ptr<KernelPlacement> PlacementModuleDef::make(const Features& flags)
 
 }  // namespace placement
 
+void register_placement_module(PolicyRegistry& reg, const placement::PlacementModuleDef& d) {
+  ModuleInfo info;
+  info.name = d.name;
+  info.summary = d.summary;
+  info.features = d.features;
+  reg.add_placement(std::move(info), [d](const Features& f) -> std::unique_ptr<PlacementPolicy> { return d.make(f); });
+}
+
 void register_placement_modules(PolicyRegistry& reg) {
-  for (const auto& d : placement::placement_module_defs()) {
-    ModuleInfo info;
-    info.name = d.name;
-    info.summary = d.summary;
-    info.features = d.features;
-    reg.add_placement(std::move(info),
-                      [&d](const Features& f) -> std::unique_ptr<PlacementPolicy> { return d.make(f); });
-  }
+  for (const auto& d : placement::placement_module_defs()) register_placement_module(reg, d);
 }
 
 }  // namespace schedsim

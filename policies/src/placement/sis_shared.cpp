@@ -8,14 +8,14 @@ namespace schedsim::placement {
 // SearchEnv
 
 bool SearchEnv::test_idle_cores(uint32_t target) {
-  bool v = s.idle_cores ? s.idle_cores->test(s, target) : false;
+  bool v = s.idle_cores ? s.idle_cores->test(s, CpuId(target)) : false;
   r.hint_consulted = true;
   r.hint_value = v;
   return v;
 }
 
 void SearchEnv::clear_idle_cores(uint32_t target) {
-  if (s.idle_cores) s.idle_cores->clear(s, target);
+  if (s.idle_cores) s.idle_cores->clear(s, CpuId(target));
 }
 
 Duration SearchEnv::probe_time(uint32_t cpu_probes, uint32_t core_probes) const {

@@ -47,7 +47,7 @@ uint32_t KernelPlacement::find_idlest_group_cpu(const SchedState& s, TaskId p, c
         shallowest = c;
       }
     } else if (shallowest == kNone && s.util) {
-      uint64_t load = era_.find_idlest_55 ? s.util->cpu_load(s, c) : s.util->cpu_runnable(s, c);
+      uint64_t load = era_.find_idlest_55 ? s.util->cpu_load(s, CpuId(c)) : s.util->cpu_runnable(s, CpuId(c));
       if (load < min_load) {
         min_load = load;
         least_loaded = c;
@@ -72,9 +72,9 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
     WakeupStats st;
     for (uint32_t c : g) {
       if (s.util) {
-        st.load += s.util->cpu_load_without(s, c, p);
-        st.util += s.util->cpu_util_without(s, c, p);
-        st.runnable += s.util->cpu_runnable(s, c);
+        st.load += s.util->cpu_load_without(s, CpuId(c), p);
+        st.util += s.util->cpu_util_without(s, CpuId(c), p);
+        st.runnable += s.util->cpu_runnable(s, CpuId(c));
       }
       uint32_t nr = s.cpus[c].nr_running;
       if (p_queued && t.cpu == c && nr > 0) --nr;
@@ -178,10 +178,10 @@ int KernelPlacement::find_idlest_group_417(const SchedState& s, TaskId p, int le
     int64_t spare = 0;
     for (uint32_t c : g) {
       if (s.util) {
-        runnable += s.util->cpu_runnable(s, c);
-        avg += s.util->cpu_load(s, c);
+        runnable += s.util->cpu_runnable(s, CpuId(c));
+        avg += s.util->cpu_load(s, CpuId(c));
         int64_t sp = static_cast<int64_t>(s.cpus[c].capacity) -
-                     static_cast<int64_t>(s.util->cpu_util_without(s, c, p));
+                     static_cast<int64_t>(s.util->cpu_util_without(s, CpuId(c), p));
         spare = std::max(spare, sp);
       }
       cap += s.cpus[c].capacity;

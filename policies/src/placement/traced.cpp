@@ -34,7 +34,7 @@ class TracedPlacement final : public PlacementPolicy {
                 r.hint_consulted ? (r.hint_value ? ", has_idle_cores yes" : ", has_idle_cores no") : "");
     return r;
   }
-  void on_periodic_balance(SchedState& s, uint32_t cpu, int level) override {
+  void on_periodic_balance(SchedState& s, CpuId cpu, int level) override {
     inner_->on_periodic_balance(s, cpu, level);
   }
 

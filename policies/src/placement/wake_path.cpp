@@ -145,7 +145,7 @@ uint32_t KernelPlacement::wake_affine(const SchedState& s, const WakeContext& ct
     // prev_eff = (L(prev) - tl) * (100 + (pct - 100)/2) * cap(this) [+1 if sync].
     const UtilPolicy& u = *s.util;
     auto load = [&](uint32_t c) -> int64_t {
-      return static_cast<int64_t>(era_.find_idlest_55 ? u.cpu_load(s, c) : u.cpu_runnable(s, c));
+      return static_cast<int64_t>(era_.find_idlest_55 ? u.cpu_load(s, CpuId(c)) : u.cpu_runnable(s, CpuId(c)));
     };
     int64_t this_eff = load(this_cpu);
     bool decided = false;
@@ -367,16 +367,16 @@ void KernelPlacement::attach(SchedState& s) {
   const int llc = s.topo->llc_level();
   if (llc < 0) return;
   for (uint32_t cpu = 0; cpu < s.topo->nr_cpus(); ++cpu)
-    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, cpu, llc);
+    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, CpuId(cpu), llc);
 }
 
-void KernelPlacement::on_periodic_balance(SchedState& s, uint32_t cpu, int level) {
+void KernelPlacement::on_periodic_balance(SchedState& s, CpuId cpu, int level) {
   if (!k_.sis_util || !s.util) return;
   const Topology& topo = *s.topo;
   if (level < 0 || level != topo.llc_level()) return;
-  const CpuMask& llc = topo.llc_mask(cpu);
+  const CpuMask& llc = topo.llc_mask(cpu.value());
   uint64_t sum_util = 0;
-  for (uint32_t c : llc) sum_util += s.util->cpu_util_cfs(s, c);
+  for (uint32_t c : llc) sum_util += s.util->cpu_util_cfs(s, CpuId(c));
   const uint32_t pct = topo.levels()[static_cast<size_t>(level)].imbalance_pct;
   s.llc_of(cpu).nr_idle_scan = sis_util_nr_idle_scan(sum_util, llc.count(), pct);
 }

@@ -40,11 +40,11 @@ class CfsQueue final : public QueuePolicy {
     se_.assign(s.tasks.size(), Se{});
   }
 
-  void task_fork(SchedState& s, TaskId parent, TaskId child) override {
+  void task_fork(const SchedState& s, TaskId parent, TaskId child) override {
     // task_fork_fair(): the child starts at the parent's vruntime, then place_entity(initial)
     // puts it at least one vslice after min_vruntime (START_DEBIT); kept relative until enqueue.
-    uint32_t cpu = s.tasks[parent.v].cpu;
-    Rq& rq = rq_[cpu];
+    const CpuId cpu(s.tasks[parent.v].cpu);
+    Rq& rq = rq_[cpu.value()];
     Se& c = se_[child.v];
     c.weight = s.tasks[child.v].weight;
     int64_t v = se_[parent.v].vruntime;
@@ -54,8 +54,8 @@ class CfsQueue final : public QueuePolicy {
     c.relative = true;
   }
 
-  void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) override {
-    Rq& rq = rq_[cpu];
+  void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.weight = s.tasks[p.v].weight;
     update_min_vruntime(rq);  // enqueue_entity() runs update_curr() first
@@ -64,7 +64,7 @@ class CfsQueue final : public QueuePolicy {
       se.vruntime = rq.min_vruntime + (start_debit_ ? vslice(rq, se.weight, true) : 0);
     } else if (se.relative) {
       se.vruntime += rq.min_vruntime;
-    } else if (kind == EnqueueKind::kWakeup && se.cpu != cpu) {
+    } else if (kind == EnqueueKind::kWakeup && se.cpu != cpu.value()) {
       se.vruntime = se.vruntime - rq_[se.cpu].min_vruntime + rq.min_vruntime;
     }
     se.relative = false;
@@ -73,15 +73,15 @@ class CfsQueue final : public QueuePolicy {
       int64_t thresh = gentle_ ? latency_ / 2 : latency_;
       se.vruntime = std::max(se.vruntime, rq.min_vruntime - thresh);
     }
-    se.cpu = cpu;
+    se.cpu = cpu.value();
     rq.tree.insert({se.vruntime, p.v});
     rq.load += se.weight;
     ++rq.nr;
-    s.cpus[cpu].nr_running = rq.nr;
+    s.rq(cpu).nr_running = rq.nr;
   }
 
-  void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) override {
-    Rq& rq = rq_[cpu];
+  void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind kind) override {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     if (rq.curr == p) {
       rq.curr = TaskId();
@@ -90,7 +90,7 @@ class CfsQueue final : public QueuePolicy {
     }
     rq.load -= se.weight;
     --rq.nr;
-    s.cpus[cpu].nr_running = rq.nr;
+    s.rq(cpu).nr_running = rq.nr;
     clear_buddy(rq, p);
     update_min_vruntime(rq);
     if (kind == DequeueKind::kMigrate) {
@@ -99,8 +99,8 @@ class CfsQueue final : public QueuePolicy {
     }
   }
 
-  TaskId pick_next(SchedState& s, uint32_t cpu) override {
-    Rq& rq = rq_[cpu];
+  TaskId pick_next(SchedState& s, CpuId cpu) override {
+    Rq& rq = rq_[cpu.value()];
     if (rq.curr.valid()) {  // curr still current (put_prev not called): it stays
       return rq.curr;
     }
@@ -120,15 +120,15 @@ class CfsQueue final : public QueuePolicy {
     return rq.curr;
   }
 
-  void put_prev(SchedState&, uint32_t cpu, TaskId prev) override {
-    Rq& rq = rq_[cpu];
+  void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
+    Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
     rq.tree.insert({se_[prev.v].vruntime, prev.v});
     rq.curr = TaskId();
   }
 
-  void update_curr(SchedState&, uint32_t cpu, Duration delta) override {
-    Rq& rq = rq_[cpu];
+  void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
+    Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
     Se& se = se_[rq.curr.v];
     se.sum_exec += delta.count();
@@ -136,8 +136,8 @@ class CfsQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(SchedState&, uint32_t cpu, TaskId wakee) override {
-    Rq& rq = rq_[cpu];
+  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
+    Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee || !wakeup_preemption_) return false;
     if (next_buddy_ && rq.nr >= kNrLatency) rq.next = wakee;
@@ -149,8 +149,8 @@ class CfsQueue final : public QueuePolicy {
     return false;
   }
 
-  bool check_preempt_tick(SchedState&, uint32_t cpu) override {
-    Rq& rq = rq_[cpu];
+  bool check_preempt_tick(const SchedState&, CpuId cpu) override {
+    Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || rq.nr <= 1) return false;
     Se& curr = se_[rq.curr.v];
     int64_t ideal = sched_slice(rq, curr.weight, false);
@@ -164,8 +164,8 @@ class CfsQueue final : public QueuePolicy {
     return delta > ideal;
   }
 
-  void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
-    for (const auto& [v, t] : rq_[cpu].tree)
+  void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {
+    for (const auto& [v, t] : rq_[cpu.value()].tree)
       if (!fn(TaskId(t))) return;
   }
 

@@ -49,27 +49,27 @@ class EevdfQueue final : public QueuePolicy {
     se_.assign(s.tasks.size(), Se{});
   }
 
-  void task_fork(SchedState& s, TaskId, TaskId child) override {
+  void task_fork(const SchedState& s, TaskId, TaskId child) override {
     Se& c = se_[child.v];
     c.weight = s.tasks[child.v].weight;
     c.vlag = 0;
     c.is_new = true;
   }
 
-  void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) override {
-    Rq& rq = rq_[cpu];
+  void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.weight = s.tasks[p.v].weight;
     if (kind == EnqueueKind::kNew) se.is_new = true;
     place_entity(rq, se);
-    se.cpu = cpu;
+    se.cpu = cpu.value();
     add(rq, p.v);
     ++rq.nr;
-    s.cpus[cpu].nr_running = rq.nr;
+    s.rq(cpu).nr_running = rq.nr;
   }
 
-  void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) override {
-    Rq& rq = rq_[cpu];
+  void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind kind) override {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     // DELAY_DEQUEUE (152e11f6df29): a task going to sleep while not eligible (it ran more than
     // its share) stays queued, its weight still in V, until it is picked or woken. Exits leave.
@@ -95,12 +95,12 @@ class EevdfQueue final : public QueuePolicy {
     se.rel_deadline = kind == DequeueKind::kMigrate && rel_deadline_;
     if (se.rel_deadline) se.deadline -= se.vruntime;
     --rq.nr;
-    s.cpus[cpu].nr_running = rq.nr;
+    s.rq(cpu).nr_running = rq.nr;
     update_min_vruntime(rq);
   }
 
-  TaskId pick_next(SchedState& s, uint32_t cpu) override {
-    Rq& rq = rq_[cpu];
+  TaskId pick_next(SchedState& s, CpuId cpu) override {
+    Rq& rq = rq_[cpu.value()];
     if (rq.curr.valid()) return rq.curr;
     uint32_t best = pick_eevdf(rq);
     // A delayed entity that gets picked is eligible again: its dequeue completes (with
@@ -117,15 +117,15 @@ class EevdfQueue final : public QueuePolicy {
     return rq.curr;
   }
 
-  void put_prev(SchedState&, uint32_t cpu, TaskId prev) override {
-    Rq& rq = rq_[cpu];
+  void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
+    Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
     insert_tree(rq, prev.v);
     rq.curr = TaskId();
   }
 
-  void update_curr(SchedState&, uint32_t cpu, Duration delta) override {
-    Rq& rq = rq_[cpu];
+  void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
+    Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
     Se& se = se_[rq.curr.v];
     int64_t dv = calc_delta_fair(delta.count(), se.weight);
@@ -140,8 +140,8 @@ class EevdfQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(SchedState&, uint32_t cpu, TaskId wakee) override {
-    Rq& rq = rq_[cpu];
+  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
+    Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee) return false;
     if (rq.resched) {
@@ -152,8 +152,8 @@ class EevdfQueue final : public QueuePolicy {
     return pick_eevdf(rq) == wakee.v;
   }
 
-  bool check_preempt_tick(SchedState&, uint32_t cpu) override {
-    Rq& rq = rq_[cpu];
+  bool check_preempt_tick(const SchedState&, CpuId cpu) override {
+    Rq& rq = rq_[cpu.value()];
     bool r = rq.resched;
     rq.resched = false;
     return r && rq.nr > 1;
@@ -161,8 +161,8 @@ class EevdfQueue final : public QueuePolicy {
 
   bool is_delayed(TaskId p) const override { return p.v < se_.size() && se_[p.v].delayed; }
 
-  void requeue_delayed(SchedState&, uint32_t cpu, TaskId p) override {
-    Rq& rq = rq_[cpu];
+  void requeue_delayed(const SchedState&, CpuId cpu, TaskId p) override {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.delayed = false;
     // requeue_delayed_entity(): with DELAY_ZERO an entity that has become owed service (lag > 0)
@@ -177,8 +177,8 @@ class EevdfQueue final : public QueuePolicy {
     }
   }
 
-  void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
-    for (const auto& [d, t] : rq_[cpu].by_deadline)
+  void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {
+    for (const auto& [d, t] : rq_[cpu.value()].by_deadline)
       if (!fn(TaskId(t))) return;
   }
 
@@ -225,8 +225,8 @@ class EevdfQueue final : public QueuePolicy {
     if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
     return best;
   }
-  void finish_delayed_dequeue(SchedState& s, uint32_t cpu, uint32_t t) {
-    Rq& rq = rq_[cpu];
+  void finish_delayed_dequeue(SchedState& s, CpuId cpu, uint32_t t) {
+    Rq& rq = rq_[cpu.value()];
     Se& se = se_[t];
     int64_t limit = calc_delta_fair(std::max<int64_t>(2 * se.slice, tick_), se.weight);
     se.vlag = std::clamp(avg_vruntime(rq) - se.vruntime, -limit, limit);
@@ -234,7 +234,7 @@ class EevdfQueue final : public QueuePolicy {
     remove(rq, t);
     se.delayed = false;
     --rq.nr;
-    s.cpus[cpu].nr_running = rq.nr;
+    s.rq(cpu).nr_running = rq.nr;
     update_min_vruntime(rq);
   }
   void place_entity(Rq& rq, Se& se) {

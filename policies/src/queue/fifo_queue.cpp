@@ -11,38 +11,38 @@ namespace {
 class FifoQueue final : public QueuePolicy {
  public:
   void attach(SchedState& s) override { q_.assign(s.cpus.size(), {}); curr_.assign(s.cpus.size(), TaskId()); }
-  void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind) override {
-    q_[cpu].push_back(p);
-    ++s.cpus[cpu].nr_running;
+  void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind) override {
+    q_[cpu.value()].push_back(p);
+    ++s.rq(cpu).nr_running;
   }
-  void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind) override {
-    if (curr_[cpu] == p) {
-      curr_[cpu] = TaskId();
+  void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind) override {
+    if (curr_[cpu.value()] == p) {
+      curr_[cpu.value()] = TaskId();
     } else {
-      auto& d = q_[cpu];
+      auto& d = q_[cpu.value()];
       for (auto it = d.begin(); it != d.end(); ++it)
         if (*it == p) {
           d.erase(it);
           break;
         }
     }
-    --s.cpus[cpu].nr_running;
+    --s.rq(cpu).nr_running;
   }
-  TaskId pick_next(SchedState&, uint32_t cpu) override {
-    if (curr_[cpu].valid()) return curr_[cpu];
-    if (q_[cpu].empty()) return TaskId();
-    curr_[cpu] = q_[cpu].front();
-    q_[cpu].pop_front();
-    return curr_[cpu];
+  TaskId pick_next(SchedState&, CpuId cpu) override {
+    if (curr_[cpu.value()].valid()) return curr_[cpu.value()];
+    if (q_[cpu.value()].empty()) return TaskId();
+    curr_[cpu.value()] = q_[cpu.value()].front();
+    q_[cpu.value()].pop_front();
+    return curr_[cpu.value()];
   }
   // A task put back while still runnable keeps the CPU (FIFO never preempts); it only happens
   // when the engine reschedules for another reason, so it stays current.
-  void put_prev(SchedState&, uint32_t, TaskId) override {}
-  void update_curr(SchedState&, uint32_t, Duration) override {}
-  bool check_preempt_wakeup(SchedState&, uint32_t, TaskId) override { return false; }
-  bool check_preempt_tick(SchedState&, uint32_t) override { return false; }
-  void for_each_queued(const SchedState&, uint32_t cpu, const std::function<bool(TaskId)>& fn) const override {
-    for (TaskId t : q_[cpu])
+  void put_prev(const SchedState&, CpuId, TaskId) override {}
+  void update_curr(const SchedState&, CpuId, Duration) override {}
+  bool check_preempt_wakeup(const SchedState&, CpuId, TaskId) override { return false; }
+  bool check_preempt_tick(const SchedState&, CpuId) override { return false; }
+  void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {
+    for (TaskId t : q_[cpu.value()])
       if (!fn(t)) return;
   }
 

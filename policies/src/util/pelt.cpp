@@ -110,14 +110,14 @@ void PeltUtil::ensure(const SchedState& s) {
   if (cfs_.size() < s.cpus.size()) cfs_.resize(s.cpus.size());
 }
 
-void PeltUtil::update_cfs(SchedState& s, uint32_t cpu) {
+void PeltUtil::update_cfs(const SchedState& s, uint32_t cpu) {
   // __update_load_avg_cfs_rq(): load = sum of queued weights (multiplier 1), runnable =
   // h_nr_running, running = a current entity exists.
   Cfs& c = cfs_[cpu];
   c.avg.update(s.now.ns(), c.load_weight, c.h_nr_running, c.curr.valid(), 1);
 }
 
-void PeltUtil::update_task(SchedState& s, TaskId p) {
+void PeltUtil::update_task(const SchedState& s, TaskId p) {
   // __update_load_avg_se(): load = runnable = on_rq, running = is curr, multiplier = weight.
   Task& t = tasks_[p.v];
   if (!t.init) return;
@@ -125,7 +125,7 @@ void PeltUtil::update_task(SchedState& s, TaskId p) {
   if (t.avg.update(s.now.ns(), on, on, t.running, s.tasks[p.v].weight)) t.avg_unchanged = false;
 }
 
-void PeltUtil::attach_to(SchedState& s, TaskId p, uint32_t cpu) {
+void PeltUtil::attach_to(const SchedState& s, TaskId p, uint32_t cpu) {
   // attach_entity_load_avg(): align the entity with the cfs_rq's clock and period, rebuild its
   // sums from its averages with the cfs_rq's divider, then add both into the cfs_rq.
   Task& t = tasks_[p.v];
@@ -146,7 +146,7 @@ void PeltUtil::attach_to(SchedState& s, TaskId p, uint32_t cpu) {
   t.attached_cpu = static_cast<int32_t>(cpu);
 }
 
-void PeltUtil::detach(SchedState& s, TaskId p) {
+void PeltUtil::detach(const SchedState& s, TaskId p) {
   // detach_entity_load_avg() / remove_entity_load_avg(): subtract the entity's (synced)
   // contribution. Sums are floored so they never fall below avg * the minimum divider.
   Task& t = tasks_[p.v];
@@ -167,7 +167,8 @@ void PeltUtil::detach(SchedState& s, TaskId p) {
   t.attached_cpu = -1;
 }
 
-void PeltUtil::task_new(SchedState& s, TaskId p, uint32_t cpu) {
+void PeltUtil::task_new(const SchedState& s, TaskId p, CpuId cpu_id) {
+  const uint32_t cpu = cpu_id.value();
   ensure(s);
   Task& t = tasks_[p.v];
   if (t.attached_cpu >= 0) detach(s, p);
@@ -195,7 +196,8 @@ void PeltUtil::task_new(SchedState& s, TaskId p, uint32_t cpu) {
   attach_to(s, p, cpu);
 }
 
-void PeltUtil::update(SchedState& s, uint32_t cpu) {
+void PeltUtil::update(const SchedState& s, CpuId cpu_id) {
+  const uint32_t cpu = cpu_id.value();
   ensure(s);
   update_cfs(s, cpu);
   if (cfs_[cpu].curr.valid()) update_task(s, cfs_[cpu].curr);
@@ -203,13 +205,14 @@ void PeltUtil::update(SchedState& s, uint32_t cpu) {
 
 uint32_t PeltUtil::est(const Task& t) const { return std::max(t.est_ewma, t.est_enqueued); }
 
-void PeltUtil::enqueue(SchedState& s, TaskId p, uint32_t cpu, bool /*migrated*/) {
+void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migrated*/) {
+  const uint32_t cpu = cpu_id.value();
   ensure(s);
   // wake_up_new_task() runs post_init_entity_util_avg() on the CPU the fork placement chose:
   // a child initialised against its parent's CPU is re-initialised against its own.
   if (!tasks_[p.v].init ||
       (tasks_[p.v].fresh && tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu)))
-    task_new(s, p, cpu);
+    task_new(s, p, cpu_id);
   Task& t = tasks_[p.v];
   t.fresh = false;
   // update_load_avg(DO_ATTACH): bring both to now with the old inputs (the task was blocked),
@@ -234,7 +237,8 @@ void PeltUtil::enqueue(SchedState& s, TaskId p, uint32_t cpu, bool /*migrated*/)
   }
 }
 
-void PeltUtil::dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) {
+void PeltUtil::dequeue(const SchedState& s, TaskId p, CpuId cpu_id, bool sleep) {
+  const uint32_t cpu = cpu_id.value();
   ensure(s);
   Task& t = tasks_[p.v];
   if (!t.init || !t.on_rq) return;
@@ -253,7 +257,7 @@ void PeltUtil::dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) {
   if (sleep) util_est_update(s, p, cpu);
 }
 
-void PeltUtil::util_est_update(SchedState& s, TaskId p, uint32_t cpu) {
+void PeltUtil::util_est_update(const SchedState& s, TaskId p, uint32_t cpu) {
   // util_est_update() on dequeue-for-sleep, <= 6.8 form.
   if (!util_est_) return;
   Task& t = tasks_[p.v];
@@ -286,9 +290,10 @@ void PeltUtil::util_est_update(SchedState& s, TaskId p, uint32_t cpu) {
   t.avg_unchanged = true;
 }
 
-void PeltUtil::set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) {
+void PeltUtil::set_running(const SchedState& s, TaskId p, CpuId cpu_id, bool running) {
+  const uint32_t cpu = cpu_id.value();
   ensure(s);
-  if (!tasks_[p.v].init) task_new(s, p, cpu);
+  if (!tasks_[p.v].init) task_new(s, p, cpu_id);
   update_cfs(s, cpu);
   update_task(s, p);
   Task& t = tasks_[p.v];
@@ -302,7 +307,7 @@ void PeltUtil::set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) 
   }
 }
 
-void PeltUtil::sync_task(SchedState& s, TaskId p) {
+void PeltUtil::sync_task(const SchedState& s, TaskId p) {
   ensure(s);
   Task& t = tasks_[p.v];
   if (!t.init) return;
@@ -326,7 +331,8 @@ uint64_t PeltUtil::task_load(const SchedState&, TaskId p) const {
   return tasks_[p.v].avg.load_avg;
 }
 
-uint32_t PeltUtil::cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const {
+uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, int dst, bool boost) const {
+  const uint32_t cpu = cpu_id.value();
   if (cpu >= cfs_.size()) return 0;
   const Cfs& c = cfs_[cpu];
   uint64_t u = c.avg.util_avg;
@@ -351,26 +357,30 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst
   return static_cast<uint32_t>(std::min<uint64_t>(u, s.topo->capacity(cpu)));
 }
 
-uint32_t PeltUtil::cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const {
+uint32_t PeltUtil::cpu_util_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
+  const uint32_t cpu = cpu_id.value();
   // A task not attached here contributes nothing to remove; a sleeping one is not in util_est,
   // so only its decayed util_avg comes off.
   if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu))
-    return cpu_util(s, cpu, TaskId(), -1, false);
-  return cpu_util(s, cpu, p, -1, false);
+    return cpu_util(s, cpu_id, TaskId(), -1, false);
+  return cpu_util(s, cpu_id, p, -1, false);
 }
 
-uint64_t PeltUtil::cpu_load(const SchedState&, uint32_t cpu) const {
+uint64_t PeltUtil::cpu_load(const SchedState&, CpuId cpu_id) const {
+  const uint32_t cpu = cpu_id.value();
   return cpu < cfs_.size() ? cfs_[cpu].avg.load_avg : 0;
 }
 
-uint64_t PeltUtil::cpu_load_without(const SchedState& s, uint32_t cpu, TaskId p) const {
-  const uint64_t l = cpu_load(s, cpu);
+uint64_t PeltUtil::cpu_load_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
+  const uint32_t cpu = cpu_id.value();
+  const uint64_t l = cpu_load(s, cpu_id);
   if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu))
     return l;
   return sat_sub(l, tasks_[p.v].avg.load_avg);
 }
 
-uint64_t PeltUtil::cpu_runnable(const SchedState&, uint32_t cpu) const {
+uint64_t PeltUtil::cpu_runnable(const SchedState&, CpuId cpu_id) const {
+  const uint32_t cpu = cpu_id.value();
   return cpu < cfs_.size() ? cfs_[cpu].avg.runnable_avg : 0;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 struct Exits : Observer {
   std::vector<std::pair<TaskId, Instant>> at;
-  void on_exit(Instant t, TaskId id, uint32_t) override { at.emplace_back(id, t); }
+  void on_exit(Instant t, TaskId id, CpuId) override { at.emplace_back(id, t); }
   Instant of(uint32_t id) const {
     for (const auto& [t, i] : at)
       if (t.v == id) return i;

@@ -79,11 +79,13 @@ struct InvariantObserver : Observer {
     mix(static_cast<uint64_t>(f.at.ns()) * 31 + f.placement.cpu);
   }
   void on_task_start(Instant at, TaskId, TaskId) override { see(at); }
-  void on_enqueue(Instant at, TaskId t, uint32_t cpu) override {
+  void on_enqueue(Instant at, TaskId t, CpuId cpu_id) override {
+    const uint32_t cpu = cpu_id.value();
     see(at);
     enqueue(t, cpu);
   }
-  void on_migrate(Instant at, TaskId t, uint32_t, uint32_t to, CpuDistance) override {
+  void on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuDistance) override {
+    const uint32_t to = to_id.value();
     see(at);
     if (queued_on[t.v] >= 0) enqueue(t, to);  // a queued task pulled by load balance
   }
@@ -91,7 +93,8 @@ struct InvariantObserver : Observer {
     see(at);
     if (!consumed) ++tokens;
   }
-  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) override {
+  void on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason why, TaskId next) override {
+    const uint32_t cpu = cpu_id.value();
     see(at);
     ++switches;
     REQUIRE(curr[cpu] == prev);
@@ -110,24 +113,27 @@ struct InvariantObserver : Observer {
     curr[cpu] = next;
     mix(static_cast<uint64_t>(at.ns()) * 7 + cpu * 13 + (next.valid() ? next.v : 999));
   }
-  void on_idle_enter(Instant at, uint32_t cpu) override {
+  void on_idle_enter(Instant at, CpuId cpu_id) override {
+    const uint32_t cpu = cpu_id.value();
     see(at);
     REQUIRE_FALSE(idle[cpu]);
     idle[cpu] = true;
     idle_since[cpu] = at;
   }
-  void on_idle_exit(Instant at, uint32_t cpu) override {
+  void on_idle_exit(Instant at, CpuId cpu_id) override {
+    const uint32_t cpu = cpu_id.value();
     see(at);
     REQUIRE(idle[cpu]);
     idle[cpu] = false;
     idle_ns[cpu] += (at - idle_since[cpu]).count();
   }
-  void on_exit(Instant at, TaskId t, uint32_t) override {
+  void on_exit(Instant at, TaskId t, CpuId) override {
     see(at);
     ++exits;
     dequeue(t);
   }
-  void on_run(Instant at, TaskId t, uint32_t cpu, Duration wall, Duration work) override {
+  void on_run(Instant at, TaskId t, CpuId cpu_id, Duration wall, Duration work) override {
+    const uint32_t cpu = cpu_id.value();
     see(at);
     REQUIRE(curr[cpu] == t);
     run_wall_ns[cpu] += wall.count();

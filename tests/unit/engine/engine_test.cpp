@@ -40,10 +40,11 @@ struct Recorder : Observer {
   std::vector<Instant> exits;
   std::vector<WakeFact> wakes;
   uint64_t tokens_banked = 0;
-  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason, TaskId next) override {
+  void on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason, TaskId next) override {
+    const uint32_t cpu = cpu_id.value();
     switches.push_back({at, cpu, prev, next});
   }
-  void on_exit(Instant at, TaskId, uint32_t) override { exits.push_back(at); }
+  void on_exit(Instant at, TaskId, CpuId) override { exits.push_back(at); }
   void on_wake(const WakeFact& f) override { wakes.push_back(f); }
   void on_token(Instant, TaskId, bool consumed) override { tokens_banked += consumed ? 0 : 1; }
 };

@@ -22,10 +22,10 @@ Topology cpus(uint32_t n) {
 struct Switches : Observer {
   std::vector<std::pair<Instant, TaskId>> in;  // switch-ins on any CPU
   std::vector<std::pair<Instant, uint32_t>> exits;
-  void on_switch(Instant at, uint32_t, TaskId, SwitchReason, TaskId next) override {
+  void on_switch(Instant at, CpuId, TaskId, SwitchReason, TaskId next) override {
     if (next.valid()) in.emplace_back(at, next);
   }
-  void on_exit(Instant at, TaskId t, uint32_t) override { exits.emplace_back(at, t.v); }
+  void on_exit(Instant at, TaskId t, CpuId) override { exits.emplace_back(at, t.v); }
 };
 
 SimSummary run(const Workload& w, const Topology& t, const std::string& queue, const std::string& balance,

@@ -41,15 +41,15 @@ TEST_CASE("wakeup latency, preempt delay, run-queue wait and per-task delay", "[
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(0), kIdle);
   m.on_task_start(ns(0), T(1), kIdle);
-  m.on_enqueue(ns(0), T(0), 0);
-  m.on_switch(ns(1000), 0, kIdle, SwitchReason::kBlock, T(0));
-  m.on_switch(ns(5000), 0, T(0), SwitchReason::kBlock, kIdle);
+  m.on_enqueue(ns(0), T(0), C(0));
+  m.on_switch(ns(1000), C(0), kIdle, SwitchReason::kBlock, T(0));
+  m.on_switch(ns(5000), C(0), T(0), SwitchReason::kBlock, kIdle);
   m.on_wake(wake(7000, 0, 0, T(1), 1, 0));
-  m.on_enqueue(ns(9000), T(0), 0);
-  m.on_switch(ns(10000), 0, kIdle, SwitchReason::kBlock, T(0));
-  m.on_enqueue(ns(11000), T(1), 0);
-  m.on_switch(ns(12000), 0, T(0), SwitchReason::kPreempt, T(1));
-  m.on_switch(ns(15000), 0, T(1), SwitchReason::kBlock, T(0));
+  m.on_enqueue(ns(9000), T(0), C(0));
+  m.on_switch(ns(10000), C(0), kIdle, SwitchReason::kBlock, T(0));
+  m.on_enqueue(ns(11000), T(1), C(0));
+  m.on_switch(ns(12000), C(0), T(0), SwitchReason::kPreempt, T(1));
+  m.on_switch(ns(15000), C(0), T(1), SwitchReason::kBlock, T(0));
   m.on_end(fx.state, ns(20000));
 
   CHECK(m.wakeup_latency().count() == 1);
@@ -102,12 +102,12 @@ TEST_CASE("wasted time respects affinity", "[metrics]") {
   MetricsCollector m(fx.w);
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(0), kIdle);
-  m.on_switch(ns(0), 0, kIdle, SwitchReason::kBlock, T(0));
-  m.on_enqueue(ns(2000), T(1), 0);
-  m.on_enqueue(ns(4000), T(2), 0);
-  m.on_migrate(ns(6000), T(2), 0, 1, CpuDistance::kLlc);  // newidle pull by cpu1
-  m.on_switch(ns(6000), 1, kIdle, SwitchReason::kBlock, T(2));
-  m.on_switch(ns(10000), 0, T(0), SwitchReason::kExit, T(1));
+  m.on_switch(ns(0), C(0), kIdle, SwitchReason::kBlock, T(0));
+  m.on_enqueue(ns(2000), T(1), C(0));
+  m.on_enqueue(ns(4000), T(2), C(0));
+  m.on_migrate(ns(6000), T(2), C(0), C(1), CpuDistance::kLlc);  // newidle pull by cpu1
+  m.on_switch(ns(6000), C(1), kIdle, SwitchReason::kBlock, T(2));
+  m.on_switch(ns(10000), C(0), T(0), SwitchReason::kExit, T(1));
   m.on_end(fx.state, ns(12000));
   RunResults r = m.results(RunConfig{});
   CHECK(r.cpus[1].wasted_ns == 2000);
@@ -191,7 +191,7 @@ TEST_CASE("fork latency and task groups", "[metrics]") {
   MetricsCollector m(fx.w);
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(3), kIdle);
-  m.on_switch(ns(0), 0, kIdle, SwitchReason::kBlock, T(3));
+  m.on_switch(ns(0), C(0), kIdle, SwitchReason::kBlock, T(3));
   for (uint32_t c = 0; c < 2; ++c) {
     // main forks worker c at 1000 * (c + 1); it first runs 500 * (c + 1) later on cpu1 and
     // exits 1500 after the fork.
@@ -200,9 +200,9 @@ TEST_CASE("fork latency and task groups", "[metrics]") {
     WakeFact f = wake(at, c, 1, T(3), 0, 0);
     f.kind = WakeKind::kFork;
     m.on_wake(f);
-    m.on_enqueue(ns(at + 100), T(c), 1);
-    m.on_switch(ns(at + 500 * (c + 1)), 1, kIdle, SwitchReason::kBlock, T(c));
-    m.on_switch(ns(at + 1500), 1, T(c), SwitchReason::kExit, kIdle);
+    m.on_enqueue(ns(at + 100), T(c), C(1));
+    m.on_switch(ns(at + 500 * (c + 1)), C(1), kIdle, SwitchReason::kBlock, T(c));
+    m.on_switch(ns(at + 1500), C(1), T(c), SwitchReason::kExit, kIdle);
   }
   m.on_end(fx.state, ns(5000));
   RunResults r = m.results(RunConfig{});
@@ -241,10 +241,10 @@ TEST_CASE("utilization timeline doubles its bucket width and conserves busy time
   MetricsCollector m(fx.w);
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(0), kIdle);
-  m.on_switch(ns(0), 0, kIdle, SwitchReason::kBlock, T(0));
-  m.on_switch(ns(150000), 0, T(0), SwitchReason::kSleep, kIdle);
-  m.on_switch(ns(300000), 0, kIdle, SwitchReason::kBlock, T(0));
-  m.on_switch(ns(1000000), 0, T(0), SwitchReason::kExit, kIdle);
+  m.on_switch(ns(0), C(0), kIdle, SwitchReason::kBlock, T(0));
+  m.on_switch(ns(150000), C(0), T(0), SwitchReason::kSleep, kIdle);
+  m.on_switch(ns(300000), C(0), kIdle, SwitchReason::kBlock, T(0));
+  m.on_switch(ns(1000000), C(0), T(0), SwitchReason::kExit, kIdle);
   m.on_end(fx.state, ns(1000000));
   RunResults r = m.results(RunConfig{});
   const UtilTimeline& tl = r.timeline;
@@ -268,8 +268,8 @@ RunResults one_wakeup_run(Fixture& fx) {
   m.on_start(fx.state);
   m.on_task_start(ns(0), T(0), kIdle);
   m.on_wake(wake(0, 0, 0));
-  m.on_enqueue(ns(1000), T(0), 0);
-  m.on_switch(ns(3000), 0, kIdle, SwitchReason::kBlock, T(0));
+  m.on_enqueue(ns(1000), T(0), C(0));
+  m.on_switch(ns(3000), C(0), kIdle, SwitchReason::kBlock, T(0));
   m.on_end(fx.state, ns(10000));
   RunResults r = m.results(RunConfig{});
   return r;

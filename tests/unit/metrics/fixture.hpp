@@ -44,6 +44,7 @@ struct Fixture {
 
 inline Instant ns(int64_t v) { return Instant::from_ns(v); }
 inline TaskId T(uint32_t v) { return TaskId(v); }
+inline CpuId C(uint32_t v) { return CpuId(v); }
 inline const TaskId kIdle{};
 
 }  // namespace metrics_test

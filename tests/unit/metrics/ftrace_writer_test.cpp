@@ -1,5 +1,6 @@
-// FtraceWriter: exact kernel-like text for a hand-written schedule, windowing, comm sanitising,
-// pid assignment; ProgressReporter's silence rules.
+// FtraceWriter: exact kernel-like text for a hand-written schedule, the line grammar and event
+// counts of real engine runs, windowing, comm sanitising, pid assignment; ProgressReporter's
+// silence rules on a real run.
 #include <cstdio>
 #include <regex>
 #include <sstream>
@@ -8,9 +9,11 @@
 
 #include "fixture.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/engine/engine.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
 #include "schedsim/metrics/progress.hpp"
-#include "toy_sim.hpp"
+#include "schedsim/policies/registry.hpp"
+#include "schedsim/workload/generators.hpp"
 
 using namespace metrics_test;
 
@@ -34,20 +37,35 @@ WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint
 void drive(Observer& o, const SchedState& s) {
   o.on_start(s);
   o.on_task_start(ns(1000000), T(0), kIdle);
-  o.on_enqueue(ns(1000000), T(0), 0);
-  o.on_switch(ns(1000500), 0, kIdle, SwitchReason::kBlock, T(0));
+  o.on_enqueue(ns(1000000), T(0), C(0));
+  o.on_switch(ns(1000500), C(0), kIdle, SwitchReason::kBlock, T(0));
   o.on_task_start(ns(1002000), T(1), T(0));
   o.on_wake(fact(1002000, 1, T(0), 0, 0, 1, WakeKind::kFork));
-  o.on_enqueue(ns(1002100), T(1), 1);
-  o.on_switch(ns(1004100), 1, kIdle, SwitchReason::kBlock, T(1));
-  o.on_switch(ns(1005000), 1, T(1), SwitchReason::kBlock, kIdle);
+  o.on_enqueue(ns(1002100), T(1), C(1));
+  o.on_switch(ns(1004100), C(1), kIdle, SwitchReason::kBlock, T(1));
+  o.on_switch(ns(1005000), C(1), T(1), SwitchReason::kBlock, kIdle);
   o.on_wake(fact(1006000, 1, T(0), 0, 1, 0));
-  o.on_migrate(ns(1006000), T(1), 1, 0, CpuDistance::kLlc);
-  o.on_enqueue(ns(1006040), T(1), 0);
-  o.on_switch(ns(1006040), 0, T(0), SwitchReason::kPreempt, T(1));
-  o.on_exit(ns(1007000), T(1), 0);
-  o.on_switch(ns(1007000), 0, T(1), SwitchReason::kExit, T(0));
+  o.on_migrate(ns(1006000), T(1), C(1), C(0), CpuDistance::kLlc);
+  o.on_enqueue(ns(1006040), T(1), C(0));
+  o.on_switch(ns(1006040), C(0), T(0), SwitchReason::kPreempt, T(1));
+  o.on_exit(ns(1007000), T(1), C(0));
+  o.on_switch(ns(1007000), C(0), T(1), SwitchReason::kExit, T(0));
   o.on_wake(fact(1500000, 0, TaskId(), 1, 0, 0));  // a timer: no waker, CPU 1 interrupted (idle)
+}
+
+// A real run of `w` on `topo` with `kernel`'s modules, observed by `obs`.
+SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, std::vector<Observer*> obs) {
+  Simulation sim(w, topo, builtin_registry().make(kernel_profile(kernel).modules, FeatureSet{}), CostModel{},
+                 SimConfig{});
+  for (Observer* o : obs) sim.add_observer(o);
+  return sim.run();
+}
+
+size_t count_events(const std::string& text, const std::string& event) {
+  size_t n = 0;
+  for (size_t at = text.find(" " + event + ": "); at != std::string::npos; at = text.find(" " + event + ": ", at + 1))
+    ++n;
+  return n;
 }
 
 }  // namespace
@@ -94,32 +112,40 @@ TEST_CASE("ftrace lines match the Perfetto tokenizer and the importer's prefix g
   std::regex perfetto(R"(-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}\s*(\d+\.\d+):\s+(\S+):)");
   std::regex prefix(
       R"(^\s*(.*?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.a-zA-Z0-9]{1,8})\s+)?(\d+(?:\.\d+)?):\s+([\w:.-]+):\s?(.*)$)");
-  Topology topo = machine(4, 2);
-  toy::ToyConfig c;
-  c.tasks = 8;
-  c.bursts = 10;
-  Workload w = toy::make_workload(c);
-  for (bool tgid : {false, true}) {
-    FtraceOptions o;
-    o.tgid_column = tgid;
-    FtraceWriter fw(w, o);
-    toy::ToySim sim(topo, w, c);
-    sim.add(&fw);
-    sim.run();
-    std::istringstream in(fw.text());
-    std::string line;
-    size_t events = 0;
-    while (std::getline(in, line)) {
-      if (line.rfind('#', 0) == 0) continue;
-      ++events;
-      INFO(line);
-      CHECK(std::regex_search(line, perfetto));
-      CHECK(std::regex_match(line, prefix));
-      CHECK(line.find("  ", line.find(": ") + 2) == std::string::npos);  // no spaces in payload values
+  // Real runs: a messaging workload (forks, pipe wakeups, migrations between two LLCs) on two
+  // kernels' stacks, with and without the tgid column.
+  Topology topo = machine(4, 2, 2);
+  Workload w = generate_workload_from_spec("messaging --group 2 --nr_loops 5 --pipe");
+  for (const char* kernel : {"4.17", "6.12"})
+    for (bool tgid : {false, true}) {
+      INFO(kernel << (tgid ? " with tgid" : ""));
+      FtraceOptions o;
+      o.tgid_column = tgid;
+      FtraceWriter fw(w, o);
+      SimSummary sum = run_real(w, topo, kernel, {&fw});
+      REQUIRE(sum.complete);
+      const std::string text = fw.text();
+      std::istringstream in(text);
+      std::string line;
+      size_t events = 0;
+      while (std::getline(in, line)) {
+        if (line.rfind('#', 0) == 0) continue;
+        ++events;
+        INFO(line);
+        CHECK(std::regex_search(line, perfetto));
+        CHECK(std::regex_match(line, prefix));
+        CHECK(line.find("  ", line.find(": ") + 2) == std::string::npos);  // no spaces in payload values
+      }
+      CHECK(events == fw.lines());
+      // One line per engine event: every wakeup, fork, migration and exit of the run.
+      CHECK(count_events(text, "sched_waking") == sum.wakeups);
+      CHECK(count_events(text, "sched_wakeup") == sum.wakeups);
+      CHECK(count_events(text, "sched_process_fork") == sum.forks);
+      CHECK(count_events(text, "sched_wakeup_new") == sum.forks);  // the main task, alive at the start, has none
+      CHECK(count_events(text, "sched_migrate_task") == sum.migrations);
+      CHECK(count_events(text, "sched_process_exit") == w.tasks.size());
+      CHECK(events > 1000);
     }
-    CHECK(events == fw.lines());
-    CHECK(events > 100);
-  }
 }
 
 TEST_CASE("ftrace window, usec timestamps and trace-window parsing", "[metrics][ftrace]") {
@@ -170,37 +196,39 @@ TEST_CASE("long comms are truncated like TASK_COMM_LEN and pids stay unique", "[
 }
 
 TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metrics][progress]") {
-  Topology topo = machine(2);
-  toy::ToyConfig c;
-  c.tasks = 8;
-  c.bursts = 2000;
-  Workload w = toy::make_workload(c);
+  // A real run that takes well under a second, with enough of the callbacks the reporter counts
+  // for several looks at the wall clock (one every kCheckEvery callbacks).
+  Topology topo = machine(4, 2);
+  Workload w = generate_workload_from_spec("messaging --group 1 --nr_loops 1000 --pipe");
+  struct Count : Observer {
+    uint64_t n = 0;
+    void on_wake(const WakeFact&) override { ++n; }
+    void on_enqueue(Instant, TaskId, CpuId) override { ++n; }
+    void on_switch(Instant, CpuId, TaskId, SwitchReason, TaskId) override { ++n; }
+    void on_migrate(Instant, TaskId, CpuId, CpuId, CpuDistance) override { ++n; }
+    void on_exit(Instant, TaskId, CpuId) override { ++n; }
+  } count;
   std::FILE* f = std::tmpfile();
   REQUIRE(f);
   {
     // Auto mode on a regular file: not a terminal, never prints.
     ProgressReporter p(ProgressReporter::Mode::kAuto, f);
     CHECK_FALSE(p.enabled());
-    toy::ToySim sim(topo, w, c);
-    sim.add(&p);
-    sim.run();
+    run_real(w, topo, "6.12", {&p, &count});
     CHECK(p.updates() == 0);
+    CHECK(count.n >= 3 * ProgressReporter::kCheckEvery);
   }
   {
     // Forced with a one-second delay: a sub-second run prints nothing.
     ProgressReporter p(ProgressReporter::Mode::kAlways, f);
-    toy::ToySim sim(topo, w, c);
-    sim.add(&p);
-    sim.run();
+    run_real(w, topo, "6.12", {&p});
     CHECK(p.updates() == 0);
   }
   CHECK(std::ftell(f) == 0);
   {
     // Forced with no delay: prints updates and a final line.
     ProgressReporter p(ProgressReporter::Mode::kAlways, f, std::chrono::milliseconds(0), std::chrono::milliseconds(0));
-    toy::ToySim sim(topo, w, c);
-    sim.add(&p);
-    sim.run();
+    run_real(w, topo, "6.12", {&p});
     CHECK(p.updates() >= 2);
   }
   std::rewind(f);

@@ -29,13 +29,13 @@ struct PeltRig {
   // Task 0 wakes on CPU 0 and runs.
   void run(int64_t t) {
     at(t);
-    u->enqueue(m.s, TaskId(0), 0, false);
-    u->set_running(m.s, TaskId(0), 0, true);
+    u->enqueue(m.s, TaskId(0), CpuId(0), false);
+    u->set_running(m.s, TaskId(0), CpuId(0), true);
   }
   void sleep(int64_t t) {
     at(t);
-    u->set_running(m.s, TaskId(0), 0, false);
-    u->dequeue(m.s, TaskId(0), 0, true);
+    u->set_running(m.s, TaskId(0), CpuId(0), false);
+    u->dequeue(m.s, TaskId(0), CpuId(0), true);
   }
 };
 
@@ -79,7 +79,7 @@ TEST_CASE("a sleeping task's util halves per 32 periods", "[policies][pelt]") {
   r.run(0);
   for (int64_t t = kPeriodNs; t <= 400 * kPeriodNs; t += kPeriodNs) {
     r.at(t);
-    r.u->update(r.m.s, 0);
+    r.u->update(r.m.s, CpuId(0));
   }
   r.sleep(400 * kPeriodNs);
   const double u0 = r.u->task_util(r.m.s, TaskId(0));
@@ -89,7 +89,7 @@ TEST_CASE("a sleeping task's util halves per 32 periods", "[policies][pelt]") {
   const double u1 = r.u->task_util(r.m.s, TaskId(0));
   CHECK(std::abs(u1 - u0 / 2) <= 2);
   // The CPU's signal keeps the blocked contribution and decays alike.
-  r.u->update(r.m.s, 0);
+  r.u->update(r.m.s, CpuId(0));
   CHECK(std::abs(static_cast<double>(r.u->cfs(0).avg.util_avg) - u1) <= 4);
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("50% duty cycle settles near 512", "[policies][pelt]") {
     r.run(t0);
     for (int64_t t = t0 + 1'000'000; t < t0 + half; t += 1'000'000) {
       r.at(t);
-      r.u->update(r.m.s, 0);
+      r.u->update(r.m.s, CpuId(0));
     }
     r.sleep(t0 + half);
     uint64_t peak = r.u->task(TaskId(0)).avg.util_avg;
@@ -123,7 +123,7 @@ TEST_CASE("50% duty cycle settles near 512", "[policies][pelt]") {
 
 TEST_CASE("post_init_entity_util_avg gives a new task half the spare capacity", "[policies][pelt]") {
   PeltRig r;
-  r.u->task_new(r.m.s, TaskId(1), 1);
+  r.u->task_new(r.m.s, TaskId(1), CpuId(1));
   CHECK(r.u->task_util(r.m.s, TaskId(1)) == 512);  // (1024 - 0) / 2
   CHECK(r.u->task_load(r.m.s, TaskId(1)) == 1024);
   CHECK(r.u->cfs(1).avg.util_avg == 512);  // attached
@@ -134,15 +134,15 @@ TEST_CASE("migration moves the contribution between CPUs", "[policies][pelt]") {
   r.run(0);
   for (int64_t t = kPeriodNs; t <= 100 * kPeriodNs; t += kPeriodNs) {
     r.at(t);
-    r.u->update(r.m.s, 0);
+    r.u->update(r.m.s, CpuId(0));
   }
   r.sleep(100 * kPeriodNs);
   const uint64_t u = r.u->task_util(r.m.s, TaskId(0));
-  CHECK(r.u->cpu_util_without(r.m.s, 0, TaskId(0)) <= 2);
-  CHECK(r.u->cpu_util_without(r.m.s, 1, TaskId(0)) == r.u->cpu_util(r.m.s, 1, TaskId(), -1, false));
+  CHECK(r.u->cpu_util_without(r.m.s, CpuId(0), TaskId(0)) <= 2);
+  CHECK(r.u->cpu_util_without(r.m.s, CpuId(1), TaskId(0)) == r.u->cpu_util(r.m.s, CpuId(1), TaskId(), -1, false));
   // wake on CPU 1
   r.at(100 * kPeriodNs + 2048);
-  r.u->enqueue(r.m.s, TaskId(0), 1, true);
+  r.u->enqueue(r.m.s, TaskId(0), CpuId(1), true);
   CHECK(r.u->cfs(0).avg.util_avg <= 2);
   CHECK(r.u->cfs(1).avg.util_avg + 2 >= u);
   CHECK(r.u->task(TaskId(0)).attached_cpu == 1);
@@ -153,7 +153,7 @@ TEST_CASE("util_est: fast rise, EWMA w=1/4 decay, UTIL_AVG_UNCHANGED skip", "[po
   r.run(0);
   for (int64_t t = kPeriodNs; t <= 200 * kPeriodNs; t += kPeriodNs) {
     r.at(t);
-    r.u->update(r.m.s, 0);
+    r.u->update(r.m.s, CpuId(0));
   }
   r.sleep(200 * kPeriodNs);
   const auto& t = r.u->task(TaskId(0));
@@ -162,10 +162,10 @@ TEST_CASE("util_est: fast rise, EWMA w=1/4 decay, UTIL_AVG_UNCHANGED skip", "[po
   CHECK(t.avg_unchanged);
   // Enqueue within the same period: the CPU's estimate is the queued task's.
   r.at(200 * kPeriodNs + 4096);
-  r.u->enqueue(r.m.s, TaskId(0), 0, false);
+  r.u->enqueue(r.m.s, TaskId(0), CpuId(0), false);
   CHECK(r.u->cfs(0).util_est == high);
   // Dequeue before util_avg was recomputed (no period boundary): UTIL_AVG_UNCHANGED skips.
-  r.u->dequeue(r.m.s, TaskId(0), 0, true);
+  r.u->dequeue(r.m.s, TaskId(0), CpuId(0), true);
   CHECK(t.est_ewma == high);
   CHECK(r.u->cfs(0).util_est == 0);
   // Run briefly after a long sleep: util_avg fell, the ewma moves a quarter of the way.
@@ -179,15 +179,15 @@ TEST_CASE("util_est: fast rise, EWMA w=1/4 decay, UTIL_AVG_UNCHANGED skip", "[po
 
 TEST_CASE("cpu_util adds util_est and the task moving in or out", "[policies][pelt]") {
   PeltRig r;
-  r.u->task_new(r.m.s, TaskId(1), 1);  // 512 on CPU 1
-  CHECK(r.u->cpu_util(r.m.s, 0, TaskId(1), 0, false) == 512);  // p moving to CPU 0
-  CHECK(r.u->cpu_util(r.m.s, 1, TaskId(1), 0, false) == 0);    // p leaving CPU 1
-  CHECK(r.u->cpu_util_cfs(r.m.s, 1) == 512);
+  r.u->task_new(r.m.s, TaskId(1), CpuId(1));  // 512 on CPU 1
+  CHECK(r.u->cpu_util(r.m.s, CpuId(0), TaskId(1), 0, false) == 512);  // p moving to CPU 0
+  CHECK(r.u->cpu_util(r.m.s, CpuId(1), TaskId(1), 0, false) == 0);    // p leaving CPU 1
+  CHECK(r.u->cpu_util_cfs(r.m.s, CpuId(1)) == 512);
   PeltRig none(false);
-  none.u->task_new(none.m.s, TaskId(1), 1);
+  none.u->task_new(none.m.s, TaskId(1), CpuId(1));
   CHECK(none.u->task_util_est(none.m.s, TaskId(1)) == 512);
   NoUtil z;
-  CHECK(z.cpu_util_cfs(r.m.s, 1) == 0);
+  CHECK(z.cpu_util_cfs(r.m.s, CpuId(1)) == 0);
 }
 
 TEST_CASE("a forked task is initialised against the CPU placement chose", "[policies][pelt]") {
@@ -195,12 +195,12 @@ TEST_CASE("a forked task is initialised against the CPU placement chose", "[poli
   r.run(0);
   for (int64_t t = kPeriodNs; t <= 100 * kPeriodNs; t += kPeriodNs) {
     r.at(t);
-    r.u->update(r.m.s, 0);
+    r.u->update(r.m.s, CpuId(0));
   }
   // The engine initialises the child against the parent's busy CPU 0, then enqueues it on 1.
-  r.u->task_new(r.m.s, TaskId(1), 0);
+  r.u->task_new(r.m.s, TaskId(1), CpuId(0));
   CHECK(r.u->task_util(r.m.s, TaskId(1)) < 64);  // at most (1024 - ~907) / 2
-  r.u->enqueue(r.m.s, TaskId(1), 1, false);
+  r.u->enqueue(r.m.s, TaskId(1), CpuId(1), false);
   CHECK(r.u->task_util(r.m.s, TaskId(1)) == 512);  // idle CPU 1: half its capacity
   CHECK(r.u->cfs(1).avg.util_avg == 512);
   CHECK(r.u->task(TaskId(1)).attached_cpu == 1);

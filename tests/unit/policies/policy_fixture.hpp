@@ -19,20 +19,20 @@ class FakeUtil final : public UtilPolicy {
   std::vector<uint64_t> tload;     ///< per task task_load
   std::vector<uint32_t> tutil;     ///< per task util
   FakeUtil(size_t cpus, size_t tasks) : util(cpus), load(cpus), tload(tasks), tutil(tasks) {}
-  void task_new(SchedState&, TaskId, uint32_t) override {}
-  void update(SchedState&, uint32_t) override {}
-  void enqueue(SchedState&, TaskId, uint32_t, bool) override {}
-  void dequeue(SchedState&, TaskId, uint32_t, bool) override {}
-  void set_running(SchedState&, TaskId, uint32_t, bool) override {}
-  void sync_task(SchedState&, TaskId) override {}
+  void task_new(const SchedState&, TaskId, CpuId) override {}
+  void update(const SchedState&, CpuId) override {}
+  void enqueue(const SchedState&, TaskId, CpuId, bool) override {}
+  void dequeue(const SchedState&, TaskId, CpuId, bool) override {}
+  void set_running(const SchedState&, TaskId, CpuId, bool) override {}
+  void sync_task(const SchedState&, TaskId) override {}
   uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
-  uint32_t cpu_util(const SchedState&, uint32_t c, TaskId, int, bool) const override { return util[c]; }
-  uint32_t cpu_util_without(const SchedState&, uint32_t c, TaskId) const override { return util[c]; }
-  uint64_t cpu_load(const SchedState&, uint32_t c) const override { return load[c]; }
-  uint64_t cpu_load_without(const SchedState&, uint32_t c, TaskId) const override { return load[c]; }
-  uint64_t cpu_runnable(const SchedState&, uint32_t c) const override { return load[c]; }
+  uint32_t cpu_util(const SchedState&, CpuId c, TaskId, int, bool) const override { return util[c.value()]; }
+  uint32_t cpu_util_without(const SchedState&, CpuId c, TaskId) const override { return util[c.value()]; }
+  uint64_t cpu_load(const SchedState&, CpuId c) const override { return load[c.value()]; }
+  uint64_t cpu_load_without(const SchedState&, CpuId c, TaskId) const override { return load[c.value()]; }
+  uint64_t cpu_runnable(const SchedState&, CpuId c) const override { return load[c.value()]; }
 };
 
 /// A hint that answers what the test says and records clears.
@@ -40,10 +40,10 @@ class FakeHint final : public IdleCoresPolicy {
  public:
   bool value = false;
   int clears = 0;
-  void on_idle_enter(SchedState&, uint32_t) override {}
-  void on_idle_exit(SchedState&, uint32_t) override {}
-  bool test(const SchedState&, uint32_t) const override { return value; }
-  void clear(SchedState&, uint32_t) override {
+  void on_idle_enter(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
+  bool test(const SchedState&, CpuId) const override { return value; }
+  void clear(SchedState&, CpuId) override {
     value = false;
     ++clears;
   }

@@ -27,14 +27,14 @@ TEST_CASE("on_periodic_balance refreshes nr_idle_scan only at the LLC level", "[
   const int llc = m.topo.llc_level();
   REQUIRE(llc >= 0);
   for (int l = 0; l < static_cast<int>(m.topo.levels().size()); ++l)
-    if (l != llc) mod->on_periodic_balance(m.s, 0, l);
+    if (l != llc) mod->on_periodic_balance(m.s, CpuId(0), l);
   CHECK(m.s.llc_of(0).nr_idle_scan == 0);  // zero-initialised, untouched
-  mod->on_periodic_balance(m.s, 0, llc);
+  mod->on_periodic_balance(m.s, CpuId(0), llc);
   CHECK(m.s.llc_of(0).nr_idle_scan == 10);
   CHECK(m.s.llc_of(16).nr_idle_scan == 0);  // the other LLC is refreshed by its own CPUs
   // NO_SIS_UTIL: no refresh.
   auto off = make_module("sis-5.12", {{"SIS_UTIL", false}, {"SIS_PROP", true}});
-  off->on_periodic_balance(m.s, 16, llc);
+  off->on_periodic_balance(m.s, CpuId(16), llc);
   CHECK(m.s.llc_of(16).nr_idle_scan == 0);
 }
 

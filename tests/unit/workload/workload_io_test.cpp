@@ -387,3 +387,30 @@ TEST_CASE("channel actions: write/read round-trip in JSON and CBOR and are valid
   CHECK(err("c2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"read\", 0, 100, \"fifo\"]]}]}")
             .find("unknown channel kind 'fifo'") != std::string::npos);
 }
+
+// The writers walk the schema once with a JSON and a CBOR emitter. Their bytes are pinned by
+// files the two separate writers they replaced produced for this workload: every attribute,
+// both histogram shapes, each action form, and a program long enough to wrap its JSON lines.
+TEST_CASE("JSON and CBOR writers emit the pinned bytes", "[workload]") {
+  Workload w = sample_workload();
+  TaskSpec d;
+  d.name = "chatty";
+  for (int i = 0; i < 40; ++i) {
+    d.program.push_back(Action::write(i % 3, 100 + static_cast<uint32_t>(i), i % 2 ? kChanSocket : 0));
+    d.program.push_back(Action::wake(TaskId(0), static_cast<uint8_t>(i % 4 == 0 ? 0 : i % 4 == 1 ? kWakeSync : 6)));
+    d.program.push_back(Action::run(Duration::ns(1000 + 37 * i)));
+  }
+  w.add_task(d);
+  for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
+    std::string ext = fmt == WorkloadFormat::kJson ? "json" : "cbor";
+    std::string p = scratch("pinned." + ext).string();
+    write_workload(w, p, fmt);
+    auto slurp = [](const std::string& path) {
+      std::ifstream f(path, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(f)), {});
+    };
+    std::string pinned = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/workloads/writer-pinned." + ext;
+    INFO(p << " vs " << pinned);
+    CHECK(slurp(p) == slurp(pinned));
+  }
+}

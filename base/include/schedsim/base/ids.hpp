@@ -3,6 +3,7 @@
 #include <compare>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -18,15 +19,23 @@ struct TaskId {
   constexpr auto operator<=>(const TaskId&) const = default;
 };
 
-/// A logical CPU number as Linux numbers it on the modeled machine.
-struct CpuId {
-  uint32_t v = kInvalid;
+/// A logical CPU number as Linux numbers it on the modeled machine. A strong type: it is made
+/// from a number only explicitly and gives it back only through value(), so a CPU cannot be
+/// passed where a task id, an LLC or core index or a count is expected, nor the reverse. It is
+/// a plain uint32_t in a register: no runtime cost.
+class CpuId {
+ public:
   static constexpr uint32_t kInvalid = 0xffffffffu;
   constexpr CpuId() = default;
-  constexpr explicit CpuId(uint32_t x) : v(x) {}
-  constexpr bool valid() const { return v != kInvalid; }
+  constexpr explicit CpuId(uint32_t x) : v_(x) {}
+  constexpr uint32_t value() const { return v_; }
+  constexpr bool valid() const { return v_ != kInvalid; }
   constexpr auto operator<=>(const CpuId&) const = default;
+
+ private:
+  uint32_t v_ = kInvalid;
 };
+static_assert(sizeof(CpuId) == sizeof(uint32_t) && std::is_trivially_copyable_v<CpuId>);
 
 }  // namespace schedsim
 
@@ -34,7 +43,7 @@ template <> struct std::hash<schedsim::TaskId> {
   size_t operator()(schedsim::TaskId t) const noexcept { return t.v; }
 };
 template <> struct std::hash<schedsim::CpuId> {
-  size_t operator()(schedsim::CpuId c) const noexcept { return c.v; }
+  size_t operator()(schedsim::CpuId c) const noexcept { return c.value(); }
 };
 template <> struct fmt::formatter<schedsim::TaskId> : fmt::formatter<uint32_t> {
   auto format(schedsim::TaskId t, format_context& ctx) const {
@@ -43,6 +52,6 @@ template <> struct fmt::formatter<schedsim::TaskId> : fmt::formatter<uint32_t> {
 };
 template <> struct fmt::formatter<schedsim::CpuId> : fmt::formatter<uint32_t> {
   auto format(schedsim::CpuId c, format_context& ctx) const {
-    return fmt::format_to(ctx.out(), "cpu{}", c.v);
+    return fmt::format_to(ctx.out(), "cpu{}", c.value());
   }
 };

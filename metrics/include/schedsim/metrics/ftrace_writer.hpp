@@ -54,10 +54,10 @@ class FtraceWriter : public Observer {
   void on_start(const SchedState& s) override;
   void on_task_start(Instant at, TaskId t, TaskId parent) override;
   void on_wake(const WakeFact& f) override;
-  void on_enqueue(Instant at, TaskId t, uint32_t cpu) override;
-  void on_switch(Instant at, uint32_t cpu, TaskId prev, SwitchReason why, TaskId next) override;
-  void on_migrate(Instant at, TaskId t, uint32_t from, uint32_t to, CpuDistance d) override;
-  void on_exit(Instant at, TaskId t, uint32_t cpu) override;
+  void on_enqueue(Instant at, TaskId t, CpuId cpu) override;
+  void on_switch(Instant at, CpuId cpu, TaskId prev, SwitchReason why, TaskId next) override;
+  void on_migrate(Instant at, TaskId t, CpuId from, CpuId to, CpuDistance d) override;
+  void on_exit(Instant at, TaskId t, CpuId cpu) override;
 
   /// The complete trace text: header plus every event line written so far (not when streaming).
   std::string text() const;

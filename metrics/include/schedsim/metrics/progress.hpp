@@ -30,10 +30,10 @@ class ProgressReporter : public Observer {
 
   void on_start(const SchedState&) override;
   void on_wake(const WakeFact& f) override { tick(f.at); }
-  void on_enqueue(Instant at, TaskId, uint32_t) override { tick(at); }
-  void on_switch(Instant at, uint32_t, TaskId, SwitchReason, TaskId) override { tick(at); }
-  void on_migrate(Instant at, TaskId, uint32_t, uint32_t, CpuDistance) override { tick(at); }
-  void on_exit(Instant at, TaskId, uint32_t) override { tick(at); }
+  void on_enqueue(Instant at, TaskId, CpuId) override { tick(at); }
+  void on_switch(Instant at, CpuId, TaskId, SwitchReason, TaskId) override { tick(at); }
+  void on_migrate(Instant at, TaskId, CpuId, CpuId, CpuDistance) override { tick(at); }
+  void on_exit(Instant at, TaskId, CpuId) override { tick(at); }
   void on_end(const SchedState&, Instant end) override;
 
  private:

@@ -12,28 +12,28 @@ namespace schedsim::idle_cores {
 /// set (or via a path that is not an idle switch) is not re-announced.
 class KernelHint final : public IdleCoresPolicy {
  public:
-  void on_idle_enter(SchedState& s, uint32_t cpu) override;
-  void on_idle_exit(SchedState&, uint32_t) override {}
-  bool test(const SchedState& s, uint32_t target) const override;
-  void clear(SchedState& s, uint32_t target) override;
+  void on_idle_enter(SchedState& s, CpuId cpu) override;
+  void on_idle_exit(const SchedState&, CpuId) override {}
+  bool test(const SchedState& s, CpuId target) const override;
+  void clear(SchedState& s, CpuId target) override;
 };
 
 /// `exact`: what the hint would say if it were free: the engine's exact per-LLC idle-core count.
 class ExactHint final : public IdleCoresPolicy {
  public:
-  void on_idle_enter(SchedState&, uint32_t) override {}
-  void on_idle_exit(SchedState&, uint32_t) override {}
-  bool test(const SchedState& s, uint32_t target) const override;
-  void clear(SchedState&, uint32_t) override {}
+  void on_idle_enter(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
+  bool test(const SchedState& s, CpuId target) const override;
+  void clear(SchedState&, CpuId) override {}
 };
 
 /// `off`: never claims an idle core, so the searches never take their core-wise paths.
 class NoHint final : public IdleCoresPolicy {
  public:
-  void on_idle_enter(SchedState&, uint32_t) override {}
-  void on_idle_exit(SchedState&, uint32_t) override {}
-  bool test(const SchedState&, uint32_t) const override { return false; }
-  void clear(SchedState&, uint32_t) override {}
+  void on_idle_enter(SchedState&, CpuId) override {}
+  void on_idle_exit(const SchedState&, CpuId) override {}
+  bool test(const SchedState&, CpuId) const override { return false; }
+  void clear(SchedState&, CpuId) override {}
 };
 
 }  // namespace schedsim::idle_cores

@@ -50,20 +50,20 @@ class PeltUtil final : public UtilPolicy {
   PeltUtil(bool util_est_module, const Features& f);
 
   void attach(SchedState& s) override;
-  void task_new(SchedState& s, TaskId p, uint32_t cpu) override;
-  void update(SchedState& s, uint32_t cpu) override;
-  void enqueue(SchedState& s, TaskId p, uint32_t cpu, bool migrated) override;
-  void dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) override;
-  void set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) override;
-  void sync_task(SchedState& s, TaskId p) override;
+  void task_new(const SchedState& s, TaskId p, CpuId cpu) override;
+  void update(const SchedState& s, CpuId cpu) override;
+  void enqueue(const SchedState& s, TaskId p, CpuId cpu, bool migrated) override;
+  void dequeue(const SchedState& s, TaskId p, CpuId cpu, bool sleep) override;
+  void set_running(const SchedState& s, TaskId p, CpuId cpu, bool running) override;
+  void sync_task(const SchedState& s, TaskId p) override;
   uint32_t task_util(const SchedState& s, TaskId p) const override;
   uint32_t task_util_est(const SchedState& s, TaskId p) const override;
   uint64_t task_load(const SchedState& s, TaskId p) const override;
-  uint32_t cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const override;
-  uint32_t cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const override;
-  uint64_t cpu_load(const SchedState& s, uint32_t cpu) const override;
-  uint64_t cpu_load_without(const SchedState& s, uint32_t cpu, TaskId p) const override;
-  uint64_t cpu_runnable(const SchedState& s, uint32_t cpu) const override;
+  uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, int dst, bool boost) const override;
+  uint32_t cpu_util_without(const SchedState& s, CpuId cpu, TaskId p) const override;
+  uint64_t cpu_load(const SchedState& s, CpuId cpu) const override;
+  uint64_t cpu_load_without(const SchedState& s, CpuId cpu, TaskId p) const override;
+  uint64_t cpu_runnable(const SchedState& s, CpuId cpu) const override;
 
   /// Per-task state (sched_entity avg + util_est), public for tests.
   struct Task {
@@ -89,11 +89,11 @@ class PeltUtil final : public UtilPolicy {
 
  private:
   void ensure(const SchedState& s);
-  void update_cfs(SchedState& s, uint32_t cpu);
-  void update_task(SchedState& s, TaskId p);
-  void attach_to(SchedState& s, TaskId p, uint32_t cpu);
-  void detach(SchedState& s, TaskId p);
-  void util_est_update(SchedState& s, TaskId p, uint32_t cpu);
+  void update_cfs(const SchedState& s, uint32_t cpu);
+  void update_task(const SchedState& s, TaskId p);
+  void attach_to(const SchedState& s, TaskId p, uint32_t cpu);
+  void detach(const SchedState& s, TaskId p);
+  void util_est_update(const SchedState& s, TaskId p, uint32_t cpu);
   uint32_t est(const Task& t) const;
 
   bool util_est_ = false, fastup_ = false;
@@ -104,20 +104,20 @@ class PeltUtil final : public UtilPolicy {
 /// `none`: every signal is zero (for comparison with the PELT modules).
 class NoUtil final : public UtilPolicy {
  public:
-  void task_new(SchedState&, TaskId, uint32_t) override {}
-  void update(SchedState&, uint32_t) override {}
-  void enqueue(SchedState&, TaskId, uint32_t, bool) override {}
-  void dequeue(SchedState&, TaskId, uint32_t, bool) override {}
-  void set_running(SchedState&, TaskId, uint32_t, bool) override {}
-  void sync_task(SchedState&, TaskId) override {}
+  void task_new(const SchedState&, TaskId, CpuId) override {}
+  void update(const SchedState&, CpuId) override {}
+  void enqueue(const SchedState&, TaskId, CpuId, bool) override {}
+  void dequeue(const SchedState&, TaskId, CpuId, bool) override {}
+  void set_running(const SchedState&, TaskId, CpuId, bool) override {}
+  void sync_task(const SchedState&, TaskId) override {}
   uint32_t task_util(const SchedState&, TaskId) const override { return 0; }
   uint32_t task_util_est(const SchedState&, TaskId) const override { return 0; }
   uint64_t task_load(const SchedState&, TaskId) const override { return 0; }
-  uint32_t cpu_util(const SchedState&, uint32_t, TaskId, int, bool) const override { return 0; }
-  uint32_t cpu_util_without(const SchedState&, uint32_t, TaskId) const override { return 0; }
-  uint64_t cpu_load(const SchedState&, uint32_t) const override { return 0; }
-  uint64_t cpu_load_without(const SchedState&, uint32_t, TaskId) const override { return 0; }
-  uint64_t cpu_runnable(const SchedState&, uint32_t) const override { return 0; }
+  uint32_t cpu_util(const SchedState&, CpuId, TaskId, int, bool) const override { return 0; }
+  uint32_t cpu_util_without(const SchedState&, CpuId, TaskId) const override { return 0; }
+  uint64_t cpu_load(const SchedState&, CpuId) const override { return 0; }
+  uint64_t cpu_load_without(const SchedState&, CpuId, TaskId) const override { return 0; }
+  uint64_t cpu_runnable(const SchedState&, CpuId) const override { return 0; }
 };
 
 }  // namespace schedsim::pelt

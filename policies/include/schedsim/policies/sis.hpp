@@ -119,7 +119,7 @@ class KernelPlacement final : public PlacementPolicy {
   PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) override;
   /// At the LLC level with SIS_UTIL on: refreshes sd_llc_shared.nr_idle_scan from the LLC's
   /// summed cpu_util_cfs (update_idle_cpu_scan, called from update_sd_lb_stats).
-  void on_periodic_balance(SchedState& s, uint32_t cpu, int level) override;
+  void on_periodic_balance(SchedState& s, CpuId cpu, int level) override;
 
   // The pieces, public for unit tests.
 
@@ -172,3 +172,9 @@ struct PlacementModuleDef {
 const std::vector<PlacementModuleDef>& placement_module_defs();
 
 }  // namespace schedsim::placement
+
+namespace schedsim {
+/// Adds one placement module to `reg` (register_placement_modules() does this for every line of
+/// modules.def; a test registers a module of its own the same way).
+void register_placement_module(PolicyRegistry& reg, const placement::PlacementModuleDef& d);
+}  // namespace schedsim

@@ -33,18 +33,18 @@ class Observer {
   virtual void on_task_start(Instant, TaskId, TaskId /*parent, invalid if none*/) {}
   virtual void on_wake(const WakeFact&) {}
   /// The wakee was enqueued on cpu (after the wake delay) and is now runnable there.
-  virtual void on_enqueue(Instant, TaskId, uint32_t /*cpu*/) {}
+  virtual void on_enqueue(Instant, TaskId, CpuId /*cpu*/) {}
   /// cpu switched from prev (invalid = idle) to next (invalid = idle).
-  virtual void on_switch(Instant, uint32_t /*cpu*/, TaskId /*prev*/, SwitchReason, TaskId /*next*/) {}
+  virtual void on_switch(Instant, CpuId /*cpu*/, TaskId /*prev*/, SwitchReason, TaskId /*next*/) {}
   /// A task moved between CPUs (wakeup placement or load balance).
-  virtual void on_migrate(Instant, TaskId, uint32_t /*from*/, uint32_t /*to*/, CpuDistance) {}
-  virtual void on_idle_enter(Instant, uint32_t /*cpu*/) {}
-  virtual void on_idle_exit(Instant, uint32_t /*cpu*/) {}
+  virtual void on_migrate(Instant, TaskId, CpuId /*from*/, CpuId /*to*/, CpuDistance) {}
+  virtual void on_idle_enter(Instant, CpuId /*cpu*/) {}
+  virtual void on_idle_exit(Instant, CpuId /*cpu*/) {}
   /// A token was posted to a task that was already runnable or had a token pending (no-op wake).
   virtual void on_token(Instant, TaskId, bool /*consumed_immediately*/) {}
-  virtual void on_exit(Instant, TaskId, uint32_t /*cpu*/) {}
+  virtual void on_exit(Instant, TaskId, CpuId /*cpu*/) {}
   /// Simulated work accounting: task ran `wall` ns on cpu completing `work` ns of reference work.
-  virtual void on_run(Instant, TaskId, uint32_t /*cpu*/, Duration /*wall*/, Duration /*work*/) {}
+  virtual void on_run(Instant, TaskId, CpuId /*cpu*/, Duration /*wall*/, Duration /*work*/) {}
   virtual void on_end(const SchedState&, Instant /*makespan end*/) {}
 };
 

@@ -82,20 +82,20 @@ class PlacementPolicy {
   virtual void attach(SchedState&) {}
   virtual PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) = 0;
   /// Periodic balance ran at `level` for `cpu` (update_idle_cpu_scan hooks here).
-  virtual void on_periodic_balance(SchedState&, uint32_t /*cpu*/, int /*level*/) {}
+  virtual void on_periodic_balance(SchedState&, CpuId /*cpu*/, int /*level*/) {}
 };
 
 class IdleCoresPolicy {
  public:
   virtual ~IdleCoresPolicy() = default;
   /// `cpu` switched to idle (__update_idle_core).
-  virtual void on_idle_enter(SchedState& s, uint32_t cpu) = 0;
+  virtual void on_idle_enter(SchedState& s, CpuId cpu) = 0;
   /// `cpu` stopped being idle.
-  virtual void on_idle_exit(SchedState& s, uint32_t cpu) = 0;
+  virtual void on_idle_exit(const SchedState& s, CpuId cpu) = 0;
   /// test_idle_cores(target).
-  virtual bool test(const SchedState& s, uint32_t target) const = 0;
+  virtual bool test(const SchedState& s, CpuId target) const = 0;
   /// set_idle_cores(target, 0) after a failed scan.
-  virtual void clear(SchedState& s, uint32_t target) = 0;
+  virtual void clear(SchedState& s, CpuId target) = 0;
 };
 
 class UtilPolicy {
@@ -103,30 +103,30 @@ class UtilPolicy {
   virtual ~UtilPolicy() = default;
   virtual void attach(SchedState&) {}
   /// New task (post_init_entity_util_avg), placed on `cpu`.
-  virtual void task_new(SchedState& s, TaskId p, uint32_t cpu) = 0;
+  virtual void task_new(const SchedState& s, TaskId p, CpuId cpu) = 0;
   /// Brings cpu's and its current task's signals up to s.now (update_load_avg).
-  virtual void update(SchedState& s, uint32_t cpu) = 0;
+  virtual void update(const SchedState& s, CpuId cpu) = 0;
   /// p joins cpu's queue; migrated = it last ran elsewhere (attach).
-  virtual void enqueue(SchedState& s, TaskId p, uint32_t cpu, bool migrated) = 0;
+  virtual void enqueue(const SchedState& s, TaskId p, CpuId cpu, bool migrated) = 0;
   /// p leaves cpu's queue; sleep = dequeue for sleep (util_est update), else migration.
-  virtual void dequeue(SchedState& s, TaskId p, uint32_t cpu, bool sleep) = 0;
+  virtual void dequeue(const SchedState& s, TaskId p, CpuId cpu, bool sleep) = 0;
   /// p starts / stops running on cpu (the "running" input of PELT).
-  virtual void set_running(SchedState& s, TaskId p, uint32_t cpu, bool running) = 0;
+  virtual void set_running(const SchedState& s, TaskId p, CpuId cpu, bool running) = 0;
   /// Syncs a sleeping task's signals to now (sync_entity_load_avg).
-  virtual void sync_task(SchedState& s, TaskId p) = 0;
+  virtual void sync_task(const SchedState& s, TaskId p) = 0;
   virtual uint32_t task_util(const SchedState& s, TaskId p) const = 0;
   /// task_util_est(p) = max(util_avg, est).
   virtual uint32_t task_util_est(const SchedState& s, TaskId p) const = 0;
   /// Task load_avg (task_h_load for a root-group task).
   virtual uint64_t task_load(const SchedState& s, TaskId p) const = 0;
   /// cpu_util(cpu, p, dst, boost) (docs/sources.md, PELT and utilization); p invalid = no task adjustment.
-  virtual uint32_t cpu_util(const SchedState& s, uint32_t cpu, TaskId p, int dst, bool boost) const = 0;
-  uint32_t cpu_util_cfs(const SchedState& s, uint32_t cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
-  virtual uint32_t cpu_util_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
+  virtual uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, int dst, bool boost) const = 0;
+  uint32_t cpu_util_cfs(const SchedState& s, CpuId cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
+  virtual uint32_t cpu_util_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
   /// cfs_rq load_avg (blocked load included), for wake_affine_weight and find_idlest_group.
-  virtual uint64_t cpu_load(const SchedState& s, uint32_t cpu) const = 0;
-  virtual uint64_t cpu_load_without(const SchedState& s, uint32_t cpu, TaskId p) const = 0;
-  virtual uint64_t cpu_runnable(const SchedState& s, uint32_t cpu) const = 0;
+  virtual uint64_t cpu_load(const SchedState& s, CpuId cpu) const = 0;
+  virtual uint64_t cpu_load_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
+  virtual uint64_t cpu_runnable(const SchedState& s, CpuId cpu) const = 0;
 };
 
 enum class EnqueueKind : uint8_t { kWakeup, kNew, kMigrate, kRestore };
@@ -137,31 +137,31 @@ class QueuePolicy {
   virtual ~QueuePolicy() = default;
   virtual void attach(SchedState&) {}
   /// Adds p to cpu's queue (p is not running). Updates s.cpus[cpu].nr_running.
-  virtual void enqueue(SchedState& s, uint32_t cpu, TaskId p, EnqueueKind kind) = 0;
+  virtual void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) = 0;
   /// Removes p from cpu's queue. p may be cpu's current task (sleep) or a queued task.
-  virtual void dequeue(SchedState& s, uint32_t cpu, TaskId p, DequeueKind kind) = 0;
+  virtual void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind kind) = 0;
   /// Picks the next task to run on cpu from its queue (curr included if still runnable), or
   /// invalid when empty. The engine then sets curr. Called after put_prev.
-  virtual TaskId pick_next(SchedState& s, uint32_t cpu) = 0;
+  virtual TaskId pick_next(SchedState& s, CpuId cpu) = 0;
   /// curr stops running but stays runnable (preemption, yield).
-  virtual void put_prev(SchedState& s, uint32_t cpu, TaskId prev) = 0;
+  virtual void put_prev(const SchedState& s, CpuId cpu, TaskId prev) = 0;
   /// curr ran for `delta` ns of wall time since the last update (update_curr).
-  virtual void update_curr(SchedState& s, uint32_t cpu, Duration delta) = 0;
+  virtual void update_curr(const SchedState& s, CpuId cpu, Duration delta) = 0;
   /// Should the newly enqueued `wakee` preempt cpu's current task?
-  virtual bool check_preempt_wakeup(SchedState& s, uint32_t cpu, TaskId wakee) = 0;
+  virtual bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee) = 0;
   /// Tick: should curr be preempted now?
-  virtual bool check_preempt_tick(SchedState& s, uint32_t cpu) = 0;
+  virtual bool check_preempt_tick(const SchedState& s, CpuId cpu) = 0;
   /// Queued (not running) tasks of cpu, in the queue's order, for load balancing.
-  virtual void for_each_queued(const SchedState& s, uint32_t cpu,
+  virtual void for_each_queued(const SchedState& s, CpuId cpu,
                                const std::function<bool(TaskId)>& fn) const = 0;
   /// Fork: initialise the child's queue state from the parent (task_fork_fair).
-  virtual void task_fork(SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
+  virtual void task_fork(const SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
   // ---- DELAY_DEQUEUE (6.12+; fid-impl) ----
   /// True while p sleeps but is still in its CPU's queue (a delayed dequeue): a wakeup then
   /// re-queues it in place (requeue_delayed) instead of placing it.
   virtual bool is_delayed(TaskId /*p*/) const { return false; }
   /// ttwu_runnable() for a delayed p on cpu: p is runnable again where it is.
-  virtual void requeue_delayed(SchedState&, uint32_t /*cpu*/, TaskId /*p*/) {}
+  virtual void requeue_delayed(const SchedState&, CpuId /*cpu*/, TaskId /*p*/) {}
 };
 
 /// Operations the engine offers the balance slot.
@@ -169,7 +169,7 @@ class BalanceOps {
  public:
   virtual ~BalanceOps() = default;
   /// Moves a queued (not running) task to dst (detach + attach). Returns false if not allowed.
-  virtual bool migrate_queued(TaskId p, uint32_t dst) = 0;
+  virtual bool migrate_queued(TaskId p, CpuId dst) = 0;
 };
 
 class BalancePolicy {
@@ -177,10 +177,10 @@ class BalancePolicy {
   virtual ~BalancePolicy() = default;
   virtual void attach(SchedState&) {}
   /// cpu is about to go idle: try to pull work (sched_balance_newidle). Returns true if pulled.
-  virtual bool newidle(SchedState& s, BalanceOps& ops, uint32_t cpu) = 0;
+  virtual bool newidle(SchedState& s, BalanceOps& ops, CpuId cpu) = 0;
   /// Periodic rebalance from the tick of a busy cpu (rebalance_domains). Must call
   /// placement.on_periodic_balance for levels it visits.
-  virtual void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, uint32_t cpu) = 0;
+  virtual void periodic(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, CpuId cpu) = 0;
 };
 
 /// A chosen module of each slot plus, for reports, the module names and the resolved flags.

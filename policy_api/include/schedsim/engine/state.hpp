@@ -75,10 +75,17 @@ struct SchedState {
   IdleCoresPolicy* idle_cores = nullptr;
   bool sched_smt_active = false;              ///< the SMT static key
 
+  /// cpu_rq(cpu): the run-queue state of `cpu`.
+  CpuSched& rq(CpuId cpu) { return cpus[cpu.value()]; }
+  const CpuSched& rq(CpuId cpu) const { return cpus[cpu.value()]; }
   /// jiffies at `now` for the configured tick.
   int64_t jiffies() const { return now.ns() / cost->tick.count(); }
+  /// `cpu`'s sd_llc_shared. (The uint32_t forms serve the placement searches' mask walks.)
+  LlcShared& llc_of(CpuId cpu) { return llc_of(cpu.value()); }
+  const LlcShared& llc_of(CpuId cpu) const { return llc_of(cpu.value()); }
   LlcShared& llc_of(uint32_t cpu) { return llcs[topo->llc_index(cpu)]; }
   const LlcShared& llc_of(uint32_t cpu) const { return llcs[topo->llc_index(cpu)]; }
+  bool allowed(TaskId p, CpuId cpu) const { return allowed(p, cpu.value()); }
   bool allowed(TaskId p, uint32_t cpu) const { return tasks[p.v].affinity->test(cpu); }
   /// p's allowed CPUs (a hand-built state may leave affinity unset: then every CPU).
   const CpuMask& allowed_cpus(TaskId p) const {
@@ -86,6 +93,7 @@ struct SchedState {
     return m ? *m : topo->all_cpus();
   }
   /// A core is idle when none of its SMT threads is busy (truth, not the hint).
+  bool core_idle(CpuId cpu) const { return core_idle(cpu.value()); }
   bool core_idle(uint32_t cpu) const { return core_busy_threads[topo->core_index(cpu)] == 0; }
 
   /// Sizes every array for the topology and task count; CPUs start idle, LLC state zeroed.

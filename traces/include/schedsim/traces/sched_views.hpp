@@ -27,6 +27,17 @@ struct SchedViewOptions {
 };
 
 /// Consumes events in time order (ExtractOptions::on_event) and renders the view.
+/// A task's `perf sched latency` figures: CPU time, switch-ins after a wake or preemption and
+/// the delays before them.
+struct TaskLatency {
+  uint64_t switches = 0;
+  int64_t runtime = 0, total_delay = 0, max_delay = 0, max_start = 0, max_end = 0;
+  int64_t avg() const { return switches ? total_delay / static_cast<int64_t>(switches) : 0; }
+  /// Adds another task's figures (perf's per-comm merge); the maximum delay keeps its interval,
+  /// the earlier one on a tie.
+  void merge(const TaskLatency& o);
+};
+
 class SchedViews {
  public:
   /// Throws InputError on an unknown sort key (with did-you-mean).
@@ -38,14 +49,12 @@ class SchedViews {
   std::string render() const;
 
  private:
-  struct Task {
+  struct Task : TaskLatency {
     std::string comm;
     enum class St : uint8_t { kUnknown, kRunning, kSleeping, kWaitCpu } st = St::kUnknown;
     int64_t ready = -1;          // when it became runnable (wake, or preempted switch-out)
     int64_t woken = -1;          // when it was woken (timehist's sch delay)
     int64_t last_out = -1;       // its last switch-out
-    uint64_t switches = 0;
-    int64_t runtime = 0, total_delay = 0, max_delay = 0, max_start = 0, max_end = 0;
     std::string shortname;       // map
     std::string shown_comm;      // map: the comm printed with its shortname
   };
