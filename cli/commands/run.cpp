@@ -10,6 +10,7 @@
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "trace_options.hpp"
 
 namespace schedsim::cli {
 
@@ -44,13 +45,8 @@ po::options_description run_options() {
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
-      // Trace selection, when WORKLOAD is a kernel trace.
-      ("comm", po::value<std::string>(), "trace input: keep tasks whose comm matches this regex")
-      ("pid", po::value<std::vector<int64_t>>()->composing(), "trace input: keep this pid (repeatable)")
-      ("descendants-of", po::value<int64_t>(), "trace input: keep this pid and everything it forks")
-      ("exclude-kthreads", po::bool_switch(), "trace input: drop kernel threads")
-      ("strict", po::bool_switch(), "trace input: every repair of the trace is an error")
       ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
+  d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
   return d;
 }
 
@@ -141,11 +137,7 @@ int run_run(const std::vector<std::string>& args) {
   req.progress = vm["progress"].as<std::string>();
   if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
   req.table_tasks = vm["tasks"].as<size_t>();
-  if (vm.count("comm")) req.extract.comm_regex = vm["comm"].as<std::string>();
-  if (vm.count("pid")) req.extract.pids = vm["pid"].as<std::vector<int64_t>>();
-  if (vm.count("descendants-of")) req.extract.descendants_of = vm["descendants-of"].as<int64_t>();
-  req.extract.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
-  req.extract.strict = vm["strict"].as<bool>();
+  req.extract = trace_selection(vm);
   req.smt_normalize = vm["smt-normalize"].as<bool>();
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
