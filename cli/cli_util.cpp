@@ -7,9 +7,12 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/policies/registry.hpp"
 
 namespace schedsim::cli {
 
@@ -35,9 +38,59 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
       return false;
     }
   }
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  } catch (const po::unknown_option& e) {
+    // "did you mean": the nearest of the command's long options (--placment -> --placement).
+    const std::string given = e.get_option_name();
+    std::vector<std::string> names;
+    for (const auto& o : desc.options())
+      if (!o->long_name().empty() && !o->description().empty()) names.push_back("--" + o->long_name());
+    const std::string bare = given.substr(0, given.find('='));
+    const std::string near = bare.rfind("--", 0) == 0 ? closest_match(bare, names) : "";
+    if (near.empty()) throw;
+    throw po::error(fmt::format("unrecognised option '{}'; did you mean '{}'?", given, near));
+  }
   po::notify(vm);
   return true;
+}
+
+namespace {
+// "6.8.0-rc1" -> {6, 8}; false unless the text starts with MAJOR.MINOR.
+bool version_numbers(const std::string& text, int& major, int& minor) {
+  char dot = 0;
+  return std::sscanf(text.c_str(), "%d%c%d", &major, &dot, &minor) == 3 && dot == '.' && major >= 0 && minor >= 0;
+}
+}  // namespace
+
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
+  note.clear();
+  for (const auto& p : kernel_profiles())
+    if (p.version == version) return p;
+  int maj = 0, min = 0;
+  if (!version_numbers(version, maj, min)) return kernel_profile(version);  // throws, naming the choices
+  const KernelProfile* best = nullptr;
+  int bmaj = -1, bmin = -1;
+  for (const auto& p : kernel_profiles()) {
+    int pm = 0, pn = 0;
+    if (!version_numbers(p.version, pm, pn)) continue;
+    const bool not_newer = pm < maj || (pm == maj && pn <= min);
+    const bool later = pm > bmaj || (pm == bmaj && pn > bmin);
+    if (not_newer && later) {
+      best = &p;
+      bmaj = pm;
+      bmin = pn;
+    }
+  }
+  if (!best) {
+    std::vector<std::string> names;
+    for (const auto& p : kernel_profiles()) names.push_back(p.version);
+    throw InputError(SourceLoc{"--kernel"}, fmt::format("no profile for kernel {}: it is older than every profile "
+                                                        "(valid: {})", version, join(names, ", ")));
+  }
+  note = fmt::format("--kernel {}: no profile of its own; using {}, the newest profile not newer than it ({}); "
+                     "give --kernel {} to silence this", version, best->version, best->summary, best->version);
+  return *best;
 }
 
 std::string format_help(const std::string& usage, const std::string& description,

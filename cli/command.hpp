@@ -7,6 +7,10 @@
 
 #include <boost/program_options.hpp>
 
+namespace schedsim {
+struct KernelProfile;
+}
+
 namespace schedsim::cli {
 
 namespace po = boost::program_options;
@@ -49,6 +53,12 @@ std::string format_help(const std::string& usage, const std::string& description
 /// `topology list`: the presets (name, CPUs, summary) and what else a topology may be; also
 /// what `run -t list` prints.
 std::string render_topology_list();
+
+/// The kernel profile `--kernel VERSION` names. A MAJOR.MINOR with no profile of its own gets the
+/// newest profile not newer than it, and `note` says so ("" for an exact match); the caller
+/// prints it as a warning and records the choice. Throws InputError for an unknown name or a
+/// version older than every profile.
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note);
 
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);

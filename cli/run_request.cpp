@@ -331,8 +331,15 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
   std::map<std::string, std::string> choice = default_modules();
   FeatureSet explicit_features;
   if (!kernel.empty()) {
-    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : kernel_profile(kernel);
-    config.provenance.kernel = kernel == "host" ? prof.version + " (host)" : prof.version;
+    std::string note;
+    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : resolve_kernel_profile(kernel, note);
+    config.provenance.kernel = kernel == "host" ? prof.version + " (host)"
+                               : note.empty()   ? prof.version
+                                                : prof.version + " (for " + kernel + ")";
+    // Once per process: --repeat builds a stack per repetition.
+    static std::string warned;
+    if (!note.empty() && warned != note) log::get("cli")->warn("{}", note);
+    warned = note;
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }

@@ -21,7 +21,7 @@ po::options_description run_options() {
   d.add_options()
       ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
       ("topology,t", po::value<std::string>()->default_value("xeon-e5-2690v2"), "preset name, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets)")
-      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's, nearest at or below); explicit options override")
+      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override")
       ("placement", po::value<std::string>(), "placement module ('list' to list)")
       ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
       ("util", po::value<std::string>(), "utilization estimation module ('list' to list)")
