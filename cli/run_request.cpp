@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -336,10 +337,14 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
     config.provenance.kernel = kernel == "host" ? prof.version + " (host)"
                                : note.empty()   ? prof.version
                                                 : prof.version + " (for " + kernel + ")";
-    // Once per process: --repeat builds a stack per repetition.
+    // Once per process: --repeat builds a stack per repetition, sweep one per run (in threads).
+    static std::mutex warned_mutex;
     static std::string warned;
-    if (!note.empty() && warned != note) log::get("cli")->warn("{}", note);
-    warned = note;
+    if (!note.empty()) {
+      std::lock_guard<std::mutex> lock(warned_mutex);
+      if (warned != note) log::get("cli")->warn("{}", note);
+      warned = note;
+    }
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }
