@@ -660,7 +660,7 @@ RunOutcome execute_run(const RunRequest& req) {
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
   else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
-  else out.rendered = render_table(out.results, req.table_tasks);
+  else out.rendered = render_table(out.results, req.table_tasks, req.table_cpus);
   if (writer && body) {
     writer->flush_body();
     body->flush();

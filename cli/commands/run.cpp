@@ -45,6 +45,7 @@ po::options_description run_options() {
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
+      ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
       ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
   d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
   return d;
@@ -137,6 +138,7 @@ int run_run(const std::vector<std::string>& args) {
   req.progress = vm["progress"].as<std::string>();
   if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
   req.table_tasks = vm["tasks"].as<size_t>();
+  req.table_cpus = vm["cpus"].as<size_t>();
   req.extract = trace_selection(vm);
   req.smt_normalize = vm["smt-normalize"].as<bool>();
 
