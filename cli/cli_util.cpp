@@ -1,5 +1,7 @@
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +14,8 @@
 #include "command.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
+#include "schedsim/workload/workload.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim::cli {
@@ -112,8 +116,24 @@ double parse_fraction(const std::string& text, const char* flag) {
   return pct ? v / 100.0 : v;
 }
 
+WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
+  if (format == "json") return WorkloadFormat::kJson;
+  if (format == "cbor") return WorkloadFormat::kCbor;
+  if (!format.empty()) throw po::error(unknown_choice_message("--format value", format, {"json", "cbor"}));
+  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
+  return name.size() > 5 && name.ends_with(".cbor") ? WorkloadFormat::kCbor : WorkloadFormat::kJson;
+}
+
+std::string read_standard_input() {
+  std::string data;
+  char buf[1 << 16];
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) data.append(buf, n);
+  if (std::ferror(stdin)) throw InputError(SourceLoc{"-"}, std::string("cannot read standard input: ") + std::strerror(errno));
+  return data;
+}
+
 void write_output(const std::string& path, const std::string& content) {
-  write_file_atomic(path, content, "output");
+  write_file_atomic(path, content, "output", Compress::kByName);
 }
 
 }  // namespace schedsim::cli

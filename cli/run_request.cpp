@@ -16,6 +16,7 @@
 
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/random.hpp"
@@ -301,6 +302,19 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
     return generate_workload_from_spec(workload_gen);
   }
   if (input.empty()) throw InputError("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
+  if (input == "-") {
+    // Standard input, read whole: a workload (plain or gzip) or a trace, which may then be read
+    // twice (--comm, an inferred prev_state layout).
+    std::string raw = read_standard_input();
+    if (raw.empty()) throw InputError(SourceLoc{"-"}, "standard input is empty: expected a workload or a kernel trace");
+    const std::string plain = is_gzip(raw) ? gunzip(raw, "-", std::string::npos / 2) : std::string();
+    const std::string_view text = plain.empty() ? std::string_view(raw) : std::string_view(plain);
+    if (looks_like_workload_buffer(text)) {
+      refuse_trace_options(extract, "standard input (a schedsim workload)");
+      return read_workload_buffer(text, "-");
+    }
+    return traces::import_trace_buffer(raw, "-", extract, report);
+  }
   std::error_code ec;
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
   if (std::filesystem::is_directory(input, ec)) throw InputError(SourceLoc{input}, "is a directory, expected a workload or trace file");
@@ -597,6 +611,8 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report);
   const bool from_trace = !import_report.path.empty();
+  if (req.smt_normalize && !from_trace)  // a workload on standard input
+    throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();
@@ -665,7 +681,7 @@ RunOutcome execute_run(const RunRequest& req) {
     writer->flush_body();
     body->flush();
     guard.check_memory("at the end of the simulation");
-    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out");
+    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
     out.trace_file->write(writer->header());
     out.trace_file->append_file(body->temp_path());
     out.trace_file->close();

@@ -34,9 +34,9 @@ po::options_description run_options() {
       ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare)")
       ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
-      ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically) instead of stdout")
+      ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
       ("label", po::value<std::string>(), "label of this run in reports")
-      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it)")
+      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout, NAME.gz gzip-compressed)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s); complete: false, exit 0")
       ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
@@ -56,7 +56,8 @@ const char* kDescription =
     "perf script; plain, gzip or zstd) on a modeled machine with the chosen policy modules and\n"
     "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization. With a\n"
     "trace, the real kernel's figures from the same trace are printed side by side.\n"
-    "With the same inputs and --seed the output is byte-identical.\n\n"
+    "WORKLOAD '-' reads standard input (schedsim gen ... -o - | schedsim run -). With the same\n"
+    "inputs and --seed the output is byte-identical.\n\n"
     "examples:\n"
     "  schedsim run tests/data/traces/hackbench-pipe-g2.ftrace.gz --topology xeon-e5-2690v2\n"
     "  schedsim run --workload-gen 'messaging --group 10 --pipe' -t xeon-gold-6248 --kernel 6.6\n"
@@ -149,7 +150,7 @@ int run_run(const std::vector<std::string>& args) {
   std::vector<AtomicFile*> files;
   std::unique_ptr<AtomicFile> results;
   if (req.output != "-" && !req.output.empty()) {
-    results = std::make_unique<AtomicFile>(req.output, "output");
+    results = std::make_unique<AtomicFile>(req.output, "output", Compress::kByName);
     results->write(out.rendered);
     files.push_back(results.get());
   }

@@ -56,4 +56,12 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   return o;
 }
 
+/// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
+/// read twice like a file (--comm, an inferred prev_state layout).
+inline Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep) {
+  if (path != "-") return traces::import_trace(path, o, rep);
+  const std::string data = read_standard_input();
+  return traces::import_trace_buffer(data, "-", o, rep);
+}
+
 }  // namespace schedsim::cli
