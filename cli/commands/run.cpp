@@ -1,6 +1,8 @@
 // `schedsim run`: options -> a RunRequest -> run_simulation() -> a reporter.
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "../command.hpp"
@@ -10,6 +12,7 @@
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "schedsim/traces/sched_views.hpp"
 #include "trace_options.hpp"
 
 namespace schedsim::cli {
@@ -37,6 +40,7 @@ po::options_description run_options() {
       ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
       ("label", po::value<std::string>(), "label of this run in reports")
       ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout, NAME.gz gzip-compressed)")
+      ("view", po::value<std::string>(), "after the results, print the perf sched view of the simulated schedule: latency, timehist or map (as 'schedsim sched VIEW' on its --trace-out; the schedule is held in memory)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s); complete: false, exit 0")
       ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
@@ -133,6 +137,18 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("label")) req.label = vm["label"].as<std::string>();
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
+  std::optional<traces::SchedView> view;
+  if (vm.count("view")) {
+    const std::string v = vm["view"].as<std::string>();
+    if (v == "latency") view = traces::SchedView::kLatency;
+    else if (v == "timehist") view = traces::SchedView::kTimehist;
+    else if (v == "map") view = traces::SchedView::kMap;
+    else throw po::error(unknown_choice_message("--view", v, {"latency", "timehist", "map"}));
+    if (!req.trace_out.empty())
+      throw po::error("--view shows the schedule that --trace-out writes; with --trace-out, run 'schedsim sched VIEW' on that file");
+    if (req.repeat > 1) throw po::error("--view shows one schedule; it cannot be combined with --repeat");
+    req.trace_out = "-";  // the schedule in memory (RunOutcome::trace_text), not printed
+  }
   if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
   req.max_sim_time = vm["max-sim-time"].as<std::string>();
   req.check_invariants = vm["check-invariants"].as<bool>();
@@ -157,7 +173,22 @@ int run_run(const std::vector<std::string>& args) {
   if (out.trace_file) files.push_back(out.trace_file.get());
   commit_together(files);
   if (!results) write_output("-", out.rendered);
-  if (req.trace_out == "-") write_output("-", out.trace_text);
+  if (view) {
+    // The simulated schedule read back as a trace, as `schedsim sched` reads a --trace-out file.
+    traces::SchedViewOptions so;
+    so.view = *view;
+    traces::SchedViews views(so);
+    traces::ExtractOptions opt;
+    opt.all_tasks = true;
+    opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+    opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
+    traces::ImportReport rep;
+    traces::import_trace_buffer(out.trace_text, "the simulated schedule", opt, &rep);
+    views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, out.results.cpus.size()));
+    std::cout << "\n" << views.render();
+  } else if (req.trace_out == "-") {
+    write_output("-", out.trace_text);
+  }
   return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr);
 }
 

@@ -56,4 +56,10 @@ check "topology export -o topo.json.gz writes gzip and reads back" bash -c "zcat
 echo keep > r2.json.gz
 "$S" run missing.json -o r2.json.gz 2>/dev/null
 check "a failed run keeps the existing .gz output" test "$(cat r2.json.gz)" = keep
+# run --view: the view of `schedsim sched` on the run's --trace-out, after the results.
+"$S" run w.json -t smp2 --trace-out sim.txt > /dev/null
+"$S" sched timehist sim.txt > sched-view.txt
+"$S" run w.json -t smp2 --view timehist > run-view.txt
+check "run --view timehist ends with sched timehist of its --trace-out" \
+  bash -c "tail -n $(wc -l < sched-view.txt) run-view.txt | cmp -s - sched-view.txt"
 exit $fail
