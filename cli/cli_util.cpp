@@ -59,33 +59,13 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
   return true;
 }
 
-namespace {
-// "6.8.0-rc1" -> {6, 8}; false unless the text starts with MAJOR.MINOR.
-bool version_numbers(const std::string& text, int& major, int& minor) {
-  char dot = 0;
-  return std::sscanf(text.c_str(), "%d%c%d", &major, &dot, &minor) == 3 && dot == '.' && major >= 0 && minor >= 0;
-}
-}  // namespace
-
 const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
   note.clear();
   for (const auto& p : kernel_profiles())
     if (p.version == version) return p;
-  int maj = 0, min = 0;
-  if (!version_numbers(version, maj, min)) return kernel_profile(version);  // throws, naming the choices
-  const KernelProfile* best = nullptr;
-  int bmaj = -1, bmin = -1;
-  for (const auto& p : kernel_profiles()) {
-    int pm = 0, pn = 0;
-    if (!version_numbers(p.version, pm, pn)) continue;
-    const bool not_newer = pm < maj || (pm == maj && pn <= min);
-    const bool later = pm > bmaj || (pm == bmaj && pn > bmin);
-    if (not_newer && later) {
-      best = &p;
-      bmaj = pm;
-      bmin = pn;
-    }
-  }
+  bool parsed = false;
+  const KernelProfile* best = newest_profile_not_newer(version, &parsed);
+  if (!parsed) return kernel_profile(version);  // throws, naming the choices
   if (!best) {
     std::vector<std::string> names;
     for (const auto& p : kernel_profiles()) names.push_back(p.version);
