@@ -51,6 +51,7 @@ const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
       {"label", "labels name what differs between points"},
       {"tasks", "a sweep prints no per-task table"},
       {"cpus", "a sweep prints no per-CPU table"},
+      {"view", "run the point alone with `schedsim run --view`"},
       {"progress", "the sweep shows its own progress (--progress)"},
       {"trace-out", "run the point alone with `schedsim run --trace-out`"},
       {"trace-window", "run the point alone with `schedsim run --trace-out`"},
