@@ -1,5 +1,7 @@
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,9 +9,14 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
+#include "schedsim/workload/workload.hpp"
+#include "schedsim/policies/registry.hpp"
 
 namespace schedsim::cli {
 
@@ -35,9 +42,39 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
       return false;
     }
   }
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  } catch (const po::unknown_option& e) {
+    // "did you mean": the nearest of the command's long options (--placment -> --placement).
+    const std::string given = e.get_option_name();
+    std::vector<std::string> names;
+    for (const auto& o : desc.options())
+      if (!o->long_name().empty() && !o->description().empty()) names.push_back("--" + o->long_name());
+    const std::string bare = given.substr(0, given.find('='));
+    const std::string near = bare.rfind("--", 0) == 0 ? closest_match(bare, names) : "";
+    if (near.empty()) throw;
+    throw po::error(fmt::format("unrecognised option '{}'; did you mean '{}'?", given, near));
+  }
   po::notify(vm);
   return true;
+}
+
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
+  note.clear();
+  for (const auto& p : kernel_profiles())
+    if (p.version == version) return p;
+  bool parsed = false;
+  const KernelProfile* best = newest_profile_not_newer(version, &parsed);
+  if (!parsed) return kernel_profile(version);  // throws, naming the choices
+  if (!best) {
+    std::vector<std::string> names;
+    for (const auto& p : kernel_profiles()) names.push_back(p.version);
+    throw InputError(SourceLoc{"--kernel"}, fmt::format("no profile for kernel {}: it is older than every profile "
+                                                        "(valid: {})", version, join(names, ", ")));
+  }
+  note = fmt::format("--kernel {}: no profile of its own; using {}, the newest profile not newer than it ({}); "
+                     "give --kernel {} to silence this", version, best->version, best->summary, best->version);
+  return *best;
 }
 
 std::string format_help(const std::string& usage, const std::string& description,
@@ -59,8 +96,24 @@ double parse_fraction(const std::string& text, const char* flag) {
   return pct ? v / 100.0 : v;
 }
 
+WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
+  if (format == "json") return WorkloadFormat::kJson;
+  if (format == "cbor") return WorkloadFormat::kCbor;
+  if (!format.empty()) throw po::error(unknown_choice_message("--format value", format, {"json", "cbor"}));
+  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
+  return name.size() > 5 && name.ends_with(".cbor") ? WorkloadFormat::kCbor : WorkloadFormat::kJson;
+}
+
+std::string read_standard_input() {
+  std::string data;
+  char buf[1 << 16];
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) data.append(buf, n);
+  if (std::ferror(stdin)) throw InputError(SourceLoc{"-"}, std::string("cannot read standard input: ") + std::strerror(errno));
+  return data;
+}
+
 void write_output(const std::string& path, const std::string& content) {
-  write_file_atomic(path, content, "output");
+  write_file_atomic(path, content, "output", Compress::kByName);
 }
 
 }  // namespace schedsim::cli

@@ -7,6 +7,11 @@
 
 #include <boost/program_options.hpp>
 
+namespace schedsim {
+struct KernelProfile;
+enum class WorkloadFormat;
+}
+
 namespace schedsim::cli {
 
 namespace po = boost::program_options;
@@ -50,11 +55,25 @@ std::string format_help(const std::string& usage, const std::string& description
 /// what `run -t list` prints.
 std::string render_topology_list();
 
+/// The kernel profile `--kernel VERSION` names. A MAJOR.MINOR with no profile of its own gets the
+/// newest profile not newer than it, and `note` says so ("" for an exact match); the caller
+/// prints it as a warning and records the choice. Throws InputError for an unknown name or a
+/// version older than every profile.
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note);
+
+/// The workload file format: `format` ("json", "cbor") when given, else by the output's name
+/// (".cbor" or ".cbor.gz": CBOR, else JSON). Throws po::error for another format.
+WorkloadFormat workload_format_for(const std::string& format, const std::string& output);
+
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);
 
+/// All of standard input (binary). Throws InputError when it cannot be read.
+std::string read_standard_input();
+
 /// Writes `content` to `path` atomically (temporary file in the same directory, then rename);
-/// "-" or "" writes to stdout. Never leaves a partial file behind. Throws InputError.
+/// "-" or "" writes to stdout. A path ending in ".gz" is written gzip-compressed. Never leaves a
+/// partial file behind. Throws InputError.
 void write_output(const std::string& path, const std::string& content);
 
 }  // namespace schedsim::cli

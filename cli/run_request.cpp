@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 
 #include "command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/random.hpp"
@@ -304,6 +306,19 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
     return generate_workload_from_spec(workload_gen, gen_costs);
   }
   if (input.empty()) throw InputError("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
+  if (input == "-") {
+    // Standard input, read whole: a workload (plain or gzip) or a trace, which may then be read
+    // twice (--comm, an inferred prev_state layout).
+    std::string raw = read_standard_input();
+    if (raw.empty()) throw InputError(SourceLoc{"-"}, "standard input is empty: expected a workload or a kernel trace");
+    const std::string plain = is_gzip(raw) ? gunzip(raw, "-", std::string::npos / 2) : std::string();
+    const std::string_view text = plain.empty() ? std::string_view(raw) : std::string_view(plain);
+    if (looks_like_workload_buffer(text)) {
+      refuse_trace_options(extract, "standard input (a schedsim workload)");
+      return read_workload_buffer(text, "-");
+    }
+    return traces::import_trace_buffer(raw, "-", extract, report);
+  }
   std::error_code ec;
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
   if (std::filesystem::is_directory(input, ec)) throw InputError(SourceLoc{input}, "is a directory, expected a workload or trace file");
@@ -335,8 +350,19 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
   std::map<std::string, std::string> choice = default_modules();
   FeatureSet explicit_features;
   if (!kernel.empty()) {
-    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : kernel_profile(kernel);
-    config.provenance.kernel = kernel == "host" ? prof.version + " (host)" : prof.version;
+    std::string note;
+    const KernelProfile& prof = kernel == "host" ? host_kernel_profile() : resolve_kernel_profile(kernel, note);
+    config.provenance.kernel = kernel == "host" ? prof.version + " (host)"
+                               : note.empty()   ? prof.version
+                                                : prof.version + " (for " + kernel + ")";
+    // Once per process: --repeat builds a stack per repetition, sweep one per run (in threads).
+    static std::mutex warned_mutex;
+    static std::string warned;
+    if (!note.empty()) {
+      std::lock_guard<std::mutex> lock(warned_mutex);
+      if (warned != note) log::get("cli")->warn("{}", note);
+      warned = note;
+    }
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }
@@ -626,6 +652,8 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops);
   const bool from_trace = !import_report.path.empty();
+  if (req.smt_normalize && !from_trace)  // a workload on standard input
+    throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
   // A replayed trace's recorded on-CPU time already holds the switch and refill costs.
   const CostModel run_cost = cost.for_input(from_trace);
   if (from_trace)
@@ -694,12 +722,12 @@ RunOutcome execute_run(const RunRequest& req) {
   if (req.format == "json") out.rendered = render_json(out.results);
   else if (req.format == "csv") out.rendered = render_csv(out.results);
   else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
-  else out.rendered = render_table(out.results, req.table_tasks);
+  else out.rendered = render_table(out.results, req.table_tasks, req.table_cpus);
   if (writer && body) {
     writer->flush_body();
     body->flush();
     guard.check_memory("at the end of the simulation");
-    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out");
+    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
     out.trace_file->write(writer->header());
     out.trace_file->append_file(body->temp_path());
     out.trace_file->close();

@@ -38,6 +38,7 @@ struct RunRequest {
   std::string progress = "auto";
   std::string max_memory;     ///< "" = default (see parse_max_memory), "0"/"none" = unlimited
   size_t table_tasks = 20;
+  size_t table_cpus = 0;      ///< per-CPU rows in the table (0 = all); `run` passes --cpus (64)
   traces::ExtractOptions extract;
   /// The trace was recorded on `topology`: its on-CPU time while an SMT sibling was busy becomes
   /// reference work at smt_corun_permille (ExtractOptions::smt_siblings), so the replay's own

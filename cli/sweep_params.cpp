@@ -38,7 +38,7 @@ const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
       "feature", "cost", "jitter", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "strict", "noise", "smt-normalize", "channels"};
+      "exclude-kthreads", "all-tasks", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "channels"};
   return keys;
 }
 
@@ -50,6 +50,8 @@ const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
       {"output", "a sweep writes JSON Lines records (-o) and a summary (--summary)"},
       {"label", "labels name what differs between points"},
       {"tasks", "a sweep prints no per-task table"},
+      {"cpus", "a sweep prints no per-CPU table"},
+      {"view", "run the point alone with `schedsim run --view`"},
       {"progress", "the sweep shows its own progress (--progress)"},
       {"trace-out", "run the point alone with `schedsim run --trace-out`"},
       {"trace-window", "run the point alone with `schedsim run --trace-out`"},
@@ -138,9 +140,21 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
       } catch (const std::exception&) {
         throw bad("expected a pid");
       }
-    } else if (key == "exclude-kthreads" || key == "strict") {
+    } else if (key == "exclude-kthreads" || key == "strict" || key == "all-tasks") {
       if (!parse_bool(value, b)) throw bad("expected on or off");
-      (key == "strict" ? req.extract.strict : req.extract.exclude_kthreads) = b;
+      (key == "strict" ? req.extract.strict : key == "all-tasks" ? req.extract.all_tasks : req.extract.exclude_kthreads) = b;
+    } else if (key == "clock-hz") {
+      try {
+        size_t used = 0;
+        req.extract.clock_hz = std::stoll(value, &used);
+        if (used != value.size() || req.extract.clock_hz <= 0) throw std::invalid_argument(value);
+      } catch (const std::exception&) {
+        throw bad("expected a positive tick rate (Hz)");
+      }
+    } else if (key == "kernel-version") {
+      req.extract.kernel_version = value;
+    } else if (key == "buffer") {
+      req.extract.buffer = value;
     } else if (key == "channels") {
       try {
         req.extract.channels = traces::parse_trace_channels(value);

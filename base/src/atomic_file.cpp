@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -12,7 +13,10 @@
 #include <mutex>
 #include <set>
 
+#include <zlib.h>
+
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 
 namespace schedsim {
@@ -61,11 +65,25 @@ size_t remove_stale_temporaries(const std::string& dir) {
   return removed;
 }
 
-AtomicFile::AtomicFile(const std::string& path, const std::string& what) : path_(path), what_(what) {
+struct AtomicFile::Gzip {
+  z_stream zs{};
+  Bytef out[1 << 16];
+  ~Gzip() { deflateEnd(&zs); }
+};
+
+AtomicFile::AtomicFile(const std::string& path, const std::string& what, Compress compress)
+    : path_(path), what_(what) {
   if (path.empty() || path == "-") {
     f_ = stdout;
     stdout_ = true;
     return;
+  }
+  if (compress == Compress::kByName && gzip_name(path)) {
+    auto gz = std::make_unique<Gzip>();
+    // windowBits 15 + 16: a gzip wrapper (RFC 1952) around the deflate stream, level 6 as gzip's.
+    if (deflateInit2(&gz->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw InputError(SourceLoc{path}, "cannot write " + what + ": cannot start the gzip compressor");
+    gz_ = std::move(gz);
   }
   std::error_code ec;
   // Through a symlink: replace the file it points to, not the link.
@@ -127,10 +145,34 @@ void AtomicFile::fail(const std::string& why) {
   throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": " + why);
 }
 
+void AtomicFile::raw_write(const char* p, size_t n) {
+  if (n > 0 && std::fwrite(p, 1, n, f_) != n) fail("write failed (disk full?)");
+}
+
+void AtomicFile::deflate_some(const char* p, size_t n, bool finish) {
+  z_stream& zs = gz_->zs;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p));
+  zs.avail_in = static_cast<uInt>(n);
+  int r = Z_OK;
+  do {
+    zs.next_out = gz_->out;
+    zs.avail_out = sizeof gz_->out;
+    r = deflate(&zs, finish ? Z_FINISH : Z_NO_FLUSH);
+    if (r == Z_STREAM_ERROR) fail("gzip compression failed");
+    raw_write(reinterpret_cast<const char*>(gz_->out), sizeof gz_->out - zs.avail_out);
+  } while (zs.avail_out == 0 || (finish && r != Z_STREAM_END));
+}
+
 void AtomicFile::write(std::string_view bytes) {
   if (bytes.empty()) return;
   if (!f_ || closed_) fail("written after close (a bug)");
-  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) fail("write failed (disk full?)");
+  if (gz_) {
+    // uInt-sized pieces (zlib counts in 32 bits).
+    for (size_t at = 0; at < bytes.size(); at += size_t{1} << 30)
+      deflate_some(bytes.data() + at, std::min(bytes.size() - at, size_t{1} << 30), false);
+    return;
+  }
+  raw_write(bytes.data(), bytes.size());
 }
 
 void AtomicFile::append_file(const std::string& path) {
@@ -139,7 +181,14 @@ void AtomicFile::append_file(const std::string& path) {
   std::string buf(1 << 20, '\0');
   bool ok = true;
   while (size_t n = std::fread(buf.data(), 1, buf.size(), in)) {
-    if (std::fwrite(buf.data(), 1, n, f_) != n) {
+    if (gz_) {
+      try {
+        write(std::string_view(buf.data(), n));
+      } catch (...) {
+        std::fclose(in);
+        throw;
+      }
+    } else if (std::fwrite(buf.data(), 1, n, f_) != n) {
       ok = false;
       break;
     }
@@ -161,6 +210,7 @@ void AtomicFile::close() {
     return;
   }
   if (!f_) fail("closed twice (a bug)");
+  if (gz_) deflate_some(nullptr, 0, true);
   bool ok = std::fflush(f_) == 0;
   if (!direct_) ok = ::fsync(::fileno(f_)) == 0 && ok;  // devices and FIFOs may refuse fsync
   ok = std::fclose(f_) == 0 && ok;
@@ -189,8 +239,9 @@ void commit_together(const std::vector<AtomicFile*>& files) {
   for (const auto& d : dirs) fsync_dir(d);
 }
 
-void write_file_atomic(const std::string& path, const std::string& content, const std::string& what) {
-  AtomicFile f(path, what);
+void write_file_atomic(const std::string& path, const std::string& content, const std::string& what,
+                       Compress compress) {
+  AtomicFile f(path, what, compress);
   f.write(content);
   f.commit();
 }

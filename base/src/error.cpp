@@ -1,6 +1,7 @@
 #include "schedsim/base/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -89,6 +90,15 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string closest_match(const std::string& name, const std::vector<std::string>& candidates) {
+  // A case or separator variant (SIS_UTIL, sis_util for sis-util) is the answer whatever its
+  // edit distance.
+  auto folded = [](const std::string& s) {
+    std::string f;
+    for (char c : s) f += c == '_' || c == '-' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return f;
+  };
+  for (const auto& c : candidates)
+    if (folded(c) == folded(name)) return c;
   std::string best;
   size_t best_d = std::max<size_t>(2, name.size() / 3) + 1;
   for (const auto& c : candidates) {

@@ -23,8 +23,8 @@ std::string help_gen() {
     out += fmt::format("  {:<11}{}\n", g.name, g.summary);
   out +=
       "\noptions:\n"
-      "  -o, --output FILE     where to write (default: stdout)\n"
-      "  --format json|cbor    file format (default: cbor if FILE ends in .cbor, else json)\n"
+      "  -o, --output FILE     where to write (default and '-': stdout; FILE.gz is gzip-compressed)\n"
+      "  --format json|cbor    file format (default: cbor if FILE ends in .cbor or .cbor.gz, else json)\n"
       "  --seed N              seed of the generator's random choices (default 1)\n";
   return out;
 }
@@ -58,14 +58,7 @@ int run_gen(const std::vector<std::string>& args) {
     else if (a.rfind("--format=", 0) == 0) format = a.substr(9);
     else rest.push_back(a);
   }
-  WorkloadFormat fmt = WorkloadFormat::kJson;
-  if (format.empty()) {
-    if (output.size() > 5 && output.ends_with(".cbor")) fmt = WorkloadFormat::kCbor;
-  } else if (format == "cbor") {
-    fmt = WorkloadFormat::kCbor;
-  } else if (format != "json") {
-    throw po::error(unknown_choice_message("--format value", format, {"json", "cbor"}));
-  }
+  const WorkloadFormat fmt = workload_format_for(format, output);
   Workload w = generate_workload(kind, rest);
   write_workload(w, output.empty() ? "-" : output, fmt);
   if (!output.empty() && output != "-") {

@@ -16,8 +16,8 @@ po::options_description import_options() {
   po::options_description d("options");
   d.add_options()
       ("trace", po::value<std::string>(), "input trace (positional)")
-      ("output,o", po::value<std::string>(), "output workload file (required)")
-      ("format", po::value<std::string>()->default_value("json"), "output format: json or cbor");
+      ("output,o", po::value<std::string>(), "output workload file (required; '-' = stdout, '*.gz' is gzip-compressed)")
+      ("format", po::value<std::string>(), "output format: json or cbor (default: cbor if the name ends in .cbor or .cbor.gz, else json)");
   d.add(trace_selection_options());
   return d;
 }
@@ -25,12 +25,12 @@ po::options_description import_options() {
 
 std::string help_import() {
   return format_help(
-      "schedsim import TRACE -o WORKLOAD [--format json|cbor] [--comm REGEX] [--pid PID]... "
-      "[--descendants-of PID] [--exclude-kthreads] [--strict]",
+      "schedsim import TRACE|- -o WORKLOAD|- [--format json|cbor] [trace options]",
       "Converts a kernel scheduler trace into a native workload: ftrace text (trace, trace_pipe,\n"
       "systrace HTML), trace-cmd report text (-N recommended) or perf script output of\n"
       "perf sched record, plain or gzip/zstd compressed. Prints a summary of the extracted\n"
-      "workload; repairs and warnings go to stderr. See docs/traces.md.",
+      "workload (on stderr when the workload goes to stdout); repairs and warnings go to stderr.\n"
+      "TRACE '-' reads standard input. See docs/traces.md.",
       import_options());
 }
 
@@ -42,20 +42,17 @@ int run_import(const std::vector<std::string>& args) {
   if (!parse_args(args, d, pos, vm, help_import)) return kExitOk;
   if (!vm.count("trace")) throw po::error("missing TRACE");
   if (!vm.count("output")) throw po::error("missing -o WORKLOAD");
-  const std::string fmt_name = vm["format"].as<std::string>();
-  WorkloadFormat wf;
-  if (fmt_name == "json") wf = WorkloadFormat::kJson;
-  else if (fmt_name == "cbor") wf = WorkloadFormat::kCbor;
-  else throw po::error(unknown_choice_message("format", fmt_name, {"json", "cbor"}));
+  const std::string out = vm["output"].as<std::string>();
+  const WorkloadFormat wf = workload_format_for(vm.count("format") ? vm["format"].as<std::string>() : "", out);
   traces::ExtractOptions opt = trace_selection(vm);
   traces::ImportReport rep;
   const std::string in = vm["trace"].as<std::string>();
-  Workload w = traces::import_trace(in, opt, &rep);
-  const std::string out = vm["output"].as<std::string>();
+  Workload w = import_trace_arg(in, opt, &rep);
   write_workload(w, out, wf);
-  std::cout << fmt::format("imported {} ({}): {} tasks, {} repairs, {} lost-event windows -> {}\n", in,
+  std::ostream& summary = out == "-" ? std::cerr : std::cout;
+  summary << fmt::format("imported {} ({}): {} tasks, {} repairs, {} lost-event windows -> {}\n", in,
                            rep.format, w.tasks.size(), rep.repairs_total(), rep.lost.size(), out);
-  std::cout << traces::describe_workload(w);
+  summary << traces::describe_workload(w);
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include "../command.hpp"
 #include "../sweep_params.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/sweep/jsonl.hpp"
 #include "schedsim/sweep/summary.hpp"
 
@@ -44,6 +45,9 @@ int run_merge(const std::vector<std::string>& args) {
     throw InputError(SourceLoc{"--summary"}, unknown_choice_message("summary value", summary, {"table", "csv", "markdown", "none"}));
   std::string output = vm["output"].as<std::string>();
   if (output == "-") throw InputError(SourceLoc{"--output"}, "merge writes a file; '-' is not supported");
+  if (gzip_name(output))
+    throw InputError(SourceLoc{"--output"}, "merge writes plain JSON Lines, which sweep --resume and merge read back; "
+                                            "name the file without .gz and compress it afterwards");
   std::vector<std::string> lines = sweep::merge_results(vm["inputs"].as<std::vector<std::string>>(), output);
   if (summary != "none") {
     sweep::ResultsFile merged = sweep::read_results(output);

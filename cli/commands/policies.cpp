@@ -7,6 +7,7 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim::cli {
@@ -105,7 +106,10 @@ int run_policies(const std::vector<std::string>& args) {
       for (const auto& p : kernel_profiles()) std::cout << fmt::format("{:<6}{}\n", p.version, p.summary);
       return kExitOk;
     }
-    print_profile(kernel_profile(args[1]));
+    std::string note;
+    const KernelProfile& prof = resolve_kernel_profile(args[1], note);
+    if (!note.empty()) log::get("cli")->warn("{}", note);
+    print_profile(prof);
     return kExitOk;
   }
   throw po::error(unknown_choice_message("option", opt, {"--features", "--kernel", "--help"}));

@@ -1,6 +1,8 @@
 // `schedsim run`: options -> a RunRequest -> run_simulation() -> a reporter.
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "../command.hpp"
@@ -11,6 +13,8 @@
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "schedsim/traces/sched_views.hpp"
+#include "trace_options.hpp"
 
 namespace schedsim::cli {
 
@@ -21,7 +25,7 @@ po::options_description run_options() {
   d.add_options()
       ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
       ("topology,t", po::value<std::string>()->default_value("xeon-e5-2690v2"), "preset name, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets)")
-      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's, nearest at or below); explicit options override")
+      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override")
       ("placement", po::value<std::string>(), "placement module ('list' to list)")
       ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
       ("util", po::value<std::string>(), "utilization estimation module ('list' to list)")
@@ -34,9 +38,10 @@ po::options_description run_options() {
       ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare)")
       ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
-      ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically) instead of stdout")
+      ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
       ("label", po::value<std::string>(), "label of this run in reports")
-      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it)")
+      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout, NAME.gz gzip-compressed)")
+      ("view", po::value<std::string>(), "after the results, print the perf sched view of the simulated schedule: latency, timehist or map (as 'schedsim sched VIEW' on its --trace-out; the schedule is held in memory)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s); complete: false, exit 0")
       ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
@@ -45,14 +50,9 @@ po::options_description run_options() {
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
-      // Trace selection, when WORKLOAD is a kernel trace.
-      ("comm", po::value<std::string>(), "trace input: keep tasks whose comm matches this regex")
-      ("pid", po::value<std::vector<int64_t>>()->composing(), "trace input: keep this pid (repeatable)")
-      ("descendants-of", po::value<int64_t>(), "trace input: keep this pid and everything it forks")
-      ("exclude-kthreads", po::bool_switch(), "trace input: drop kernel threads")
-      ("strict", po::bool_switch(), "trace input: every repair of the trace is an error")
-      ("channels", po::value<std::string>(), (std::string("trace input: ") + kChannelsHelp).c_str())
+      ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
       ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
+  d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
   return d;
 }
 
@@ -61,7 +61,8 @@ const char* kDescription =
     "perf script; plain, gzip or zstd) on a modeled machine with the chosen policy modules and\n"
     "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization. With a\n"
     "trace, the real kernel's figures from the same trace are printed side by side.\n"
-    "With the same inputs and --seed the output is byte-identical.\n\n"
+    "WORKLOAD '-' reads standard input (schedsim gen ... -o - | schedsim run -). With the same\n"
+    "inputs and --seed the output is byte-identical.\n\n"
     "examples:\n"
     "  schedsim run tests/data/traces/hackbench-pipe-g2.ftrace.gz --topology xeon-e5-2690v2\n"
     "  schedsim run --workload-gen 'messaging --group 10 --pipe' -t xeon-gold-6248 --kernel 6.6\n"
@@ -137,18 +138,26 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("label")) req.label = vm["label"].as<std::string>();
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
+  std::optional<traces::SchedView> view;
+  if (vm.count("view")) {
+    const std::string v = vm["view"].as<std::string>();
+    if (v == "latency") view = traces::SchedView::kLatency;
+    else if (v == "timehist") view = traces::SchedView::kTimehist;
+    else if (v == "map") view = traces::SchedView::kMap;
+    else throw po::error(unknown_choice_message("--view", v, {"latency", "timehist", "map"}));
+    if (!req.trace_out.empty())
+      throw po::error("--view shows the schedule that --trace-out writes; with --trace-out, run 'schedsim sched VIEW' on that file");
+    if (req.repeat > 1) throw po::error("--view shows one schedule; it cannot be combined with --repeat");
+    req.trace_out = "-";  // the schedule in memory (RunOutcome::trace_text), not printed
+  }
   if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
   req.max_sim_time = vm["max-sim-time"].as<std::string>();
   req.check_invariants = vm["check-invariants"].as<bool>();
   req.progress = vm["progress"].as<std::string>();
   if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
   req.table_tasks = vm["tasks"].as<size_t>();
-  if (vm.count("comm")) req.extract.comm_regex = vm["comm"].as<std::string>();
-  if (vm.count("pid")) req.extract.pids = vm["pid"].as<std::vector<int64_t>>();
-  if (vm.count("descendants-of")) req.extract.descendants_of = vm["descendants-of"].as<int64_t>();
-  req.extract.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
-  req.extract.strict = vm["strict"].as<bool>();
-  if (vm.count("channels")) req.extract.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
+  req.table_cpus = vm["cpus"].as<size_t>();
+  req.extract = trace_selection(vm);
   req.smt_normalize = vm["smt-normalize"].as<bool>();
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
@@ -158,14 +167,29 @@ int run_run(const std::vector<std::string>& args) {
   std::vector<AtomicFile*> files;
   std::unique_ptr<AtomicFile> results;
   if (req.output != "-" && !req.output.empty()) {
-    results = std::make_unique<AtomicFile>(req.output, "output");
+    results = std::make_unique<AtomicFile>(req.output, "output", Compress::kByName);
     results->write(out.rendered);
     files.push_back(results.get());
   }
   if (out.trace_file) files.push_back(out.trace_file.get());
   commit_together(files);
   if (!results) write_output("-", out.rendered);
-  if (req.trace_out == "-") write_output("-", out.trace_text);
+  if (view) {
+    // The simulated schedule read back as a trace, as `schedsim sched` reads a --trace-out file.
+    traces::SchedViewOptions so;
+    so.view = *view;
+    traces::SchedViews views(so);
+    traces::ExtractOptions opt;
+    opt.all_tasks = true;
+    opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+    opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
+    traces::ImportReport rep;
+    traces::import_trace_buffer(out.trace_text, "the simulated schedule", opt, &rep);
+    views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, out.results.cpus.size()));
+    std::cout << "\n" << views.render();
+  } else if (req.trace_out == "-") {
+    write_output("-", out.trace_text);
+  }
   return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr);
 }
 

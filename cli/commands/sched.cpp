@@ -84,8 +84,10 @@ int run_sched(const std::vector<std::string>& args) {
   apply_trace_reading(vm, opt);
   traces::SchedViews views(so);
   opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+  // A trace read again with its inferred prev_state layout is viewed from its start again.
+  opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
   traces::ImportReport rep;
-  traces::import_trace(vm["trace"].as<std::string>(), opt, &rep);
+  import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
   views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
   std::cout << views.render();
   return kExitOk;

@@ -14,6 +14,7 @@
 #include "../run_request.hpp"
 #include "../sweep_params.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/sweep/executor.hpp"
 #include "schedsim/sweep/jsonl.hpp"
@@ -176,6 +177,9 @@ int run_sweep(const std::vector<std::string>& args) {
   bool resume = vm["resume"].as<bool>();
   if (resume && output.empty()) throw InputError(SourceLoc{"--resume"}, "needs -o FILE (the results file to continue)");
   if (output == "-") throw InputError(SourceLoc{"--output"}, "a sweep streams to a file; '-' is not supported (the summary goes to stdout)");
+  if (gzip_name(output))
+    throw InputError(SourceLoc{"--output"}, "a sweep appends records and resumes from them, so it writes plain JSON Lines; "
+                                            "name the file without .gz and compress it when the sweep is done");
   for (const char* o : {"array-size", "partition", "slurm-dir"})
     if (vm.count(o) && !vm["slurm"].as<bool>()) throw InputError(SourceLoc{std::string("--") + o}, "only with --slurm");
   if ((vm["submit"].as<bool>() && !vm["slurm"].as<bool>()) || (vm["wait"].as<bool>() && !vm["submit"].as<bool>()))

@@ -43,7 +43,7 @@ int run_trace(const std::vector<std::string>& args) {
   if (!vm.count("trace")) throw po::error("missing TRACE");
   traces::ExtractOptions opt = trace_selection(vm);
   traces::ImportReport rep;
-  Workload w = traces::import_trace(vm["trace"].as<std::string>(), opt, &rep);
+  Workload w = import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
   std::cout << rep.describe() << traces::describe_workload(w);
   if (vm.count("idle-wake-costs")) {
     if (rep.idle_wake.cpu_idle_events + rep.idle_wake.ipi_events == 0) std::cout << traces::describe_idle_wake(rep.idle_wake);

@@ -1,5 +1,7 @@
 #pragma once
-// Shared trace-selection options of `import`, `trace info` and `record --workload`.
+// The trace options, defined once: `import`, `trace info`, `run`, `calibrate` take the reading and
+// selection options; `sched` the reading options alone. A new trace option goes here (its
+// definition, its reading into ExtractOptions) and every command that reads traces has it.
 #include <string>
 #include <vector>
 
@@ -13,7 +15,7 @@ inline void add_trace_reading_options(po::options_description& d) {
   d.add_options()
       ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
       ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
-      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default 4.14+)")
+      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default: inferred from the values, docs/traces.md)")
       ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
 }
 
@@ -24,8 +26,10 @@ inline constexpr const char* kChannelsHelp =
     "pipe decides who sleeps and who is woken) instead of wake/block tokens; 'off' ignores them "
     "(default: off)";
 
-inline po::options_description trace_selection_options() {
-  po::options_description d("trace options");
+/// Which tasks of a trace become workload tasks, then the reading options. `title` names the
+/// group in --help.
+inline po::options_description trace_selection_options(const char* title = "trace options") {
+  po::options_description d(title);
   d.add_options()
       ("comm", po::value<std::string>(), "keep tasks whose comm (any name they had) matches REGEX")
       ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")
@@ -48,6 +52,7 @@ inline void apply_trace_reading(const po::variables_map& vm, traces::ExtractOpti
   if (vm.count("buffer")) o.buffer = vm["buffer"].as<std::string>();
 }
 
+/// The options of trace_selection_options().
 inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   traces::ExtractOptions o;
   if (vm.count("comm")) o.comm_regex = vm["comm"].as<std::string>();
@@ -58,6 +63,14 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   if (vm.count("channels")) o.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
   apply_trace_reading(vm, o);
   return o;
+}
+
+/// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
+/// read twice like a file (--comm, an inferred prev_state layout).
+inline Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep) {
+  if (path != "-") return traces::import_trace(path, o, rep);
+  const std::string data = read_standard_input();
+  return traces::import_trace_buffer(data, "-", o, rep);
 }
 
 }  // namespace schedsim::cli

@@ -1,5 +1,6 @@
 // Records (metrics/records.hpp): the metric catalog, JSON Lines and repeat renderings, and the
 // reader that accepts results JSON, repeat JSON and JSON Lines.
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/metrics/records.hpp"
 
 #include <cerrno>
@@ -461,7 +462,7 @@ RecordFile load_record_file(const std::string& path) {
   if (!in) fail(path, "cannot open: " + std::string(std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_record_text(ss.str(), path);
+  return parse_record_text(gunzip_if_gzip(ss.str(), path), path);
 }
 
 }  // namespace schedsim

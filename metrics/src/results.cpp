@@ -112,7 +112,7 @@ std::string task_group_name(const std::string& comm) {
   return n == 0 ? comm : comm.substr(0, n);
 }
 
-std::string render_table(const RunResults& r, size_t max_tasks) {
+std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus) {
   const RunConfig& c = r.config;
   std::string out;
   out += "schedsim results: " + c.display_label() + "\n";
@@ -221,12 +221,23 @@ std::string render_table(const RunResults& r, size_t max_tasks) {
     out += t.render();
   }
 
-  out += "\nper CPU\n";
   {
+    std::vector<const CpuRow*> rows;
+    for (const auto& x : r.cpus) rows.push_back(&x);
+    if (max_cpus > 0 && rows.size() > max_cpus) {
+      std::stable_sort(rows.begin(), rows.end(), [](const CpuRow* a, const CpuRow* b) { return a->busy_ns > b->busy_ns; });
+      rows.resize(max_cpus);
+      std::sort(rows.begin(), rows.end(), [](const CpuRow* a, const CpuRow* b) { return a->cpu < b->cpu; });
+      out += fmt::format("\nper CPU (the {} busiest of {})\n", rows.size(), r.cpus.size());
+    } else {
+      out += "\nper CPU\n";
+    }
     TextTable t({"cpu", "llc", "util", "busy ms", "idle ms", "wasted ms"});
-    for (const auto& x : r.cpus)
+    for (const CpuRow* row : rows) {
+      const CpuRow& x = *row;
       t.add({std::to_string(x.cpu), std::to_string(x.llc), fmt::format("{:.1f}%", 100.0 * x.utilization),
              ms(x.busy_ns), ms(x.idle_ns), ms(x.wasted_ns)});
+    }
     out += t.render();
   }
   if (r.llcs.size() > 1) {

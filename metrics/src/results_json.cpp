@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/results.hpp"
 
@@ -571,7 +572,7 @@ RunResults load_results_json(const std::string& path) {
   if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open results file: " + std::string(std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_results_json(ss.str(), path);
+  return parse_results_json(gunzip_if_gzip(ss.str(), path), path);
 }
 
 }  // namespace schedsim

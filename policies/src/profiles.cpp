@@ -120,10 +120,11 @@ bool major_minor(const std::string& text, int& major, int& minor) {
 }
 }  // namespace
 
-const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note) {
+const KernelProfile* newest_profile_not_newer(const std::string& version, bool* parsed) {
   int maj = 0, min = 0;
-  if (!major_minor(release, maj, min))
-    throw InputError(SourceLoc{"--kernel host"}, "cannot read a version from the running kernel's release '" + release + "'");
+  const bool ok = major_minor(version, maj, min);
+  if (parsed) *parsed = ok;
+  if (!ok) return nullptr;
   const KernelProfile* best = nullptr;
   int bmaj = -1, bmin = -1;
   for (const auto& p : kernel_profiles()) {
@@ -137,6 +138,15 @@ const KernelProfile& kernel_profile_for_release(const std::string& release, std:
       bmin = pn;
     }
   }
+  return best;
+}
+
+const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note) {
+  int maj = 0, min = 0, bmaj = 0, bmin = 0;
+  if (!major_minor(release, maj, min))
+    throw InputError(SourceLoc{"--kernel host"}, "cannot read a version from the running kernel's release '" + release + "'");
+  const KernelProfile* best = newest_profile_not_newer(release);
+  if (best) major_minor(best->version, bmaj, bmin);
   if (!best)
     throw InputError(SourceLoc{"--kernel host"}, "the running kernel " + release + " is older than every profile (oldest " +
                                                      kernel_profiles().front().version + ")");

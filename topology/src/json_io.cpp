@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/topology/json_input.hpp"
 #include "schedsim/topology/topology.hpp"
 
@@ -124,6 +125,7 @@ std::string read_input_file(const std::string& path, const std::string& what) {
       throw InputError(SourceLoc{path}, fmt::format("larger than {} MiB: not a {}", kMaxInputFileBytes >> 20, what));
   }
   if (in.bad()) throw InputError(SourceLoc{path}, "cannot read " + what);
+  text = gunzip_if_gzip(std::move(text), path, kMaxInputFileBytes);  // a "*.gz" schedsim wrote
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(SourceLoc{path}, "empty file, expected a " + what);
   return text;

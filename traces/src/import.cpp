@@ -86,16 +86,58 @@ void check_text_trace(std::string_view first, const std::string& path) {
 class Pass {
  public:
   /// `data` holds the trace in memory (import_trace_buffer), nullptr to read `path`.
+  /// `layout`: the prev_state layout inferred by an earlier attempt (import_any), if any.
   Pass(const std::string& path, const std::string_view* data, const ExtractOptions& opt, ImportReport& rep,
-       Extractor& ex)
-      : path_(path), data_(data), opt_(opt), rep_(rep), ex_(ex) {
+       Extractor& ex, std::optional<StateLayout> layout = std::nullopt)
+      : path_(path), data_(data), opt_(opt), rep_(rep), ex_(ex), inferred_(layout) {
     ParseOptions po;
     po.clock_hz = opt.clock_hz;
     if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, po.layout))
       throw InputError(fmt::format("bad --kernel-version '{}': expected MAJOR.MINOR, e.g. 4.9", opt.kernel_version));
+    if (layout) po.layout = *layout;
+    po.infer_layout = opt.kernel_version.empty() && !layout;
     parser_ = LineParser(po);
     pool_.resize(opt.reorder_window + 2);  // + the event being parsed + the one awaiting its clock check
     for (size_t i = 0; i < pool_.size(); ++i) free_.push_back(static_cast<uint32_t>(pool_.size() - 1 - i));
+  }
+
+  /// With no --kernel-version: infers the prev_state layout from the values the pass saw. Returns
+  /// the layout to read the trace again with when the provisional reading of some value means
+  /// something else in it (runnable / blocked / dead); nullopt when this pass read it right.
+  /// Throws InputError when the values fit no layout or are truly ambiguous.
+  std::optional<StateLayout> check_state_layout() {
+    const FormatHints& h = parser_.hints();
+    if (!opt_.kernel_version.empty() || h.state_values.empty()) return std::nullopt;
+    const std::string values = join(values_text(h.state_values), ", ");
+    if (h.state_values_overflow)
+      throw InputError(SourceLoc{path_}, fmt::format("more than {} distinct numeric prev_state values: not a "
+                                                     "kernel's; give --kernel-version MAJOR.MINOR to read them anyway",
+                                                     FormatHints::kMaxStateValues));
+    StateLayoutInference inf = infer_state_layout(h.state_values);
+    if (inf.outcome == StateLayoutInference::Outcome::kNone)
+      throw InputError(SourceLoc{path_}, fmt::format("the numeric prev_state values ({}) fit no kernel's layout: {}",
+                                                     values, inf.why));
+    if (inf.outcome == StateLayoutInference::Outcome::kAmbiguous) {
+      std::vector<std::string> choices;
+      for (StateLayout l : inf.candidates)
+        choices.push_back(fmt::format("{} for {}", state_layout_version(l), state_layout_kernels(l)));
+      throw InputError(SourceLoc{path_},
+                       fmt::format("the numeric prev_state values ({}) fit more than one kernel's layout and mean "
+                                   "different things: {}; give --kernel-version MAJOR.MINOR of the traced kernel ({})",
+                                   values, inf.why, join(choices, ", ")));
+    }
+    layout_used_ = inf.layout;
+    candidates_ = inf.candidates.size();
+    if (inferred_) return std::nullopt;  // this pass read the values with the inferred layout
+    for (uint64_t v : h.state_values) {
+      StateLayout first = inf.layout;
+      provisional_state_layout(v, first);
+      uint16_t a = 0, b = 0;
+      decode_numeric_state(v, first, a);
+      decode_numeric_state(v, inf.layout, b);
+      if (classify_state(a) != classify_state(b)) return inf.layout;
+    }
+    return std::nullopt;
   }
 
   void run() {
@@ -391,9 +433,14 @@ class Pass {
     if (h.success_field) k.push_back("success= in wakeups: <= 4.2 text (or a raw dump)");
     if (h.group_dead) k.push_back("sched_process_exit group_dead: >= 6.16");
     if (h.vruntime) k.push_back("sched_stat_runtime vruntime: <= 6.7");
-    if (h.numeric_state)
-      k.push_back(fmt::format("numeric prev_state decoded with the {} layout",
-                              opt_.kernel_version.empty() ? "4.14+" : opt_.kernel_version));
+    if (h.numeric_state) {
+      if (!opt_.kernel_version.empty())
+        k.push_back(fmt::format("numeric prev_state decoded with the {} layout", opt_.kernel_version));
+      else
+        k.push_back(fmt::format("numeric prev_state decoded with the {} layout, inferred from its values ({}{})",
+                                state_layout_kernels(layout_used_), join(values_text(h.state_values), ", "),
+                                candidates_ > 1 ? fmt::format("; {} layouts fit and read them alike", candidates_) : ""));
+    }
     if (h.integer_ts) k.push_back(fmt::format("integer clock at {} Hz", opt_.clock_hz));
     else if (h.nine_decimals) k.push_back("nanosecond timestamps");
   }
@@ -405,11 +452,19 @@ class Pass {
     uint32_t slot;
     bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : seq > o.seq; }
   };
+  static std::vector<std::string> values_text(const std::vector<uint64_t>& v) {
+    std::vector<std::string> out;
+    for (uint64_t x : v) out.push_back(std::to_string(x));
+    return out;
+  }
   const std::string& path_;
   const std::string_view* data_;
   const ExtractOptions& opt_;
   ImportReport& rep_;
   Extractor& ex_;
+  std::optional<StateLayout> inferred_;
+  StateLayout layout_used_ = StateLayout::kV4_14;
+  size_t candidates_ = 1;
   LineParser parser_;
   std::vector<TraceEvent> pool_;
   std::vector<uint32_t> free_;
@@ -620,7 +675,7 @@ std::string describe_workload(const Workload& w) {
 bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
   try {
     LineReader rd(path);
-    LineParser lp(ParseOptions{1, StateLayout::kV4_14});
+    LineParser lp(ParseOptions{1, StateLayout::kV4_14, true});
     std::string_view line;
     int nonempty = 0;
     while (rd.next(line) && nonempty < 64) {
@@ -664,8 +719,14 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
 }
 
 namespace {
-Workload import_any(const std::string& path, const std::string_view* data, const ExtractOptions& opt,
-                    ImportReport* report) {
+// A first pass read some numeric prev_state provisionally in a way the inferred layout reads
+// otherwise: the import starts over with that layout.
+struct ReadAgain {
+  StateLayout layout;
+};
+
+Workload import_once(const std::string& path, const std::string_view* data, const ExtractOptions& opt,
+                     ImportReport* report, std::optional<StateLayout> layout) {
   ImportReport local;
   ImportReport& rep = report ? *report : local;
   rep = ImportReport{};
@@ -686,14 +747,25 @@ Workload import_any(const std::string& path, const std::string_view* data, const
     o1.strict = false;
     o1.on_event = nullptr;  // the caller sees the events of the second pass only
     Extractor ex1(o1, scratch, path);
-    Pass p1(path, data, o1, scratch, ex1);
+    Pass p1(path, data, o1, scratch, ex1, layout);
     p1.run();
     selection = ex1.comm_matches();
   }
   Extractor ex(opt, rep, path);
   if (two_pass) ex.set_selection(std::move(selection));
-  Pass pass(path, data, opt, rep, ex);
+  Pass pass(path, data, opt, rep, ex, layout);
   pass.run();
+  if (std::optional<StateLayout> again = pass.check_state_layout()) {
+    const std::string why = fmt::format("its numeric prev_state values fit only the {} layout, which reads "
+                                        "some of them otherwise than a first pass did",
+                                        state_layout_kernels(*again));
+    if (path == "-" && !data)
+      throw InputError(SourceLoc{path}, fmt::format("{}; standard input cannot be read twice: give "
+                                                    "--kernel-version {}", why, state_layout_version(*again)));
+    if (opt.on_event && !opt.on_restart)
+      throw InputError(SourceLoc{path}, fmt::format("{}: give --kernel-version {}", why, state_layout_version(*again)));
+    throw ReadAgain{*again};
+  }
   if (rep.events == 0 && rep.repairs.count("truncated-stream"))
     throw InputError(SourceLoc{path}, fmt::format("no trace events before the {} stream ends early (file "
                                                   "cut or damaged)", rep.compression));
@@ -728,6 +800,16 @@ Workload import_any(const std::string& path, const std::string_view* data, const
   auto log = log::get("traces");
   for (const auto& wmsg : rep.warnings) log->warn("{}: {}", path, wmsg);
   return w;
+}
+
+Workload import_any(const std::string& path, const std::string_view* data, const ExtractOptions& opt,
+                    ImportReport* report) {
+  try {
+    return import_once(path, data, opt, report, std::nullopt);
+  } catch (const ReadAgain& again) {
+    if (opt.on_restart) opt.on_restart();
+    return import_once(path, data, opt, report, again.layout);
+  }
 }
 }  // namespace
 

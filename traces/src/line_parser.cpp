@@ -4,6 +4,7 @@
 // name, so a comm holding spaces, '-', ':' or even '[' cannot fool it.
 #include "schedsim/traces/line_parser.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -552,10 +553,24 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
       std::string_view st = s.substr(sv, se - sv);
       if (!st.empty() && is_digit(st[0])) {
         uint64_t raw = 0;
-        if (parse_uint(st, 0, raw) != st.size() || !decode_numeric_state(raw, opt_.layout, ev.state))
-          return bad(sv, fmt::format("bad prev_state '{}': not a valid state number for {} "
-                                     "kernels; give --kernel-version MAJOR.MINOR for older ones",
-                                     st, opt_.layout == StateLayout::kV4_14 ? "4.14+" : "the given"));
+        StateLayout layout = opt_.layout;
+        bool ok = parse_uint(st, 0, raw) == st.size();
+        if (ok && opt_.infer_layout) ok = provisional_state_layout(raw, layout);
+        if (!ok || !decode_numeric_state(raw, layout, ev.state))
+          return bad(sv, opt_.infer_layout
+                             ? fmt::format("bad prev_state '{}': not a state number in any kernel's layout "
+                                           "(2.6.32 to 4.14+)", st)
+                             : fmt::format("bad prev_state '{}': not a state number of {} kernels (the "
+                                           "--kernel-version given); without it the layout is inferred "
+                                           "from the values", st, state_layout_kernels(layout)));
+        {
+          auto& vals = hints_.state_values;
+          auto at = std::lower_bound(vals.begin(), vals.end(), raw);
+          if (at == vals.end() || *at != raw) {
+            if (vals.size() < FormatHints::kMaxStateValues) vals.insert(at, raw);
+            else hints_.state_values_overflow = true;
+          }
+        }
         hints_.numeric_state = true;
       } else if (!decode_letter_state(st, ev.state)) {
         return bad(sv, fmt::format("bad prev_state '{}': expected R, R+, S, D, T, t, X, Z, P, I, "

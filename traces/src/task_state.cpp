@@ -3,7 +3,12 @@
 // classification the extractor needs (runnable, blocked, dead).
 #include "schedsim/traces/task_state.hpp"
 
+#include <algorithm>
 #include <charconv>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
 #include <string>
 #include <utility>
 
@@ -92,6 +97,156 @@ bool decode_numeric_state(uint64_t raw, StateLayout layout, uint16_t& out) {
   }
   out = s;
   return raw == 0;
+}
+
+const char* state_layout_kernels(StateLayout layout) {
+  switch (layout) {
+    case StateLayout::kV2_6: return "2.6.32-3.8";
+    case StateLayout::kV3_9: return "3.9-4.1";
+    case StateLayout::kV4_2: return "4.2-4.7";
+    case StateLayout::kV4_8: return "4.8-4.13";
+    case StateLayout::kV4_14: break;
+  }
+  return "4.14+";
+}
+
+const char* state_layout_version(StateLayout layout) {
+  switch (layout) {
+    case StateLayout::kV2_6: return "3.0";
+    case StateLayout::kV3_9: return "3.9";
+    case StateLayout::kV4_2: return "4.2";
+    case StateLayout::kV4_8: return "4.8";
+    case StateLayout::kV4_14: break;
+  }
+  return "4.14";
+}
+
+bool provisional_state_layout(uint64_t raw, StateLayout& out) {
+  uint16_t s = 0;
+  for (StateLayout l : kStateLayouts)
+    if (decode_numeric_state(raw, l, s)) {
+      out = l;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+// The preempted flag of the layouts before 4.14 (TASK_STATE_MAX of their era).
+uint64_t old_preempt_bit(StateLayout layout) {
+  switch (layout) {
+    case StateLayout::kV2_6: return 512;
+    case StateLayout::kV3_9: return 1024;
+    case StateLayout::kV4_2: return 2048;
+    case StateLayout::kV4_8: return 4096;
+    case StateLayout::kV4_14: break;
+  }
+  return 0x100;
+}
+
+// A value the kernels of `layout` report at a switch-out (infer_state_layout's comment).
+bool reported_state(uint64_t raw, StateLayout layout) {
+  uint16_t s = 0;
+  if (!decode_numeric_state(raw, layout, s)) return false;
+  if (layout == StateLayout::kV4_14) return (raw & (raw - 1)) == 0;
+  const uint64_t pre = old_preempt_bit(layout);
+  if ((raw & pre) != 0) return raw == pre;
+  if (raw & 256) return false;  // TASK_WAKING: set only on a task that is not running
+  if ((raw & 128) && !(raw & (2 | 4 | 8))) return false;  // TASK_WAKEKILL alone
+  const bool noload = layout == StateLayout::kV4_2 || layout == StateLayout::kV4_8;
+  if (noload && (raw & 1024) && !(raw & 2)) return false;  // TASK_NOLOAD without D
+  if (layout == StateLayout::kV4_8 && (raw & 2048)) return false;  // TASK_NEW
+  return true;
+}
+
+const char* class_word(StateClass c) {
+  switch (c) {
+    case StateClass::kRunnable: return "runnable";
+    case StateClass::kBlocked: return "blocked";
+    case StateClass::kDead: break;
+  }
+  return "dead";
+}
+
+}  // namespace
+
+StateLayoutInference infer_state_layout(const std::vector<uint64_t>& values) {
+  StateLayoutInference r;
+  auto fitting = [&](bool strict) {
+    std::vector<StateLayout> c;
+    for (StateLayout l : kStateLayouts) {
+      bool all = true;
+      uint16_t s = 0;
+      for (uint64_t v : values)
+        if (strict ? !reported_state(v, l) : !decode_numeric_state(v, l, s)) all = false;
+      if (all) c.push_back(l);
+    }
+    return c;
+  };
+  r.candidates = fitting(true);
+  if (r.candidates.empty()) r.candidates = fitting(false);
+  if (r.candidates.empty()) {
+    std::vector<std::string> bad;
+    for (uint64_t v : values) {
+      StateLayout l;
+      if (!provisional_state_layout(v, l)) bad.push_back(std::to_string(v));
+    }
+    r.why = bad.empty() ? "no single kernel's layout decodes all of them together"
+                        : fmt::format("{} {} not a state number in any kernel's layout", join(bad, ", "),
+                                      bad.size() == 1 ? "is" : "are");
+    return r;
+  }
+  // Values whose meaning differs between the fitting layouts, each meaning with the kernels
+  // that read the value so (adjacent layouts merged: "2.6.32-4.13").
+  auto index_of = [](StateLayout l) {
+    return static_cast<size_t>(std::find(std::begin(kStateLayouts), std::end(kStateLayouts), l) - std::begin(kStateLayouts));
+  };
+  auto kernels_of = [&](const std::vector<StateLayout>& ls) {
+    std::vector<std::string> ranges;
+    for (size_t i = 0; i < ls.size();) {
+      size_t j = i;
+      while (j + 1 < ls.size() && index_of(ls[j + 1]) == index_of(ls[j]) + 1) ++j;
+      std::string newest = state_layout_kernels(ls[i]), oldest = state_layout_kernels(ls[j]);
+      std::string from = oldest.substr(0, oldest.find_first_of("-+"));
+      ranges.push_back(i == j ? newest : from + (newest.back() == '+' ? "+" : newest.substr(newest.find('-'))));
+      i = j + 1;
+    }
+    return join(ranges, ", ");
+  };
+  std::vector<std::string> differ;
+  for (uint64_t v : values) {
+    struct Meaning {
+      std::string text;
+      std::vector<StateLayout> layouts;
+    };
+    std::vector<Meaning> meanings;
+    for (StateLayout l : r.candidates) {
+      uint16_t s = 0;
+      decode_numeric_state(v, l, s);
+      std::string text = fmt::format("{} ({})", state_to_string(s), class_word(classify_state(s)));
+      auto it = std::find_if(meanings.begin(), meanings.end(), [&](const Meaning& m) { return m.text == text; });
+      if (it == meanings.end()) meanings.push_back({text, {l}});
+      else it->layouts.push_back(l);
+    }
+    std::vector<StateClass> classes;
+    std::vector<std::string> parts;
+    for (const auto& m : meanings) {
+      uint16_t s = 0;
+      decode_numeric_state(v, m.layouts.front(), s);
+      if (std::find(classes.begin(), classes.end(), classify_state(s)) == classes.end()) classes.push_back(classify_state(s));
+      parts.push_back(fmt::format("{} on {}", m.text, kernels_of(m.layouts)));
+    }
+    if (classes.size() > 1) differ.push_back(fmt::format("{} is {}", v, join(parts, " but ")));
+  }
+  if (!differ.empty()) {
+    r.outcome = StateLayoutInference::Outcome::kAmbiguous;
+    r.why = join(differ, "; ");
+    return r;
+  }
+  r.outcome = StateLayoutInference::Outcome::kDecided;
+  r.layout = r.candidates.front();
+  return r;
 }
 
 bool decode_letter_state(std::string_view text, uint16_t& out) {

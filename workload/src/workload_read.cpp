@@ -23,6 +23,7 @@
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "workload_format.hpp"
@@ -862,9 +863,35 @@ Workload read_workload_stream(std::FILE* f, const std::string& path, const std::
 }
 }  // namespace
 
+namespace {
+// A gzip-compressed workload (written as "*.gz"): its content, decompressed in memory.
+std::optional<std::string> gunzipped_workload(std::FILE* f, const std::string& path) {
+  unsigned char head[2] = {};
+  const size_t n = std::fread(head, 1, sizeof head, f);
+  std::rewind(f);
+  if (!is_gzip(std::string_view(reinterpret_cast<const char*>(head), n))) return std::nullopt;
+  std::string raw;
+  char buf[1 << 16];
+  while (size_t got = std::fread(buf, 1, sizeof buf, f)) raw.append(buf, got);
+  if (std::ferror(f)) throw InputError(SourceLoc{path}, fmt::format("cannot read workload: {}", std::strerror(errno)));
+  return gunzip(raw, path, std::string::npos / 2);
+}
+}  // namespace
+
 Workload read_workload(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(SourceLoc{path}, fmt::format("cannot open workload: {}", std::strerror(errno)));
+  std::optional<std::string> plain;
+  try {
+    plain = gunzipped_workload(f, path);
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  if (plain) {
+    std::fclose(f);
+    return read_workload_buffer(*plain, path);
+  }
   return read_workload_stream(f, path, nullptr);
 }
 
@@ -881,6 +908,20 @@ bool looks_like_workload(const std::string& path) {
   unsigned char head[4096];
   size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
+  if (is_gzip(std::string_view(reinterpret_cast<const char*>(head), n))) {
+    // The start of the decompressed content (gzread stops at the buffer's size).
+    gzFile gz = gzopen(path.c_str(), "rb");
+    if (!gz) return false;
+    int got = gzread(gz, head, sizeof head);
+    gzclose(gz);
+    n = got > 0 ? static_cast<size_t>(got) : 0;
+  }
+  return looks_like_workload_buffer(std::string_view(reinterpret_cast<const char*>(head), n));
+}
+
+bool looks_like_workload_buffer(std::string_view data) {
+  const auto* head = reinterpret_cast<const unsigned char*>(data.data());
+  const size_t n = std::min<size_t>(data.size(), 4096);
   Detected kind = detect(head, n);
   if (kind == Detected::kUnknown) return false;
   std::string_view text(reinterpret_cast<const char*>(head), n);

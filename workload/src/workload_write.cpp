@@ -40,7 +40,7 @@ using namespace workload_format;
 /// A buffered AtomicFile: a reader never sees a partial workload. "-" writes to stdout.
 class OutFile {
  public:
-  explicit OutFile(const std::string& path) : file_(path, "workload") { buf_.reserve(kFlushAt + 4096); }
+  explicit OutFile(const std::string& path) : file_(path, "workload", Compress::kByName) { buf_.reserve(kFlushAt + 4096); }
 
   std::string& buf() { return buf_; }
   void maybe_flush() {

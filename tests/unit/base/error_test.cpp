@@ -22,6 +22,9 @@ TEST_CASE("closest_match", "[base][error]") {
   CHECK(closest_match("x", {}).empty());
   // Ties go to the first candidate listed.
   CHECK(closest_match("ab", {"aa", "bb"}) == "aa");
+  // Case and separator variants, however far by edit distance.
+  CHECK(closest_match("SIS_UTIL", {"sis-prop", "sis-util"}) == "sis-util");
+  CHECK(closest_match("sis-util", {"SIS_PROP", "SIS_UTIL"}) == "SIS_UTIL");
 }
 
 TEST_CASE("unknown_choice_message", "[base][error]") {

@@ -226,7 +226,13 @@ TEST_CASE("line parser: numeric prev_state of a 3.x trace-cmd -R dump", "[traces
   TraceEvent ev;
   LineParser modern;
   REQUIRE(modern.parse(line, ev) == LineKind::kError);
-  CHECK(modern.error() == "sched_switch: bad prev_state '1024': not a valid state number for 4.14+ kernels; give --kernel-version MAJOR.MINOR for older ones");
+  CHECK(modern.error() == "sched_switch: bad prev_state '1024': not a state number of 4.14+ kernels (the --kernel-version given); without it the layout is inferred from the values");
+  ParseOptions infer;
+  infer.infer_layout = true;
+  LineParser provisional(infer);
+  REQUIRE(provisional.parse(line, ev) == LineKind::kEvent);
+  CHECK(ev.state == kStateNoload);  // 4.8-4.13's reading, the newest layout that decodes 1024
+  CHECK(provisional.hints().state_values == std::vector<uint64_t>{1024});
   ParseOptions o;
   REQUIRE(state_layout_for_kernel("3.18", o.layout));
   LineParser old(o);
@@ -234,6 +240,39 @@ TEST_CASE("line parser: numeric prev_state of a 3.x trace-cmd -R dump", "[traces
   CHECK(ev.state == kStatePreempted);
   CHECK(ev.other_pid == 18);
   CHECK(old.hints().numeric_state);
+}
+
+TEST_CASE("prev_state layout inferred from the values a trace holds", "[traces]") {
+  using O = StateLayoutInference::Outcome;
+  // A LISA trace-cmd report -R of 4.9: 4096 is the preempted flag of 4.8-4.13 only.
+  auto r = infer_state_layout({0, 1, 2, 64, 4096});
+  CHECK(r.outcome == O::kDecided);
+  CHECK(r.layout == StateLayout::kV4_8);
+  // trappy's 3.x traces: 1024 alone is 3.9-4.1's preempted flag (on 4.2-4.13 TASK_NOLOAD, which
+  // never comes without D).
+  r = infer_state_layout({0, 1, 1024});
+  CHECK(r.outcome == O::kDecided);
+  CHECK(r.layout == StateLayout::kV3_9);
+  // 4.14+: the preempted report 256 (TASK_WAKING alone before).
+  r = infer_state_layout({0, 1, 256});
+  CHECK(r.outcome == O::kDecided);
+  CHECK(r.layout == StateLayout::kV4_14);
+  // Values every layout reads alike: decided, the newest.
+  r = infer_state_layout({0, 1, 2});
+  CHECK(r.outcome == O::kDecided);
+  CHECK(r.layout == StateLayout::kV4_14);
+  CHECK(r.candidates.size() == 5);
+  // 64: parked on 4.14+, dead before: truly ambiguous.
+  r = infer_state_layout({0, 1, 64});
+  CHECK(r.outcome == O::kAmbiguous);
+  CHECK(r.why == "64 is P (blocked) on 4.14+ but x (dead) on 2.6.32-4.13");
+  // 512 and 1024 together: parked and preempted on 3.9-4.1 only.
+  r = infer_state_layout({512, 1024});
+  CHECK(r.outcome == O::kDecided);
+  CHECK(r.layout == StateLayout::kV3_9);
+  r = infer_state_layout({1u << 20});
+  CHECK(r.outcome == O::kNone);
+  CHECK(r.why == "1048576 is not a state number in any kernel's layout");
 }
 
 TEST_CASE("line parser: syscall enter/exit events (no 'name:') are other events with their tracefs names", "[traces]") {

@@ -11,18 +11,23 @@
 /// another live process keeps its file until that process is gone). PIDs are those of this PID
 /// namespace: a writer in another container sharing the directory looks dead, loses its
 /// temporary and fails loudly at its rename (never a wrong file).
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace schedsim {
 
+/// kByName: a target named "*.gz" is written gzip-compressed (gzip.hpp); stdout never is.
+enum class Compress : uint8_t { kNone, kByName };
+
 class AtomicFile {
  public:
   /// `what` names the output in error messages ("cannot write <what>: ..."). Throws InputError
   /// when the directory does not exist, the path is a directory, or the file cannot be created.
-  AtomicFile(const std::string& path, const std::string& what);
+  AtomicFile(const std::string& path, const std::string& what, Compress compress = Compress::kNone);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();
@@ -31,7 +36,8 @@ class AtomicFile {
   void write(std::string_view bytes);
   /// Appends the whole content of the file at `path` (streamed, constant memory).
   void append_file(const std::string& path);
-  /// Flushes the stdio buffer to the temporary (so it can be read back by path).
+  /// Flushes the stdio buffer to the temporary (so it can be read back by path; of a compressed
+  /// output, what the compressor has emitted so far).
   void flush();
   /// Flushes, fsyncs and closes the temporary without renaming it (idempotent). Throws
   /// InputError on failure (the temporary is removed).
@@ -50,6 +56,10 @@ class AtomicFile {
   friend void commit_together(const std::vector<AtomicFile*>& files);
   [[noreturn]] void fail(const std::string& why);
   void discard();
+  void raw_write(const char* p, size_t n);
+  struct Gzip;
+  void deflate_some(const char* p, size_t n, bool finish);
+  std::unique_ptr<Gzip> gz_;  // set when the output is compressed
   std::string path_, tmp_, what_;
   std::FILE* f_ = nullptr;
   bool stdout_ = false, closed_ = false;
@@ -69,6 +79,7 @@ void commit_together(const std::vector<AtomicFile*>& files);
 size_t remove_stale_temporaries(const std::string& dir);
 
 /// Writes `content` to `path` atomically ("-" or "" = stdout).
-void write_file_atomic(const std::string& path, const std::string& content, const std::string& what);
+void write_file_atomic(const std::string& path, const std::string& content, const std::string& what,
+                       Compress compress = Compress::kNone);
 
 }  // namespace schedsim

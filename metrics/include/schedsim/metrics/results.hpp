@@ -211,7 +211,9 @@ struct RunResults {
 
 /// Aligned terminal tables (the default `--format table`). `max_tasks` limits the per-task
 /// section to the tasks with the largest maximum delay (0 = all).
-std::string render_table(const RunResults& r, size_t max_tasks = 20);
+/// `max_cpus` > 0 caps the per-CPU rows: a machine with more CPUs shows its `max_cpus` busiest
+/// (in CPU order; the per-LLC table still covers every CPU).
+std::string render_table(const RunResults& r, size_t max_tasks = 20, size_t max_cpus = 0);
 /// The versioned JSON document (docs/results-schema.md), 1-space indented, keys sorted.
 std::string render_json(const RunResults& r);
 /// Tidy long CSV: header `run,section,key,stat,value`, one row per figure (docs/results-schema.md).

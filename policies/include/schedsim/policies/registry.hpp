@@ -111,6 +111,10 @@ const KernelProfile& kernel_profile(const std::string& version);
 /// the user (a silent fallback would hide that the profile is not the running kernel). Throws
 /// InputError when the release has no MAJOR.MINOR or predates every profile.
 const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note);
+/// The newest profile whose MAJOR.MINOR is not newer than `version`'s ("6.8", "6.18.44-fc");
+/// nullptr when `version` does not start with MAJOR.MINOR or predates every profile. `parsed`
+/// (if given) says whether it started with MAJOR.MINOR.
+const KernelProfile* newest_profile_not_newer(const std::string& version, bool* parsed = nullptr);
 
 /// The default slot choice when neither --kernel nor a slot option is given.
 std::map<std::string, std::string> default_modules();

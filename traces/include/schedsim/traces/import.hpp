@@ -59,7 +59,7 @@ struct ExtractOptions {
   bool all_tasks = false;
   bool strict = false;               ///< every repair is an error with file:line
   int64_t clock_hz = 0;              ///< ticks per second for integer timestamps (counter, x86-tsc)
-  std::string kernel_version;        ///< picks the numeric prev_state table ("" = 4.14+ layout)
+  std::string kernel_version;        ///< picks the numeric prev_state table ("" = inferred from the values)
   std::string buffer;                ///< trace-cmd multi-buffer report: buffer to keep ("" = first)
   Duration race_window = Duration::ms(1);  ///< waking-before-sleep pairing window
   size_t reorder_window = 4096;      ///< events held back to repair cross-CPU inversions
@@ -70,6 +70,10 @@ struct ExtractOptions {
   /// Called with every event of the kept buffer in time order, after the reorder window and the
   /// clock repairs (what extraction sees), whatever the task selection: `schedsim sched` views.
   std::function<void(const TraceEvent&)> on_event;
+  /// Called when the import starts over (with no kernel_version, the prev_state layout inferred
+  /// after a first pass reads some value otherwise than that pass did): forget the events seen.
+  /// Without it, such a trace with on_event set is an error asking for kernel_version.
+  std::function<void()> on_restart;
   /// SMT normalisation (`run --smt-normalize`): the recording machine's SMT siblings of each CPU
   /// (empty = off) and its co-run work rate in permille. On-CPU time during which a sibling was
   /// busy ran at that rate on the recording machine; it is replayed as that much less reference

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "schedsim/traces/task_state.hpp"
 #include "schedsim/traces/trace_event.hpp"
@@ -27,6 +28,9 @@ inline constexpr uint64_t kMaxTraceSeconds = 9000000000ull;
 struct ParseOptions {
   int64_t clock_hz = 0;                       ///< integer timestamps: ticks per second (0 = refuse)
   StateLayout layout = StateLayout::kV4_14;   ///< numeric prev_state table
+  /// No layout given: each numeric prev_state is read with provisional_state_layout(), and
+  /// infer_state_layout() on FormatHints::state_values decides after the pass.
+  bool infer_layout = false;
 };
 
 /// What the parser learned about the producer while reading (for `trace info`).
@@ -45,6 +49,11 @@ struct FormatHints {
   bool latency_prefix = false;  ///< trace-cmd report -l (cpu without brackets, flags after it)
   bool perf_prefix = false;     ///< perf script "comm tid [cpu]"
   std::array<uint64_t, 4> plugin_letters{};  ///< plugin-rendered X, Z, W, R counts
+  /// The distinct numeric prev_state values, sorted (at most
+  /// kMaxStateValues; a trace with more is not a kernel's).
+  std::vector<uint64_t> state_values;
+  bool state_values_overflow = false;
+  static constexpr size_t kMaxStateValues = 1024;
 };
 
 enum class LineKind : uint8_t {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "schedsim/traces/trace_event.hpp"
 
@@ -23,6 +24,37 @@ bool state_layout_for_kernel(const std::string& version, StateLayout& out);
 
 /// Decodes a numeric prev_state into TaskStateBits; false if bits outside the layout are set.
 bool decode_numeric_state(uint64_t raw, StateLayout layout, uint16_t& out);
+
+/// The layouts, newest first, and the kernels each covers ("4.8-4.13") and a version that
+/// selects it ("4.8").
+inline constexpr StateLayout kStateLayouts[] = {StateLayout::kV4_14, StateLayout::kV4_8, StateLayout::kV4_2,
+                                                StateLayout::kV3_9, StateLayout::kV2_6};
+const char* state_layout_kernels(StateLayout layout);
+const char* state_layout_version(StateLayout layout);
+/// The first layout, newest first, that decodes `raw` (the reading a first pass uses before the
+/// layout is inferred); false if none does.
+bool provisional_state_layout(uint64_t raw, StateLayout& out);
+
+/// What the numeric prev_state values a trace holds say about its kernel's layout.
+struct StateLayoutInference {
+  enum class Outcome : uint8_t {
+    kDecided,    ///< one layout fits, or every fitting layout gives each value the same meaning
+    kAmbiguous,  ///< several fit and give some value different meanings: `why` says which
+    kNone,       ///< no layout decodes every value
+  };
+  Outcome outcome = Outcome::kNone;
+  StateLayout layout = StateLayout::kV4_14;  ///< with kDecided
+  std::vector<StateLayout> candidates;       ///< the layouts that fit, newest first
+  std::string why;                           ///< kAmbiguous / kNone: in words
+};
+/// Infers the layout from the distinct values seen. A layout fits a value when the value decodes
+/// in it and is one its kernels report at a switch-out: on 4.14+ zero or a single bit (the
+/// tracepoint reports one state index, commit efb40f588b43 "sched/tracing: Fix
+/// trace_sched_switch task-state printing"); before 4.14 the preempted flag alone (TASK_STATE_MAX,
+/// set as "TASK_RUNNING | TASK_STATE_MAX"), TASK_WAKEKILL only with D, T or t, TASK_NOLOAD only
+/// with D (TASK_IDLE), never TASK_WAKING or TASK_NEW. When no layout fits that way, decoding
+/// alone decides. Meanings are compared as runnable / blocked / dead (what extraction uses).
+StateLayoutInference infer_state_layout(const std::vector<uint64_t>& values);
 /// Decodes "R", "R+", "S", "D|K", ...; false on an unknown letter.
 bool decode_letter_state(std::string_view text, uint16_t& out);
 

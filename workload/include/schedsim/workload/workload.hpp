@@ -157,7 +157,10 @@ void write_workload(const Workload& w, const std::string& path, WorkloadFormat f
 Workload read_workload(const std::string& path);
 /// The same on bytes in memory (JSON or CBOR); `name` stands for the file in errors.
 Workload read_workload_buffer(std::string_view data, const std::string& name);
-/// True if the file starts like a native workload (JSON with "schedsim_workload", or CBOR magic).
+/// True if the file starts like a native workload (JSON with "schedsim_workload", or CBOR magic),
+/// plain or gzip-compressed.
 bool looks_like_workload(const std::string& path);
+/// The same on bytes in memory (plain).
+bool looks_like_workload_buffer(std::string_view data);
 
 }  // namespace schedsim
