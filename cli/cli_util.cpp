@@ -107,7 +107,13 @@ WorkloadFormat workload_format_for(const std::string& format, const std::string&
 std::string read_standard_input() {
   std::string data;
   char buf[1 << 16];
-  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) data.append(buf, n);
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
+    data.append(buf, n);
+    if (data.size() > kMaxInMemoryInput)
+      throw InputError(SourceLoc{"-"}, fmt::format("standard input holds more than {} MiB, the most it may (it is read whole, "
+                                                   "so it can be read twice); give a file name instead, which is read as a stream",
+                                                   kMaxInMemoryInput >> 20));
+  }
   if (std::ferror(stdin)) throw InputError(SourceLoc{"-"}, std::string("cannot read standard input: ") + std::strerror(errno));
   return data;
 }

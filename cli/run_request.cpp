@@ -311,7 +311,7 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
     // twice (--comm, an inferred prev_state layout).
     std::string raw = read_standard_input();
     if (raw.empty()) throw InputError(SourceLoc{"-"}, "standard input is empty: expected a workload or a kernel trace");
-    const std::string plain = is_gzip(raw) ? gunzip(raw, "-", std::string::npos / 2) : std::string();
+    const std::string plain = is_gzip(raw) ? gunzip(raw, "-", kMaxInMemoryInput) : std::string();
     const std::string_view text = plain.empty() ? std::string_view(raw) : std::string_view(plain);
     if (looks_like_workload_buffer(text)) {
       refuse_trace_options(extract, "standard input (a schedsim workload)");

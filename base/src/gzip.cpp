@@ -7,6 +7,12 @@
 
 namespace schedsim {
 
+void throw_input_too_large(const std::string& path) {
+  throw InputError(SourceLoc{path}, fmt::format("decompresses to more than {} MiB, the most an input read whole into "
+                                                "memory may hold; decompress it to a plain file, which is read as a stream",
+                                                kMaxInMemoryInput >> 20));
+}
+
 bool is_gzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
 }
@@ -29,6 +35,7 @@ std::string gunzip(std::string_view data, const std::string& path, size_t max_by
     out.append(buf, sizeof buf - zs.avail_out);
     if (out.size() > max_bytes) {
       inflateEnd(&zs);
+      if (max_bytes == kMaxInMemoryInput) throw_input_too_large(path);
       throw InputError(SourceLoc{path}, fmt::format("decompresses to more than {} MiB", max_bytes >> 20));
     }
     if (r == Z_STREAM_END) {

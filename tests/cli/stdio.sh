@@ -26,6 +26,9 @@ check "a trace on stdin with --comm (two passes)" bash -c "diff <(grep -v -e '\"
 # An empty standard input, and --smt-normalize with a workload piped in: errors, exit 1.
 "$S" run - -t smp2 < /dev/null > /dev/null 2> err.txt; rc=$?
 check "run - on empty stdin: exit 1 and its message" test "$rc" = 1 -a "$(cat err.txt)" = "-: error: standard input is empty: expected a workload or a kernel trace"
+# Standard input is read whole, so it is bounded (1 GiB): an endless pipe is refused, not buffered.
+head -c 1100M /dev/zero | "$S" run - -t smp2 > /dev/null 2> err.txt; rc=$?
+check "run - past 1 GiB of stdin: exit 1 and its message" test "$rc" = 1 -a "$(cat err.txt)" = "-: error: standard input holds more than 1024 MiB, the most it may (it is read whole, so it can be read twice); give a file name instead, which is read as a stream"
 "$S" run - -t smt2x2 --smt-normalize < w.json > /dev/null 2> err.txt; rc=$?
 check "--smt-normalize with a workload on stdin: exit 1" test "$rc" = 1 -a "$(cat err.txt)" = "--smt-normalize: error: normalises a kernel trace's on-CPU time; the input is not a trace"
 

@@ -872,9 +872,14 @@ std::optional<std::string> gunzipped_workload(std::FILE* f, const std::string& p
   if (!is_gzip(std::string_view(reinterpret_cast<const char*>(head), n))) return std::nullopt;
   std::string raw;
   char buf[1 << 16];
-  while (size_t got = std::fread(buf, 1, sizeof buf, f)) raw.append(buf, got);
+  while (size_t got = std::fread(buf, 1, sizeof buf, f)) {
+    raw.append(buf, got);
+    // Compressed data is never much larger than what it decompresses to, so past the limit
+    // the decompressed content would be too.
+    if (raw.size() > kMaxInMemoryInput) throw_input_too_large(path);
+  }
   if (std::ferror(f)) throw InputError(SourceLoc{path}, fmt::format("cannot read workload: {}", std::strerror(errno)));
-  return gunzip(raw, path, std::string::npos / 2);
+  return gunzip(raw, path, kMaxInMemoryInput);
 }
 }  // namespace
 
