@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <filesystem>
+
 #include "schedsim/base/error.hpp"
 
 namespace schedsim {
@@ -11,6 +13,14 @@ void throw_input_too_large(const std::string& path) {
   throw InputError(SourceLoc{path}, fmt::format("decompresses to more than {} MiB, the most an input read whole into "
                                                 "memory may hold; decompress it to a plain file, which is read as a stream",
                                                 kMaxInMemoryInput >> 20));
+}
+
+void check_whole_read_size(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInMemoryInput)
+    throw InputError(SourceLoc{path}, fmt::format("larger than {} MiB, the most a file read whole into memory may be",
+                                                  kMaxInMemoryInput >> 20));
 }
 
 bool is_gzip(std::string_view data) {

@@ -460,6 +460,7 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
 RecordFile load_record_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open: " + std::string(std::strerror(errno)));
+  check_whole_read_size(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_record_text(gunzip_if_gzip(ss.str(), path), path);

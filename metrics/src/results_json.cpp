@@ -570,6 +570,7 @@ RunResults parse_results_json(const std::string& text, const std::string& source
 RunResults load_results_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open results file: " + std::string(std::strerror(errno)));
+  check_whole_read_size(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_results_json(gunzip_if_gzip(ss.str(), path), path);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/atomic_file.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/error.hpp"
 
 namespace schedsim::sweep {
@@ -34,6 +35,7 @@ std::string read_all(const std::string& path, const std::string& what) {
   if (std::filesystem::is_directory(path, ec)) throw InputError(SourceLoc{path}, "cannot open " + what + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path}, "cannot open " + what + ": " + std::strerror(errno));
+  check_whole_read_size(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/random.hpp"
 
 namespace schedsim::sweep {
@@ -337,6 +338,7 @@ Spec spec_from_json(const std::string& text, const std::string& source) {
 Spec load_spec_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path}, "cannot open sweep spec");
+  check_whole_read_size(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return spec_from_json(ss.str(), path);

@@ -16,6 +16,9 @@ inline constexpr size_t kMaxInMemoryInput = size_t{1} << 30;
 
 /// Throws the InputError for an input past kMaxInMemoryInput, naming `path`.
 [[noreturn]] void throw_input_too_large(const std::string& path);
+/// Throws that error (naming `path`, a file about to be read whole) when the file is larger than
+/// kMaxInMemoryInput; a size that cannot be read is left to the reading itself.
+void check_whole_read_size(const std::string& path);
 /// True if `data` starts with the gzip magic bytes 1f 8b.
 bool is_gzip(std::string_view data);
 /// True if `path` ends in ".gz".
