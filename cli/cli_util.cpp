@@ -32,6 +32,37 @@ const char* const kExitCodesHelp =
     "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
     "  143  terminated by SIGTERM: as for 130\n";
 
+namespace {
+
+// Boost reads "-1" into an unsigned option through lexical_cast, which wraps it to the largest
+// value: `--cpus -1` showed every row and `--repeat -1` ran 4294967295 repetitions. Every option
+// declared with an unsigned type is therefore checked here, once for every command, before the
+// value is converted.
+template <typename T>
+bool is_unsigned_option(const po::value_semantic* s) {
+  return dynamic_cast<const po::typed_value<T>*>(s) != nullptr;
+}
+
+void refuse_negative_counts(const po::parsed_options& parsed, const po::options_description& desc) {
+  for (const auto& o : parsed.options) {
+    if (o.unregistered || o.value.empty()) continue;
+    const po::option_description* d = desc.find_nothrow(o.string_key, false);
+    if (!d) continue;
+    const po::value_semantic* s = d->semantic().get();
+    if (!is_unsigned_option<unsigned int>(s) && !is_unsigned_option<unsigned long>(s) &&
+        !is_unsigned_option<unsigned long long>(s))
+      continue;
+    for (const auto& v : o.value) {
+      const size_t first = v.find_first_not_of(" \t");
+      if (first != std::string::npos && v[first] == '-')
+        throw po::error(fmt::format("the argument ('{}') for option '--{}' is invalid: expected a non-negative "
+                                    "integer", v, o.string_key));
+    }
+  }
+}
+
+}  // namespace
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const po::positional_options_description& pos, po::variables_map& vm,
                 std::string (*help)()) {
@@ -43,7 +74,9 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     }
   }
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(desc).positional(pos).run();
+    refuse_negative_counts(parsed, desc);
+    po::store(parsed, vm);
   } catch (const po::unknown_option& e) {
     // "did you mean": the nearest of the command's long options (--placment -> --placement).
     const std::string given = e.get_option_name();
