@@ -18,17 +18,14 @@ schedsim=$1
 src=$2
 work=$3
 mkdir -p "$work"
+cd "$work"
 trace=$work/rec.ftrace.gz
 rm -f "$trace"
-if ! "$schedsim" record -o "$trace" -- sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 0.05; done' 2>"$work/record.err"; then
-  if grep -qE 'record needs root|tracefs is unavailable|cannot create a tracefs instance' "$work/record.err"; then
-    echo "fidelity-record: skipped: $(head -1 "$work/record.err")"
-    exit 77
-  fi
-  echo "fidelity-record: schedsim record failed:" >&2
-  cat "$work/record.err" >&2
-  exit 1
-fi
+# shellcheck source=lib/tracefs.sh
+. "$src/tests/lib/tracefs.sh"
+tracefs_require
+tracefs_record record "$schedsim" -o "$trace" -- sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 0.05; done'
+
 # A replay of the command alone cannot reproduce waits behind other load (docs/fidelity.md): on
 # a machine that was busy during the recording (CPUs idle less than half the time; a quiet one
 # is ~97% idle during this sleep-dominated workload) the comparison would measure the load, so

@@ -16,6 +16,7 @@
 #   usage: interrupt_outputs.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -uo pipefail
 schedsim=$1
+src=$2
 work=$3
 rm -rf "$work"
 mkdir -p "$work"
@@ -141,13 +142,11 @@ for seed in "${seeds[@]}"; do
 done
 
 # ---- record -----------------------------------------------------------------------------------
-tracefs=""
-for p in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-  [ -d "$p/instances" ] && tracefs=$p && break
-done
+# shellcheck source=../lib/tracefs.sh
+. "$src/tests/lib/tracefs.sh"
 skip_reason=""
-[ "$(id -u)" -eq 0 ] || skip_reason="not root (tracefs needs root)"
-[ -z "$skip_reason" ] && [ -z "$tracefs" ] && skip_reason="tracefs is not mounted"
+tracefs_find || skip_reason=$TRACEFS_UNUSABLE
+tracefs=$TRACEFS
 if [ -n "$skip_reason" ]; then
   echo "SKIP record part: $skip_reason"
 else

@@ -7,16 +7,15 @@
 #   usage: record_exec_failure.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -uo pipefail
 schedsim=$1
+src=$2
 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-tracefs=""
-for p in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-  [ -d "$p/instances" ] && tracefs=$p && break
-done
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: not root (tracefs needs root)"; exit 77; }
-[ -n "$tracefs" ] || { echo "SKIP: tracefs is not mounted"; exit 77; }
+# shellcheck source=../lib/tracefs.sh
+. "$src/tests/lib/tracefs.sh"
+tracefs_require
+tracefs=$TRACEFS
 failures=0
 fail() {
   echo "FAIL: $*"

@@ -11,24 +11,19 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root to write tracefs"
+# shellcheck source=../lib/tracefs.sh
+. "$src/tests/lib/tracefs.sh"
+tracefs_require
 if command -v hackbench >/dev/null; then
   cmd=(hackbench -g 2 -l 50 -p)
 elif command -v perf >/dev/null && perf bench sched messaging -g 1 -l 1 >/dev/null 2>&1; then
   cmd=(perf bench sched messaging -g 2 -l 50 -p)
 else
-  skip "neither hackbench (rt-tests) nor perf (linux-perf) is installed: scripts/install-deps.sh --test"
+  tracefs_skip "neither hackbench (rt-tests) nor perf (linux-perf) is installed: scripts/install-deps.sh --test"
 fi
 
 # 1. Record the trace (gzip-compressed ftrace text).
-if ! "$schedsim" record -o hb.ftrace.gz -- "${cmd[@]}" >record.out 2>record.err; then
-  if grep -q "tracefs is unavailable\|needs root" record.err; then skip "$(head -1 record.err)"; fi
-  cat record.out record.err
-  echo "FAIL: schedsim record failed"
-  exit 1
-fi
-cat record.err
+tracefs_record record "$schedsim" -o hb.ftrace.gz -- "${cmd[@]}"
 root=$(sed -n 's/.*(root pid \([0-9]*\)).*/\1/p' record.out)
 [ -n "$root" ] || { echo "FAIL: no root pid in: $(cat record.out)"; exit 1; }
 if grep -q "events were lost" record.err; then echo "note: the recording lost events (see above)"; fi

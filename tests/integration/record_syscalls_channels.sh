@@ -7,23 +7,19 @@
 #   usage: record_syscalls_channels.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
 schedsim=$1
+src=$2
 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root to write tracefs"
-command -v hackbench >/dev/null || skip "hackbench (rt-tests) is not installed: scripts/install-deps.sh --test"
+# shellcheck source=../lib/tracefs.sh
+. "$src/tests/lib/tracefs.sh"
+tracefs_require
+command -v hackbench >/dev/null || tracefs_skip "hackbench (rt-tests) is not installed: scripts/install-deps.sh --test"
 
-if ! "$schedsim" record -o hb.ftrace.gz --extra-events syscalls -- hackbench -g 1 -l 10 --pipe >record.out 2>record.err; then
-  if grep -q "tracefs is unavailable\|needs root" record.err; then skip "$(head -1 record.err)"; fi
-  cat record.out record.err
-  echo "FAIL: schedsim record failed"
-  exit 1
-fi
-cat record.err
-if grep -q "syscalls/sys_enter_read" record.err; then skip "this kernel has no syscall trace events: $(head -1 record.err)"; fi
+tracefs_record record "$schedsim" -o hb.ftrace.gz --extra-events syscalls -- hackbench -g 1 -l 10 --pipe
+if grep -q "syscalls/sys_enter_read" record.err; then tracefs_skip "this kernel has no syscall trace events: $(head -1 record.err)"; fi
 # The TGID column: "comm-pid (  tgid) [cpu]". (Not `zcat | grep -q`: with pipefail, grep's early
 # exit would fail the pipeline through zcat's SIGPIPE.)
 zcat hb.ftrace.gz >hb.txt
