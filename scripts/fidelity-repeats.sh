@@ -56,6 +56,8 @@ def fmt(v, t):
     return f"{v / 1e6:.2f} ms" if v >= 1e6 else f"{v / 1e3:.1f} us"
 
 
+if not any(len(r) >= 2 for r in runs.values()):
+    sys.exit("fidelity-repeats: no workload has two or more repeats (NAME.r1..., NAME.r2...)")
 print("| workload | metric | " + " | ".join(f"r{r}" for r in (1, 2, 3)) + " | mean | CV |")
 print("|---|---|---|---|---|---|---|")
 for name in sorted(runs):
