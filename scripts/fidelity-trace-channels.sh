@@ -7,6 +7,12 @@
 #
 #   scripts/fidelity-trace-channels.sh SCHEDSIM [KERNEL]     (default kernel: 6.18)
 #
+# env: CHANNELS_SET=loaded (default: tests/data/traces/syscalls/, recorded while builds ran) or
+#      quiet (tests/data/traces/smp2-quiet/syscalls/, recorded on the idle machine, replayed with
+#      its cost file smp2-quiet/costs.json); with quiet, QUIET_SYSCALL_DIR=DIR adds the median
+#      repeats of the hackbench pipe recordings that are too large to commit, when DIR has them
+#      (DIR/hb-pipe-proc-g2-l100.r2.ftrace.gz, hb-pipe-thr-g1-l400.r3, hb-pipe-thr-g4-l50.r2).
+#
 # Output is deterministic for a given binary. Requires python3.
 set -euo pipefail
 
@@ -16,14 +22,35 @@ K=${2:-6.18}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 D=$here/tests/data/traces/syscalls
+Q=$here/tests/data/traces/smp2-quiet
+LOADED="Recorded on the 2-vCPU KVM guest (Linux 6.18) while other builds ran"
+QUIET="Recorded on the 2-vCPU KVM guest (Linux 6.18.44) with nothing else running (load 0.2); cost file \`smp2-quiet/costs.json\`"
 
-# name | trace | topology | channel kind (the trace does not say which fds are pipes)
-CASES=(
-  "hackbench -g 1 -l 25 --pipe --threads|$D/hb-pipe-threads-g1-l25.ftrace.gz|smp2|pipe"
-  "hackbench -g 1 -l 25 --pipe (processes)|$D/hb-pipe-procs-g1-l25.ftrace.gz|smp2|pipe"
-  "perf bench sched pipe -l 2000|$D/perf-pipe-l2000.ftrace.gz|smp2|pipe"
-  "perf bench sched messaging -g 1 -l 20 (sockets)|$D/perf-msg-sock-g1-l20.ftrace.gz|smp2|socket"
-)
+# name | trace | topology | channel kind (the trace does not say which fds are pipes) | description | cost file
+case ${CHANNELS_SET:-loaded} in
+  loaded)
+    CASES=(
+      "hackbench -g 1 -l 25 --pipe --threads|$D/hb-pipe-threads-g1-l25.ftrace.gz|smp2|pipe|$LOADED|"
+      "hackbench -g 1 -l 25 --pipe (processes)|$D/hb-pipe-procs-g1-l25.ftrace.gz|smp2|pipe|$LOADED|"
+      "perf bench sched pipe -l 2000|$D/perf-pipe-l2000.ftrace.gz|smp2|pipe|$LOADED|"
+      "perf bench sched messaging -g 1 -l 20 (sockets)|$D/perf-msg-sock-g1-l20.ftrace.gz|smp2|socket|$LOADED|"
+    ) ;;
+  quiet)
+    CASES=(
+      "quiet perf bench sched pipe -l 2000|$Q/syscalls/perf-pipe-l2000.r3.ftrace.gz|smp2|pipe|$QUIET|$Q/costs.json"
+      "quiet perf bench sched messaging -g 1 -l 20 (sockets, processes)|$Q/syscalls/perf-msg-g1-l20.r2.ftrace.gz|smp2|socket|$QUIET|$Q/costs.json"
+      "quiet hackbench -g 1 -l 100 (sockets, processes)|$Q/syscalls/hb-sock-proc-g1-l100.r2.ftrace.gz|smp2|socket|$QUIET|$Q/costs.json"
+    )
+    if [ -n "${QUIET_SYSCALL_DIR:-}" ]; then
+      for x in "hackbench -g 2 -l 100 -p (pipes, processes)|hb-pipe-proc-g2-l100.r2" \
+               "hackbench -g 1 -l 400 -p -T (pipes, threads)|hb-pipe-thr-g1-l400.r3" \
+               "hackbench -g 4 -l 50 -p -T (pipes, threads)|hb-pipe-thr-g4-l50.r2"; do
+        f=$QUIET_SYSCALL_DIR/${x#*|}.ftrace.gz
+        [ -f "$f" ] && CASES+=("quiet ${x%|*} (not committed: ${x#*|})|$f|smp2|pipe|$QUIET|$Q/costs.json")
+      done
+    fi ;;
+  *) echo "fidelity-trace-channels: CHANNELS_SET must be loaded or quiet" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,13 +58,15 @@ manifest=$work/manifest.tsv
 : >"$manifest"
 i=0
 for entry in "${CASES[@]}"; do
-  IFS='|' read -r name trace topo kind <<<"$entry"
+  IFS='|' read -r name trace topo kind desc cost <<<"$entry"
   [ -f "$trace" ] || { echo "fidelity-trace-channels: missing $trace" >&2; exit 2; }
+  cost_args=()
+  [ -n "$cost" ] && cost_args=(--cost "$cost")
   for m in off "$kind"; do
-    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" --progress never \
+    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" "${cost_args[@]}" --progress never \
       -f json -o "$work/$i-${m/$kind/chan}.json" 2>"$work/$i-$m.err" || { cat "$work/$i-$m.err" >&2; exit 1; }
   done
-  printf '%s\t%s\t%s\n' "$name" "$work/$i" "$kind" >>"$manifest"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$work/$i" "$kind" "$desc" >>"$manifest"
   i=$((i + 1))
 done
 
@@ -49,11 +78,11 @@ from fidelity_fmt import err, fmt_n, fmt_ns, obs_metrics, sim_metrics  # noqa: E
 TIME = {"makespan", "wake p50", "wake p90", "wake p99", "rq-wait (preempted) p50", "rq-wait (preempted) p90",
         "rq-wait (preempted) p99"}
 for line in open(sys.argv[1]):
-    name, base, kind = line.rstrip("\n").split("\t")
+    name, base, kind, desc = line.rstrip("\n").split("\t")
     joff, jpipe = json.load(open(base + "-off.json")), json.load(open(base + "-chan.json"))
     o, a, b = obs_metrics(joff), sim_metrics(joff), sim_metrics(jpipe)
     print(f"#### {name}, kernel {sys.argv[2]} profile\n")
-    print(f"Recorded on the 2-vCPU KVM guest (Linux 6.18) while other builds ran; replayed on `smp2` with `--channels off|{kind}`.\n")
+    print(f"{desc}; replayed on `smp2` with `--channels off|{kind}`.\n")
     print(f"| metric | observed | off | err | {kind} | err |")
     print("|---|---|---|---|---|---|")
     for m in o:
