@@ -24,7 +24,7 @@ po::options_description record_options() {
   d.add_options()
       ("output,o", po::value<std::string>(), "output file: ftrace text (.gz = gzip), or a workload with --workload")
       ("events", po::value<std::vector<std::string>>()->multitoken(), "sched events to enable (default: switch, waking, wakeup, wakeup_new, process_fork/exit/exec, migrate_task)")
-      ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), syscalls (read/write enter/exit and close enter, with the TGID column; replayed by --channels), comma-separated; events this kernel lacks are skipped with a warning (the importer does not use idle and ipi events yet)")
+      ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), syscalls (read/write enter/exit and close enter, with the TGID column; replayed by --channels), comma-separated; events this kernel lacks are skipped with a warning (idle and ipi feed the wake-to-run costs of `trace info --idle-wake-costs`; a replay does not read them)")
       ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
       ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
       ("command", po::value<std::vector<std::string>>(), "the command (after --)");
