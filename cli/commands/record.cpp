@@ -27,6 +27,7 @@ po::options_description record_options() {
       ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), syscalls (read/write enter/exit and close enter, with the TGID column; replayed by --channels), comma-separated; events this kernel lacks are skipped with a warning (idle and ipi feed the wake-to-run costs of `trace info --idle-wake-costs`; a replay does not read them)")
       ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
       ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
+      ("recorder-class", po::value<std::string>()->default_value("idle"), "scheduling class of the recorder while the command runs: idle (SCHED_IDLE: the kernel places the command's wakeups as if the recorder's CPU were idle and preempts it at once) or normal (the recorder competes with the command, as before)")
       ("command", po::value<std::vector<std::string>>(), "the command (after --)");
   return d;
 }
@@ -34,7 +35,7 @@ po::options_description record_options() {
 
 std::string help_record() {
   return format_help(
-      "schedsim record -o FILE [--events EV...] [--workload] [--buffer-kb N] -- COMMAND [ARGS...]",
+      "schedsim record -o FILE [--events EV...] [--workload] [--buffer-kb N] [--recorder-class idle|normal] -- COMMAND [ARGS...]",
       "Runs COMMAND and records its scheduler events through tracefs (needs root). A private\n"
       "tracefs instance is created and removed afterwards; tracefs is mounted if needed.\n"
       "Events are streamed from trace_pipe while the command runs; ring-buffer overruns are\n"
@@ -73,6 +74,10 @@ int run_record(const std::vector<std::string>& args) {
   traces::RecordOptions ro;
   ro.command = cmd;
   ro.buffer_kb = vm["buffer-kb"].as<uint32_t>();
+  const std::string rclass = vm["recorder-class"].as<std::string>();
+  if (rclass != "idle" && rclass != "normal")
+    throw InputError(SourceLoc{"--recorder-class"}, unknown_choice_message("recorder class", rclass, {"idle", "normal"}));
+  ro.idle_class = rclass == "idle";
   if (vm.count("events")) ro.events = vm["events"].as<std::vector<std::string>>();
   if (vm.count("extra-events"))
     for (const auto& v : vm["extra-events"].as<std::vector<std::string>>())

@@ -19,6 +19,11 @@ struct RecordOptions {
   std::vector<std::string> command;  ///< argv of the command to run
   uint32_t buffer_kb = 32768;        ///< per-CPU ring buffer (buffer_size_kb)
   bool quiet = false;                ///< do not forward a summary to stderr
+  /// Run the recorder itself (its trace_pipe drain and compression) as SCHED_IDLE while the
+  /// command runs, so the kernel treats a CPU where only the recorder runs as idle for the
+  /// command's wakeups and preempts the recorder at once (sched_idle_cpu(), 3c29e651e16d). A
+  /// normal-class recorder takes CPU time and placement choices from the command it records.
+  bool idle_class = true;
 };
 
 struct RecordResult {
