@@ -15,12 +15,8 @@
 # (the script then exits 77 if nothing else ran, else 0 after the `run` part).
 #   usage: interrupt_outputs.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -uo pipefail
-schedsim=$1
-src=$2
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 set -m  # background jobs get default SIGINT handling (non-interactive shells ignore it otherwise)
 
 seeds=(11 23 37 41)

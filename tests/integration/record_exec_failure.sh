@@ -6,12 +6,8 @@
 # Needs root and tracefs; without them it exits 77 (skipped) with the reason.
 #   usage: record_exec_failure.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -uo pipefail
-schedsim=$1
-src=$2
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 # shellcheck source=../lib/tracefs.sh
 . "$src/tests/lib/tracefs.sh"
 tracefs_require

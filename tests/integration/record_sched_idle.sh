@@ -5,12 +5,8 @@
 # recorder's) and its own. The trace header names the recorder. Exit 77 = skipped, with the reason.
 #   usage: record_sched_idle.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
-schedsim=$1
-src=$2
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 # shellcheck source=../lib/tracefs.sh
 . "$src/tests/lib/tracefs.sh"
 tracefs_require

@@ -5,12 +5,8 @@
 # Exit 77 = skipped (not root, or the daemons cannot run in this sandbox), with the reason.
 #   usage: slurm_sweep.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
-schedsim=$1
-src=$2
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 
 # Outside WORK_DIR (which is wiped above), so a run that was killed can still be stopped by PID.
 # One Slurm per machine: runs of this test from several build trees wait for each other (the

@@ -6,11 +6,8 @@
 # the gate must trip (exit 1) and a gate on the same file against itself must pass (exit 0).
 #   usage: sweep_compare.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
-schedsim=$1
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 
 grid=(--set "workload-gen=messaging --pipe --thread --nr_loops 5" --set gen.group=1,2 --set topology=smt2x2
       --set jitter=5% --repeat 6 --jobs 2 --progress never --summary none)

@@ -5,11 +5,8 @@
 # interrupted sweep with --jobs 2, so this also checks that --jobs does not change the output.
 #   usage: sweep_resume.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
-schedsim=$1
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+# shellcheck source=../lib/workdir.sh
+. "$2/tests/lib/workdir.sh" "$@"
 
 args=(--set "workload-gen=messaging --pipe --thread" --set gen.loops=5 --set topology=xeon-e5-2690v2
       --set placement=sis-fold-2018,sis-fold-opt --set gen.group=1,2,5,10,20,40 --set jitter=5%
