@@ -137,7 +137,7 @@ class EevdfQueue final : public QueuePolicy {
     if (protect_ == Protect::kDeadlineMarker) {
       se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
     } else if (best != prev) {
-      set_protect_slice(rq, se);  // set_next_entity() runs only when the task changes
+      set_protect_slice(se);  // set_next_entity() runs only when the task changes
     }
     return rq.curr;
   }
@@ -227,7 +227,7 @@ class EevdfQueue final : public QueuePolicy {
     i128 sum_wkey = 0;  // sum w_i (v_i - min_vruntime), curr included
     int64_t sum_w = 0;  // sum w_i, curr included
     uint32_t nr = 0;
-    uint32_t last_put = 0xffffffffu;  // the task put_prev() just put back (kNone: none)
+    uint32_t last_put = kNone;  // the task put_prev() just put back, if any
     bool resched = false;
   };
 
@@ -262,12 +262,11 @@ class EevdfQueue final : public QueuePolicy {
   }
   // set_protect_slice() (6.17): q = the shortest slice queued (RUN_TO_PARITY) or the unscaled
   // base slice, at most the own slice; vprot = d unless q is shorter than the own slice.
-  void set_protect_slice(const Rq& rq, Se& se) const {
-    int64_t q = base_slice_ns_;
-    if (run_to_parity_) {
-      q = se.slice;
-      for (const auto& [d, t] : rq.by_deadline) q = std::min(q, se_[t].slice);
-    }
+  void set_protect_slice(Se& se) const {
+    // The workload model has no per-task slices (sched_attr.sched_runtime): every entity's slice
+    // is base_slice_ (place_entity, update_curr), so the shortest queued slice is the own one.
+    // With per-task slices this becomes a minimum over the queue (the kernel's min_slice).
+    int64_t q = run_to_parity_ ? se.slice : base_slice_ns_;
     se.vprot = se.deadline;
     if (q < se.slice) se.vprot = std::min(se.deadline, se.vruntime + calc_delta_fair(q, se.weight));
   }
