@@ -52,6 +52,7 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
                   "every policy slot needs a module");
   s.init(topo, cost, w.tasks.size());
+  s.seed = cf.seed;
   s.queue = pol.queue.get();
   s.util = pol.util.get();
   s.idle_cores = pol.idle_cores.get();

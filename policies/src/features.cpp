@@ -10,6 +10,7 @@ const std::vector<FeatureInfo>& feature_table() {
 #include "placement/features.def"
 #include "queue/features.def"
 #include "util/features.def"
+#include "balance/features.def"
 #undef SCHEDSIM_FEAT
   };
   return t;

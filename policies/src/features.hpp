@@ -16,6 +16,7 @@ enum class Feature : uint8_t {
 #include "placement/features.def"
 #include "queue/features.def"
 #include "util/features.def"
+#include "balance/features.def"
 #undef SCHEDSIM_FEAT
   kCount
 };

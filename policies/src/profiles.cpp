@@ -15,12 +15,13 @@
 namespace schedsim {
 namespace {
 
-std::map<std::string, std::string> slots(const std::string& placement, const std::string& queue) {
+std::map<std::string, std::string> slots(const std::string& placement, const std::string& queue,
+                                         const std::string& balance = "kernel") {
   return {{"placement", placement},
           {"idle-cores", "kernel"},
           {"util", "pelt-util-est"},
           {"queue", queue},
-          {"balance", "kernel"}};
+          {"balance", balance}};
 }
 
 // The placement/util/queue flags of 6.12, unchanged up to 6.18.
@@ -35,6 +36,16 @@ std::map<std::string, bool> flags_6_12() {
           // EEVDF's delayed dequeue, on by default since v6.12 (152e11f6df29, 54a58a787791).
           {"DELAY_DEQUEUE", true},
           {"DELAY_ZERO", true}};
+}
+
+// 6.12's flags plus the balance flags of `kernel-6.14` (balance/features.def): the 6.14 runnable
+// accounting always, then the newidle rule of the version.
+std::map<std::string, bool> flags_6_14(bool ni_bump, bool ni_random) {
+  auto f = flags_6_12();
+  f["LB_RUNNABLE"] = true;
+  f["NI_BUMP"] = ni_bump;
+  f["NI_RANDOM"] = ni_random;
+  return f;
 }
 
 }  // namespace
@@ -91,15 +102,22 @@ const std::vector<KernelProfile>& kernel_profiles() {
       {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF with DELAY_DEQUEUE; PREEMPT_SHORT not modelled",
        slots("sis-util", "eevdf"),
        flags_6_12()},
-      // ---- fid-impl: 6.13-6.18 (docs/kernel-versions.md). Of the changes since 6.12 only the
-      // 6.15 base slice is modelled; PREEMPT_SHORT (6.12), the 6.14 runnable accounting, the
-      // 6.17 RUN_TO_PARITY and newidle rules are not.
-      {"6.15", "6.12 plus the 0.70 ms base slice (2ae891b82695); PREEMPT_SHORT, 6.13-6.14 changes not modelled",
-       slots("sis-util", "eevdf-6.15"),
-       flags_6_12()},
-      {"6.18", "as 6.15; PREEMPT_SHORT, the 6.17 RUN_TO_PARITY and newidle rules not modelled",
-       slots("sis-util", "eevdf-6.15"),
-       flags_6_12()},
+      // ---- 6.13-6.18 (docs/kernel-versions.md). Modelled: the 6.14 runnable accounting for
+      // balance (LB_RUNNABLE), the 6.15 base slice, the 6.17 slice protection (eevdf-6.17) and
+      // newidle cost bump (NI_BUMP), the 6.18.y NI_RANDOM. Not modelled: PREEMPT_SHORT (no
+      // per-task slices in the workload model), PREEMPT_LAZY.
+      {"6.15", "6.12 plus the 6.14 runnable balance accounting and the 0.70 ms base slice (2ae891b82695)",
+       slots("sis-util", "eevdf-6.15", "kernel-6.14"),
+       flags_6_14(false, false)},
+      {"6.17", "6.15 plus the 6.17 slice protection (vprot, resched at its end) and the newidle cost bump on failure (155213a2aed4); also 6.18.0 before the 6.18.y backports",
+       slots("sis-util", "eevdf-6.17", "kernel-6.14"),
+       flags_6_14(true, false)},
+      // 6.18 as the 6.18.y stable kernels recorded here run it (6.18.44): the bump reverted
+      // (d206fbad9328) and NI_RANDOM backported (33cf66d88306), Dec 2025-Jan 2026. A 6.18.0-early
+      // 6.18.y kernel still has the bump: --kernel 6.17 models it.
+      {"6.18", "6.17 rules as in 6.18.y stable: NI_RANDOM proportional newidle balance (33cf66d88306), bump reverted (d206fbad9328); 6.18.0 had the bump (use 6.17)",
+       slots("sis-util", "eevdf-6.17", "kernel-6.14"),
+       flags_6_14(false, true)},
   };
   return profiles;
 }

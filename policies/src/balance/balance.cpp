@@ -19,8 +19,23 @@
 //
 // nohz kick (nohz_balancer_kick, simplified): a busy CPU with nr_running >= 2 at its tick pulls
 // one waiting task to the first idle CPU the task may run on, on behalf of the idle balancer.
+//
+// `kernel-6.14`: the same balance with the later kernels' rules as flags (balance/features.def,
+// docs/kernel-versions.md section 4):
+//   LB_RUNNABLE (6.14): every count above (overload, busiest CPU, imbalance, nohz kick) is the
+//     runnable count, nr_running - nr_delayed, and a delayed-dequeue task is never a candidate.
+//   NI_BUMP (6.17, 155213a2aed4): a newidle pass that pulls nothing records 1.5 x the level's
+//     current max cost instead of its measured cost; recorded costs are capped at
+//     migration_cost + 200 ns.
+//   NI_RANDOM (6.18.y stable / 6.19, 33cf66d88306): per level calls/successes/ratio; a visit that
+//     passes the avg_idle test draws d in [0, 1024) and skips the pass (a call without success)
+//     when d > 1 + ratio; a pass that pulls credits round(1024 / (1 + ratio)) successes; every
+//     1024 calls ratio = successes and both counters halve. One generator per run, seeded from
+//     the run's seed (SchedState::seed), so a run stays reproducible.
 #include <algorithm>
 
+#include "features.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
@@ -28,9 +43,15 @@ namespace {
 
 constexpr int64_t kMigrationCost = 500000;  // sysctl_sched_migration_cost, ns
 
+/// The later kernels' rules (balance/features.def); all off = the 6.12 balance.
+struct BalanceRules {
+  bool lb_runnable = false, ni_bump = false, ni_random = false;
+};
+
 class KernelBalance final : public BalancePolicy {
  public:
-  KernelBalance(bool periodic, bool newidle) : periodic_(periodic), newidle_(newidle) {}
+  KernelBalance(bool periodic, bool newidle, BalanceRules rules = {})
+      : periodic_(periodic), newidle_(newidle), rules_(rules) {}
 
   void attach(SchedState& s) override {
     size_t nl = s.topo->levels().size();
@@ -39,7 +60,10 @@ class KernelBalance final : public BalancePolicy {
       p.last_balance.assign(nl, Instant::zero());
       p.failed.assign(nl, 0);
       p.max_newidle_cost.assign(nl, 0);
+      p.ni.assign(nl, NewidleStats{});
     }
+    // A stream of its own, so NI_RANDOM's draws do not shift the engine's jitter stream.
+    rng_ = SplitMix64(derive_seed(s.seed, 0x4e495f52414e44ull));  // "NI_RAND"
   }
 
   bool newidle(SchedState& s, BalanceOps& ops, CpuId cpu) override {
@@ -54,10 +78,23 @@ class KernelBalance final : public BalancePolicy {
     for (size_t l = 0; l < levels.size(); ++l) {
       if (avg_idle < spent + pc.max_newidle_cost[l]) break;
       if (!levels[l].has(kSdBalanceNewidle)) continue;
+      uint32_t weight = 1;
+      if (rules_.ni_random) {
+        weight = 1 + pc.ni[l].ratio;
+        if (rng_.below(1024) > weight) {
+          pc.ni[l].record(0);
+          continue;
+        }
+        weight = (1024 + weight / 2) / weight;
+      }
       const CpuMask& span = levels[l].span[cpu.value()];
       int64_t t = static_cast<int64_t>(span.count()) * s.cost->probe_cpu.count();
       pulled = pull_one(s, ops, cpu, span, l, true);
-      pc.max_newidle_cost[l] = std::max(pc.max_newidle_cost[l], t);
+      // The recorded cost: the measured one, or with NI_BUMP 1.5x the max after a failed pass.
+      int64_t recorded = rules_.ni_bump && !pulled ? pc.max_newidle_cost[l] * 3 / 2 : t;
+      if (recorded > pc.max_newidle_cost[l])
+        pc.max_newidle_cost[l] = rules_.ni_bump ? std::min(recorded, kMigrationCost + 200) : recorded;
+      if (rules_.ni_random) pc.ni[l].record(pulled ? weight : 0);
       spent += t;
       if (pulled) break;
     }
@@ -83,20 +120,41 @@ class KernelBalance final : public BalancePolicy {
       next = std::min(next, pc.last_balance[l] + interval);
     }
     s.rq(cpu).next_balance = next;
-    if (periodic_ && s.rq(cpu).nr_running >= 2) nohz_kick(s, ops, cpu);
+    if (periodic_ && runnable(s, cpu.value()) >= 2) nohz_kick(s, ops, cpu);
   }
 
  private:
+  // NI_RANDOM's per-domain statistics (sched_domain newidle_call/success/ratio), of 1024.
+  struct NewidleStats {
+    uint32_t calls = 512, successes = 256, ratio = 512;
+    void record(uint32_t success) {
+      ++calls;
+      successes += success;
+      if (calls >= 1024) {
+        ratio = successes;
+        calls /= 2;
+        successes /= 2;
+      }
+    }
+  };
   struct PerCpu {
     std::vector<Instant> last_balance;
     std::vector<uint32_t> failed;
     std::vector<int64_t> max_newidle_cost;
+    std::vector<NewidleStats> ni;
     Instant cost_decay;
   };
 
-  static bool overloaded(const SchedState& s) {
-    for (const auto& c : s.cpus)
-      if (c.nr_running > 1) return true;
+  // The count balance decisions use: nr_running, or with LB_RUNNABLE the runnable tasks only.
+  uint32_t runnable(const SchedState& s, uint32_t cpu) const {
+    const CpuSched& c = s.cpus[cpu];
+    return rules_.lb_runnable ? c.nr_running - std::min(c.nr_delayed, c.nr_running) : c.nr_running;
+  }
+  bool movable(const SchedState& s, TaskId p) const { return !rules_.lb_runnable || !s.queue->is_delayed(p); }
+
+  bool overloaded(const SchedState& s) const {
+    for (uint32_t c = 0; c < s.cpus.size(); ++c)
+      if (runnable(s, c) > 1) return true;
     return false;
   }
 
@@ -112,12 +170,12 @@ class KernelBalance final : public BalancePolicy {
   }
 
   // The CPU of `span` (other than dst) with the most runnable tasks, at least 2; invalid if none.
-  static CpuId busiest_cpu(const SchedState& s, CpuId dst, const CpuMask& span) {
+  CpuId busiest_cpu(const SchedState& s, CpuId dst, const CpuMask& span) const {
     CpuId best;
     uint32_t best_nr = 1;
     for (uint32_t c : span) {
       if (c == dst.value()) continue;
-      uint32_t nr = s.cpus[c].nr_running;
+      uint32_t nr = runnable(s, c);
       // Compare nr_running per capacity, so a big core with 2 tasks is not busier than a little one with 2.
       if (nr > best_nr || (best.valid() && nr == best_nr && s.cpus[c].capacity < s.rq(best).capacity)) {
         best = CpuId(c);
@@ -136,7 +194,7 @@ class KernelBalance final : public BalancePolicy {
     bool ignore_hot = pc.failed[level] > lv.cache_nice_tries;
     std::vector<TaskId> cand;
     s.queue->for_each_queued(s, src, [&](TaskId p) {
-      if (s.allowed(p, dst) && (ignore_hot || !cache_hot(s, p))) cand.push_back(p);
+      if (s.allowed(p, dst) && movable(s, p) && (ignore_hot || !cache_hot(s, p))) cand.push_back(p);
       return cand.size() < 32;
     });
     uint32_t moved = 0;
@@ -160,7 +218,7 @@ class KernelBalance final : public BalancePolicy {
     const CpuMask& span = s.topo->levels()[level].span[cpu.value()];
     CpuId src = busiest_cpu(s, cpu, span);
     if (!src.valid()) return;
-    uint32_t mine = s.rq(cpu).nr_running, theirs = s.rq(src).nr_running;
+    uint32_t mine = runnable(s, cpu.value()), theirs = runnable(s, src.value());
     if (theirs < mine + 2) return;  // balanced enough: moving one would just swap the imbalance
     pull(s, ops, cpu, span, level, std::min<uint32_t>((theirs - mine) / 2, 32), false);
   }
@@ -168,7 +226,7 @@ class KernelBalance final : public BalancePolicy {
   void nohz_kick(SchedState& s, BalanceOps& ops, CpuId busy_cpu) {
     std::vector<TaskId> waiting;
     s.queue->for_each_queued(s, busy_cpu, [&](TaskId p) {
-      waiting.push_back(p);
+      if (movable(s, p)) waiting.push_back(p);
       return waiting.size() < 4;
     });
     for (TaskId p : waiting) {
@@ -187,7 +245,9 @@ class KernelBalance final : public BalancePolicy {
   }
 
   bool periodic_, newidle_;
+  BalanceRules rules_;
   std::vector<PerCpu> per_cpu_;
+  SplitMix64 rng_{1};
 };
 
 }  // namespace
@@ -195,6 +255,14 @@ class KernelBalance final : public BalancePolicy {
 void register_balance_modules(PolicyRegistry& reg) {
   reg.add_balance({"", "kernel", "newidle pull + periodic per-level balance + nohz idle kick (simplified load_balance)", {}},
                   [](const Features&) { return std::make_unique<KernelBalance>(true, true); });
+  reg.add_balance({"", "kernel-6.14",
+                   "kernel, with the 6.14 runnable accounting and the 6.17 / 6.18.y newidle rules as flags",
+                   feature_docs({Feature::LB_RUNNABLE, Feature::NI_BUMP, {Feature::NI_RANDOM, false}})},
+                  [](const Features& f) {
+                    return std::make_unique<KernelBalance>(
+                        true, true,
+                        BalanceRules{f.get(Feature::LB_RUNNABLE), f.get(Feature::NI_BUMP), f.get(Feature::NI_RANDOM)});
+                  });
   reg.add_balance({"", "newidle", "only newidle pulls when a CPU is about to go idle", {}},
                   [](const Features&) { return std::make_unique<KernelBalance>(false, true); });
   reg.add_balance({"", "none", "no load balancing: tasks move only at wakeup placement", {}},

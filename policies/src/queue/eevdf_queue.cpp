@@ -22,6 +22,21 @@
 // Base slice (sysctl_sched_base_slice, scaled by tunable_factor()): 0.75 ms up to 6.14, 0.70 ms
 // from 6.15 (2ae891b82695 "sched: Reduce the default slice to avoid tasks getting an extra
 // tick"; also in 6.12.y stable). The module `eevdf-6.15` is this queue with the 0.70 ms slice.
+//
+// Slice protection (RUN_TO_PARITY), two rules:
+//   6.6-6.16 (63304558ba5d): picking an entity marks it protected until its deadline is renewed
+//     (the kernel kept the marker in the lag field); the sim re-arms it on every pick.
+//   6.17 (module `eevdf-6.17`; series "sched/fair: Manage lag and run to parity with different
+//     slices", Vincent Guittot, LKML 20250708165630.1948751-1-vincent.guittot@linaro.org:
+//     3a0baa8e6c57, 052c3d87c82e, 0b9ca2dcabc3, 74eec63661d4): when a *different* entity is set
+//     running, its protection end is kept in its own field, vprot = min(d, v + q/w) with
+//     q = min(shortest slice among the other queued entities, own slice) under RUN_TO_PARITY, or
+//     q = min(unscaled base slice, own slice) without it (a minimum quantum instead of none);
+//     curr is protected while v < vprot (and eligible), and every update_curr that finds the
+//     protection over requests a reschedule while others are queued, not only the one that
+//     renews the deadline. A re-pick of the task that was just running keeps its vprot (the
+//     kernel does not call set_next_entity() when prev is picked again). Equal slices (every
+//     workload here) give vprot = d: the difference is the reschedule at each update after it.
 #include <set>
 
 #include "queue/tunables.hpp"
@@ -36,8 +51,11 @@ using i128 = Int128;
 
 class EevdfQueue final : public QueuePolicy {
  public:
-  EevdfQueue(const Features& f, int64_t base_slice_ns)
-      : base_slice_ns_(base_slice_ns), place_lag_(f.get(Feature::PLACE_LAG)),
+  /// The slice-protection rule of the modelled version (see the file comment).
+  enum class Protect : uint8_t { kDeadlineMarker, kVprot617 };
+
+  EevdfQueue(const Features& f, int64_t base_slice_ns, Protect protect = Protect::kDeadlineMarker)
+      : base_slice_ns_(base_slice_ns), protect_(protect), place_lag_(f.get(Feature::PLACE_LAG)),
         deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)), rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)),
         run_to_parity_(f.get(Feature::RUN_TO_PARITY)), wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)),
         delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)) {}
@@ -80,6 +98,7 @@ class EevdfQueue final : public QueuePolicy {
         insert_tree(rq, p.v);  // stays in the sums
       }
       se.delayed = true;
+      ++s.rq(cpu).nr_delayed;
       return;
     }
     // update_entity_lag(): remember how far from fair the entity leaves.
@@ -102,6 +121,8 @@ class EevdfQueue final : public QueuePolicy {
   TaskId pick_next(SchedState& s, CpuId cpu) override {
     Rq& rq = rq_[cpu.value()];
     if (rq.curr.valid()) return rq.curr;
+    const uint32_t prev = rq.last_put;
+    rq.last_put = kNone;
     uint32_t best = pick_eevdf(rq);
     // A delayed entity that gets picked is eligible again: its dequeue completes (with
     // DELAY_ZERO a positive lag is dropped) and the pick is repeated.
@@ -113,7 +134,11 @@ class EevdfQueue final : public QueuePolicy {
     remove_tree(rq, best);
     rq.curr = TaskId(best);
     Se& se = se_[best];
-    se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
+    if (protect_ == Protect::kDeadlineMarker) {
+      se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
+    } else if (best != prev) {
+      set_protect_slice(se);  // set_next_entity() runs only when the task changes
+    }
     return rq.curr;
   }
 
@@ -122,6 +147,7 @@ class EevdfQueue final : public QueuePolicy {
     if (rq.curr != prev) return;
     insert_tree(rq, prev.v);
     rq.curr = TaskId();
+    rq.last_put = prev.v;
   }
 
   void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
@@ -137,6 +163,8 @@ class EevdfQueue final : public QueuePolicy {
       se.deadline = se.vruntime + calc_delta_fair(se.slice, se.weight);
       if (rq.nr > 1) rq.resched = true;
     }
+    // 6.17 (0b9ca2dcabc3): a reschedule whenever the protected period is over.
+    if (protect_ == Protect::kVprot617 && rq.nr > 1 && se.vruntime >= se.vprot) rq.resched = true;
     update_min_vruntime(rq);
   }
 
@@ -161,10 +189,11 @@ class EevdfQueue final : public QueuePolicy {
 
   bool is_delayed(TaskId p) const override { return p.v < se_.size() && se_[p.v].delayed; }
 
-  void requeue_delayed(const SchedState&, CpuId cpu, TaskId p) override {
+  void requeue_delayed(SchedState& s, CpuId cpu, TaskId p) override {
     Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.delayed = false;
+    --s.rq(cpu).nr_delayed;
     // requeue_delayed_entity(): with DELAY_ZERO an entity that has become owed service (lag > 0)
     // is re-placed at zero lag; otherwise it keeps its vruntime and deadline.
     if (delay_zero_ && avg_vruntime(rq) - se.vruntime > 0) {
@@ -186,6 +215,7 @@ class EevdfQueue final : public QueuePolicy {
   static constexpr uint32_t kNone = 0xffffffffu;
   struct Se {
     int64_t vruntime = 0, deadline = 0, vlag = 0, slice = 0;
+    int64_t vprot = 0;  // 6.17: end of the slice protection (vruntime)
     uint32_t weight = 1024, cpu = 0;
     bool is_new = false, rel_deadline = false;
     bool delayed = false;  // asleep but still queued (DELAY_DEQUEUE)
@@ -197,6 +227,7 @@ class EevdfQueue final : public QueuePolicy {
     i128 sum_wkey = 0;  // sum w_i (v_i - min_vruntime), curr included
     int64_t sum_w = 0;  // sum w_i, curr included
     uint32_t nr = 0;
+    uint32_t last_put = kNone;  // the task put_prev() just put back, if any
     bool resched = false;
   };
 
@@ -214,7 +245,7 @@ class EevdfQueue final : public QueuePolicy {
     const Se* curr = rq.curr.valid() ? &se_[rq.curr.v] : nullptr;
     if (rq.nr == 1) return curr ? rq.curr.v : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
     if (curr && !eligible(rq, *curr)) curr = nullptr;
-    if (curr && run_to_parity_ && curr->vlag == curr->deadline) return rq.curr.v;
+    if (curr && protected_curr(*curr)) return rq.curr.v;
     uint32_t best = kNone;
     for (const auto& [d, t] : rq.by_deadline)
       if (eligible(rq, se_[t])) {
@@ -225,6 +256,20 @@ class EevdfQueue final : public QueuePolicy {
     if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
     return best;
   }
+  bool protected_curr(const Se& curr) const {
+    if (protect_ == Protect::kVprot617) return curr.vruntime < curr.vprot;
+    return run_to_parity_ && curr.vlag == curr.deadline;
+  }
+  // set_protect_slice() (6.17): q = the shortest slice queued (RUN_TO_PARITY) or the unscaled
+  // base slice, at most the own slice; vprot = d unless q is shorter than the own slice.
+  void set_protect_slice(Se& se) const {
+    // The workload model has no per-task slices (sched_attr.sched_runtime): every entity's slice
+    // is base_slice_ (place_entity, update_curr), so the shortest queued slice is the own one.
+    // With per-task slices this becomes a minimum over the queue (the kernel's min_slice).
+    int64_t q = run_to_parity_ ? se.slice : base_slice_ns_;
+    se.vprot = se.deadline;
+    if (q < se.slice) se.vprot = std::min(se.deadline, se.vruntime + calc_delta_fair(q, se.weight));
+  }
   void finish_delayed_dequeue(SchedState& s, CpuId cpu, uint32_t t) {
     Rq& rq = rq_[cpu.value()];
     Se& se = se_[t];
@@ -233,6 +278,7 @@ class EevdfQueue final : public QueuePolicy {
     if (delay_zero_ && se.vlag > 0) se.vlag = 0;
     remove(rq, t);
     se.delayed = false;
+    --s.rq(cpu).nr_delayed;
     --rq.nr;
     s.rq(cpu).nr_running = rq.nr;
     update_min_vruntime(rq);
@@ -294,6 +340,7 @@ class EevdfQueue final : public QueuePolicy {
   }
 
   int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
+  Protect protect_;
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
   bool delay_dequeue_, delay_zero_;
   int64_t base_slice_ = 0, tick_ = 4000000;
@@ -318,6 +365,15 @@ ModuleDef<QueuePolicy> eevdf_queue() {
 ModuleDef<QueuePolicy> eevdf_615_queue() {
   return {{"", "eevdf-6.15", "EEVDF with the 6.15 base slice of 0.70 ms (2ae891b82695; was 0.75 ms)", eevdf_flags()},
           [](const Features& f) { return std::make_unique<EevdfQueue>(f, 700000); }};
+}
+
+// eevdf-6.15 with the 6.17 slice protection (vprot, resched at its end; 0b9ca2dcabc3 and series).
+ModuleDef<QueuePolicy> eevdf_617_queue() {
+  return {{"", "eevdf-6.17",
+           "eevdf-6.15 with the 6.17 RUN_TO_PARITY rule: protection end kept apart (min queued slice), "
+           "resched once it is over (0b9ca2dcabc3, 052c3d87c82e)",
+           eevdf_flags()},
+          [](const Features& f) { return std::make_unique<EevdfQueue>(f, 700000, EevdfQueue::Protect::kVprot617); }};
 }
 
 }  // namespace schedsim

@@ -205,3 +205,46 @@ TEST_CASE("eevdf DELAY_DEQUEUE: a task that sleeps ineligible is woken in place,
     CHECK(s.migrations == (dd ? 0u : 1u));
   }
 }
+
+TEST_CASE("eevdf-6.17: without RUN_TO_PARITY the protection is a minimum quantum, and its end reschedules",
+          "[policies][queue]") {
+  // Two hogs pinned to CPU0 of a 2-CPU machine (slice 0.7 ms x 2 = 1.4 ms; unscaled 0.7 ms), tick
+  // 50 us, NO_RUN_TO_PARITY. A runs 0-700 us (half-slice first request), B 700-1400 us; at 1400 us
+  // both have v = 700 us and d = 2100 us and A (lower id) is picked. eevdf-6.15: nothing
+  // reschedules before A's deadline (v = 2100 us), so B comes back at 2800 us. eevdf-6.17: A's
+  // protection ends at v + 0.7 ms (74eec63661d4) and the update that sees it ends reschedules
+  // (0b9ca2dcabc3): A is no longer eligible, B runs at 2100 us. With RUN_TO_PARITY and equal
+  // slices the 6.17 protection ends at the deadline: 2800 us for both modules.
+  RegularMachine m;
+  m.name = "t";
+  m.cores_per_package = 2;
+  Topology t = Topology::build(make_regular_machine(m));
+  struct Case {
+    const char* queue;
+    bool parity;
+    int64_t fourth_us;
+  };
+  for (const Case& c : {Case{"eevdf-6.15", false, 2800}, Case{"eevdf-6.17", false, 2100},
+                        Case{"eevdf-6.15", true, 2800}, Case{"eevdf-6.17", true, 2800}}) {
+    INFO(c.queue << " RUN_TO_PARITY " << c.parity);
+    auto choice = default_modules();
+    choice["queue"] = c.queue;
+    choice["balance"] = "none";
+    choice["placement"] = "prev";
+    CostModel cost = zero_costs();
+    cost.tick = Duration::us(50);
+    Workload w = two_hogs(Duration::ms(3));
+    for (auto& task : w.tasks) task.affinity = CpuMask::of({0});
+    FeatureSet f;
+    f.set("RUN_TO_PARITY", c.parity);
+    Simulation sim(w, t, builtin_registry().make(choice, f), cost, SimConfig{});
+    Switches sw;
+    sim.add_observer(&sw);
+    sim.run();
+    REQUIRE(sw.in.size() >= 4);
+    CHECK(sw.in[1].first == Instant::zero() + Duration::us(700));
+    CHECK(sw.in[2].first == Instant::zero() + Duration::us(1400));
+    CHECK(sw.in[2].second == TaskId(0));
+    CHECK(sw.in[3].first == Instant::zero() + Duration::us(c.fourth_us));
+  }
+}

@@ -39,7 +39,7 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   const auto& reg = builtin_registry();
   std::vector<std::string> versions;
   for (const auto& p : kernel_profiles()) versions.push_back(p.version);
-  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12", "6.15", "6.18"});
+  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12", "6.15", "6.17", "6.18"});
   for (const auto& p : kernel_profiles()) {
     INFO(p.version);
     FeatureSet f;
@@ -56,7 +56,21 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   CHECK(default_modules() == kernel_profile("6.12").modules);
   CHECK_THROWS_WITH(kernel_profile("6.11"), Catch::Contains("did you mean"));
   CHECK(kernel_profile("6.15").modules.at("queue") == "eevdf-6.15");
-  CHECK(kernel_profile("6.18").modules.at("queue") == "eevdf-6.15");
+  CHECK(kernel_profile("6.17").modules.at("queue") == "eevdf-6.17");
+  CHECK(kernel_profile("6.18").modules.at("queue") == "eevdf-6.17");
+  // The newidle rule per version: 6.15 none, 6.17 the bump, 6.18 (6.18.y stable) NI_RANDOM.
+  CHECK(kernel_profile("6.12").modules.at("balance") == "kernel");
+  for (const char* v : {"6.15", "6.17", "6.18"}) {
+    INFO(v);
+    CHECK(kernel_profile(v).modules.at("balance") == "kernel-6.14");
+    CHECK(kernel_profile(v).features.at("LB_RUNNABLE"));
+  }
+  CHECK_FALSE(kernel_profile("6.15").features.at("NI_BUMP"));
+  CHECK_FALSE(kernel_profile("6.15").features.at("NI_RANDOM"));
+  CHECK(kernel_profile("6.17").features.at("NI_BUMP"));
+  CHECK_FALSE(kernel_profile("6.17").features.at("NI_RANDOM"));
+  CHECK_FALSE(kernel_profile("6.18").features.at("NI_BUMP"));
+  CHECK(kernel_profile("6.18").features.at("NI_RANDOM"));
 }
 
 TEST_CASE("kernel host: the newest profile not newer than the running release", "[policies][registry]") {
@@ -64,7 +78,8 @@ TEST_CASE("kernel host: the newest profile not newer than the running release", 
   CHECK(kernel_profile_for_release("6.18.44-fc-v857", note).version == "6.18");
   CHECK(note.find("running 6.18.44-fc-v857, profile 6.18:") != std::string::npos);
   CHECK(note.find("newest profile not newer") == std::string::npos);
-  CHECK(kernel_profile_for_release("6.17.0", note).version == "6.15");
+  CHECK(kernel_profile_for_release("6.17.0", note).version == "6.17");
+  CHECK(kernel_profile_for_release("6.16.3", note).version == "6.15");
   CHECK(note.find("(the newest profile not newer than it)") != std::string::npos);
   CHECK(kernel_profile_for_release("6.13.2", note).version == "6.12");
   CHECK(kernel_profile_for_release("6.9.0-rc1", note).version == "6.6");
@@ -106,5 +121,5 @@ TEST_CASE("slots by enum and by name", "[policies][registry]") {
   for (Slot s : kAllSlots) CHECK(parse_slot(to_string(s)) == s);
   CHECK(slot_names() == std::vector<std::string>{"placement", "idle-cores", "util", "queue", "balance"});
   CHECK_THROWS_WITH(parse_slot("placment"), Catch::Contains("did you mean"));
-  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.15", "fifo"});
+  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.15", "eevdf-6.17", "fifo"});
 }

@@ -1,7 +1,7 @@
 #pragma once
 /// Typed sched_feat flags. Each slot lists its flags once, in the manner of the kernel's
 /// kernel/sched/features.h: policies/src/placement/features.def, policies/src/queue/features.def,
-/// policies/src/util/features.def (SCHEDSIM_FEAT(NAME, default, doc)). The lists generate the
+/// policies/src/util/features.def, policies/src/balance/features.def (SCHEDSIM_FEAT(NAME, default, doc)). The lists generate the
 /// Feature enumerators, the names the command line accepts, the defaults and the docs.
 /// A module reads a flag as `f.get(Feature::SIS_PROP)`: a misspelled flag does not compile, and
 /// an unknown name on the command line is an error with a did-you-mean (PolicyRegistry::make).
@@ -25,7 +25,7 @@ struct FeatureInfo {
   bool default_on;
   const char* doc;
 };
-/// Every declared flag in declaration order (placement, queue, util lists).
+/// Every declared flag in declaration order (placement, queue, util, balance lists).
 const std::vector<FeatureInfo>& feature_table();
 /// The flag called `name`, if any slot declares one.
 std::optional<Feature> find_feature(const std::string& name);

@@ -161,7 +161,7 @@ class QueuePolicy {
   /// re-queues it in place (requeue_delayed) instead of placing it.
   virtual bool is_delayed(TaskId /*p*/) const { return false; }
   /// ttwu_runnable() for a delayed p on cpu: p is runnable again where it is.
-  virtual void requeue_delayed(const SchedState&, CpuId /*cpu*/, TaskId /*p*/) {}
+  virtual void requeue_delayed(SchedState&, CpuId /*cpu*/, TaskId /*p*/) {}
 };
 
 /// Operations the engine offers the balance slot.

@@ -39,6 +39,9 @@ struct TaskSched {
 struct CpuSched {
   TaskId curr;                   ///< running task, invalid when idle
   uint32_t nr_running = 0;       ///< runnable tasks including curr (cfs.h_nr_running)
+  /// Of nr_running, the tasks asleep in a delayed dequeue (h_nr_queued - h_nr_runnable, 6.14),
+  /// maintained by a queue module that delays dequeues (eevdf DELAY_DEQUEUE).
+  uint32_t nr_delayed = 0;
   uint32_t ttwu_pending = 0;     ///< wakeups in flight to this CPU (IPI not yet handled)
   uint32_t capacity = 1024;      ///< capacity_of(cpu)
   // Idle accounting (docs/sources.md, Run queue and balance), maintained by the engine.
@@ -74,6 +77,7 @@ struct SchedState {
   UtilPolicy* util = nullptr;
   IdleCoresPolicy* idle_cores = nullptr;
   bool sched_smt_active = false;              ///< the SMT static key
+  uint64_t seed = 1;                          ///< the run's seed (SimConfig::seed), for policies that draw
 
   /// cpu_rq(cpu): the run-queue state of `cpu`.
   CpuSched& rq(CpuId cpu) { return cpus[cpu.value()]; }
