@@ -76,10 +76,16 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
         st.util += s.util->cpu_util_without(s, CpuId(c), p);
         st.runnable += s.util->cpu_runnable(s, CpuId(c));
       }
-      uint32_t nr = s.cpus[c].nr_running;
+      const CpuSched& rq = s.cpus[c];
+      uint32_t nr = rq.nr_running;
       if (p_queued && t.cpu == c && nr > 0) --nr;
       st.nr_running += nr;
-      if (nr == 0 && is_idle(s, c)) ++st.idle_cpus;
+      // idle_cpu_without() (added with this form of find_idlest_group, v5.5 commit 57abff067a08):
+      // a CPU whose only task is p itself counts as idle. That is the exec'ing task's own CPU
+      // (sched_exec()), which therefore stays put when the other groups have no more idle CPUs.
+      const bool idle_without_p =
+          (!rq.curr.valid() || rq.curr == p) && (!era_.idle_checks_ttwu || rq.ttwu_pending == 0);
+      if (nr == 0 && idle_without_p) ++st.idle_cpus;
       st.capacity += s.cpus[c].capacity;
       st.max_capacity = std::max(st.max_capacity, s.cpus[c].capacity);
       ++st.weight;
