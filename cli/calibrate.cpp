@@ -316,6 +316,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   std::vector<RunResults> start_results;
   {
     std::vector<double> x0;
+    x0.reserve(sp.size());
     for (const auto& p : sp) x0.push_back(p.start);
     CostModel c = model_for(x0);
     for (const auto& t : loaded) {

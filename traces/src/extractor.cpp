@@ -847,8 +847,8 @@ struct Extractor::Impl {
     }
     ci.channels = static_cast<uint64_t>(next);
     if (ci.syscalls == 0)
-      rep.warnings.push_back("--channels: the trace has no read/write syscall events of the selected tasks (record "
-                             "with schedsim record --extra-events syscalls); every wakeup stays a token");
+      rep.warnings.emplace_back("--channels: the trace has no read/write syscall events of the selected tasks (record "
+                                "with schedsim record --extra-events syscalls); every wakeup stays a token");
     const uint8_t flags = opt.channels == TraceChannels::kSocket ? kChanSocket : 0;
     auto chan_of = [&](const Syscall& sc) { return sc.done ? g[find(sc.key)].chan : -1; };
     // A read that slept replays at its first replaced block (where the kernel's pipe_read()
