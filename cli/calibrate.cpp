@@ -262,7 +262,8 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     for (std::string n; std::getline(in, n, ',');) names.push_back(n);
   }
   if (names.empty())
-    names = default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake, !base.replay_overheads_recorded);
+    names = default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake,
+                                       base.replay_overheads == ReplayOverheads::kCharged);
   std::set<std::string> seen;
   std::vector<stats::SearchParam> sp;
   for (const auto& n : names) {
@@ -275,9 +276,12 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     if (!generated && gen_param)
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' is a generator cost: a trace replay does not use it (fit it with "
                                            "--workload-gen SPEC --benchmark-time T)");
-    if (!generated && base.replay_overheads_recorded && (n == "context_switch" || n.rfind("refill_", 0) == 0))
+    if (!generated &&
+        ((base.replay_overheads != ReplayOverheads::kCharged && n == "context_switch") ||
+         (base.replay_overheads == ReplayOverheads::kRecorded && n.rfind("refill_", 0) == 0)))
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' has no effect on a trace replay: the recorded on-CPU times "
-                                           "already contain it (replay_overheads=recorded, docs/calibrate.md); fit "
+                                           "already contain it (replay_overheads=" + base.get("replay_overheads") +
+                                           ", docs/calibrate.md); fit "
                                            "it on a generated workload, or with -c replay_overheads=charged");
     double start = std::stod(base.get(n));
     sp.push_back({n, r.lo, r.hi, std::clamp(start, r.lo, r.hi)});
@@ -312,6 +316,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   std::vector<RunResults> start_results;
   {
     std::vector<double> x0;
+    x0.reserve(sp.size());
     for (const auto& p : sp) x0.push_back(p.start);
     CostModel c = model_for(x0);
     for (const auto& t : loaded) {
@@ -394,7 +399,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   // fitted ones.
   const CostModel defaults;
   if (res.cost.idle_wake_set) res.cost_json_keys.emplace_back("idle_wake");
-  if (!res.cost.replay_overheads_recorded) res.cost_json_keys.emplace_back("replay_overheads");
+  if (res.cost.replay_overheads != ReplayOverheads::kRecorded) res.cost_json_keys.emplace_back("replay_overheads");
   for (const auto& p : CostModel::params()) {
     if (p.name == "idle_wake" || p.name == "replay_overheads") continue;
     bool fitted = seen.count(p.name) > 0;

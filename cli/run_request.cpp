@@ -657,8 +657,7 @@ RunOutcome execute_run(const RunRequest& req) {
   // A replayed trace's recorded on-CPU time already holds the switch and refill costs.
   const CostModel run_cost = cost.for_input(from_trace);
   if (from_trace)
-    config.cost_overrides["replay_overheads"] =
-        cost.replay_overheads_recorded ? "recorded" : "charged";
+    config.cost_overrides["replay_overheads"] = cost.get("replay_overheads");
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();

@@ -53,8 +53,27 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
           double scaled = static_cast<double>(d) * f;  // may not fit: the cast would be UB
           d = scaled >= 9.2e18 ? INT64_MAX : std::max<int64_t>(0, static_cast<int64_t>(scaled));
         }
-        pr.work.work_left = static_cast<i128>(d) * detail::kScale;
-        work_expected_scaled += pr.work.work_left;
+        // replay_overheads=migration-delta: a run recorded on another CPU than the task's
+        // previous recorded run holds the refill the recording paid for that migration; the
+        // replay charges its own migrations (schedule()), so that recorded refill is not run
+        // again. It counts as done (it is the recording's on-CPU time, replaced by the replay's
+        // own refills), which keeps the work conservation check exact.
+        int64_t credit = 0;
+        if (a->body > 0 && cost.replay_overheads == ReplayOverheads::kMigrationDelta) {
+          const auto rec = static_cast<int32_t>(a->body - 1);
+          if (pr.last_recorded_cpu >= 0 && rec != pr.last_recorded_cpu &&
+              static_cast<uint32_t>(rec) < topo.nr_cpus() && static_cast<uint32_t>(pr.last_recorded_cpu) < topo.nr_cpus())
+            credit = std::min(d, detail::refill_cost(cost, topo.distance(static_cast<uint32_t>(pr.last_recorded_cpu),
+                                                                         static_cast<uint32_t>(rec)))
+                                     .count());
+          pr.last_recorded_cpu = rec;
+        }
+        pr.work.work_left = static_cast<i128>(d - credit) * detail::kScale;
+        work_expected_scaled += static_cast<i128>(d) * detail::kScale;
+        if (credit > 0) {
+          work_done_scaled += static_cast<i128>(credit) * detail::kScale;
+          sum.recorded_refill_credited += Duration::ns(credit);
+        }
         ++pr.pc;
         break;
       }

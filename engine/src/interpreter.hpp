@@ -34,6 +34,8 @@ struct Prog {
   // (not in a block() action of its program), so the wake that releases it consumes no action.
   bool waits_before_start = false;
   int32_t last_cpu_ran = -1;
+  // The recorded CPU of the last run() action that carried one (replay_overheads=migration-delta).
+  int32_t last_recorded_cpu = -1;
 
   // Fetches the next non-loop action, resolving loop-backs; nullptr at the end of the program.
   const Action* fetch() {

@@ -86,6 +86,15 @@ constexpr const char* kGenSource =
     "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
     "profile gives its own (docs/calibrate.md)";
 
+const char* replay_overheads_name(ReplayOverheads m) {
+  switch (m) {
+    case ReplayOverheads::kRecorded: return "recorded";
+    case ReplayOverheads::kCharged: return "charged";
+    case ReplayOverheads::kMigrationDelta: return "migration-delta";
+  }
+  return "recorded";
+}
+
 const GenCostParam* find_gen(const std::string& name) {
   for (const auto& g : kGenCostParams)
     if (name == g.name) return &g;
@@ -118,7 +127,8 @@ const std::vector<CostModel::Param>& CostModel::params() {
     }
     v.push_back({kReplayOverheads, "mode",
                  "recorded (a replayed trace's on-CPU times already contain switch and refill costs: not charged "
-                 "again) or charged (charge them on top)",
+                 "again), charged (charge them on top) or migration-delta (switch not charged; refill charged "
+                 "per simulated migration and taken off the recorded time of each recorded one)",
                  "sched_switch is emitted before the switch itself (docs/calibrate.md)"});
     for (const auto& g : kGenCostParams) v.push_back({g.name, "ns", g.doc, kGenSource});
     return v;
@@ -128,7 +138,7 @@ const std::vector<CostModel::Param>& CostModel::params() {
 
 std::string CostModel::get(const std::string& name) const {
   if (name == kIdleWake) return idle_wake_mode_name(idle_wake);
-  if (name == kReplayOverheads) return replay_overheads_recorded ? "recorded" : "charged";
+  if (name == kReplayOverheads) return replay_overheads_name(replay_overheads);
   if (find_gen(name)) return std::to_string(gen_cost(gen_ops, name).count());
   const Binding* b = find_binding(name);
   if (!b) throw InputError(unknown_choice_message("cost parameter", name, binding_names()));
@@ -148,9 +158,12 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
     return;
   }
   if (name == kReplayOverheads) {
-    if (value != "recorded" && value != "charged")
-      throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value, {"recorded", "charged"}));
-    replay_overheads_recorded = value == "recorded";
+    if (value == "recorded") replay_overheads = ReplayOverheads::kRecorded;
+    else if (value == "charged") replay_overheads = ReplayOverheads::kCharged;
+    else if (value == "migration-delta") replay_overheads = ReplayOverheads::kMigrationDelta;
+    else
+      throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value,
+                                                                 {"recorded", "charged", "migration-delta"}));
     return;
   }
   const Binding* b = find_binding(name);
@@ -199,10 +212,13 @@ void CostModel::load_json(std::string_view text, const std::string& path) {
 
 CostModel CostModel::for_input(bool from_trace) const {
   CostModel c = *this;
-  if (from_trace && replay_overheads_recorded) {
-    c.context_switch = Duration::zero();
-    c.refill_smt = c.refill_cluster = c.refill_llc = c.refill_package = c.refill_numa = Duration::zero();
+  if (!from_trace) {
+    c.replay_overheads = ReplayOverheads::kCharged;
+    return c;
   }
+  if (replay_overheads != ReplayOverheads::kCharged) c.context_switch = Duration::zero();
+  if (replay_overheads == ReplayOverheads::kRecorded)
+    c.refill_smt = c.refill_cluster = c.refill_llc = c.refill_package = c.refill_numa = Duration::zero();
   return c;
 }
 

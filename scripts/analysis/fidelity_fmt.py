@@ -53,3 +53,23 @@ def obs_metrics(j):
         "context switches": o.get("context_switches"),
         "migrations": o.get("migrations"),
     }
+
+
+def lat(d, key, q):
+    """A simulated latency percentile from a results JSON (None when the histogram is empty)."""
+    h = d["latency_ns"].get(key)
+    return None if not h or h.get("count", 0) == 0 else h[q]
+
+
+# The metric rows of a before/after table: (label, observed metric name, simulated extractor or
+# None for the observed entry's own "simulated" field, formatter).
+AB_ROWS = [
+    ("makespan", "makespan_ns", lambda d: d["summary"]["makespan_ns"], fmt_ns),
+    ("wakeups", "wakeups", None, fmt_n),
+    ("wake p50", "wakeup_latency.p50_ns", lambda d: lat(d, "wakeup", "p50"), fmt_ns),
+    ("wake p90", "wakeup_latency.p90_ns", lambda d: lat(d, "wakeup", "p90"), fmt_ns),
+    ("wake p99", "wakeup_latency.p99_ns", lambda d: lat(d, "wakeup", "p99"), fmt_ns),
+    ("rq-wait p50", "preempt_delay.p50_ns", None, fmt_ns),
+    ("rq-wait n", "preempt_delay.count", None, fmt_n),
+    ("migrations", "migrations", None, fmt_n),
+]

@@ -60,6 +60,7 @@ struct TaskRec {
   int32_t cpu = -1;       // running: current CPU; otherwise the last one it ran on
   int64_t since = 0;      // running: switch-in; blocked: switch-out; woken: waking; runnable: queued
   int64_t pending_run = 0;
+  int32_t pending_cpu = -1;  // the CPU pending_run was recorded on (one per run action)
   int64_t oncpu = 0;
   int64_t corun_saved = 0;  // on-CPU time removed by SMT normalisation
   // A waking seen while the task was still running (the race described above).
@@ -248,8 +249,14 @@ struct Extractor::Impl {
   void push(TaskRec& t, Action a) {
     if (t.selected) t.prog.push_back(a);
   }
+  // Each run action carries the CPU its time was recorded on (Action::body = cpu + 1), so that a
+  // replay can tell where the recording migrated (replay_overheads=migration-delta).
   void flush_run(TaskRec& t) {
-    if (t.pending_run > 0 && t.selected) t.prog.push_back(Action::run(Duration::ns(t.pending_run)));
+    if (t.pending_run > 0 && t.selected) {
+      const Duration d = Duration::ns(t.pending_run);
+      t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu))
+                                          : Action::run(d));
+    }
     t.pending_run = 0;
   }
   // Flushes a task's on-CPU time up to `ts` (it is running: a point of interest in its own
@@ -266,6 +273,9 @@ struct Extractor::Impl {
       repair("negative-interval", "an on-CPU interval ended before it began (clock inversion); counted as 0");
       d = 0;
     }
+    // A run action holds time of one CPU: a task preempted and resumed elsewhere starts a new one.
+    if (t.pending_run > 0 && t.pending_cpu != t.cpu) flush_run(t);
+    t.pending_cpu = t.cpu;
     int64_t work = d;
     if (!opt.smt_siblings.empty() && d > 0 && t.cpu >= 0) work = normalised_work(t, t.since, t.since + d);
     t.pending_run += work;
@@ -837,8 +847,8 @@ struct Extractor::Impl {
     }
     ci.channels = static_cast<uint64_t>(next);
     if (ci.syscalls == 0)
-      rep.warnings.push_back("--channels: the trace has no read/write syscall events of the selected tasks (record "
-                             "with schedsim record --extra-events syscalls); every wakeup stays a token");
+      rep.warnings.emplace_back("--channels: the trace has no read/write syscall events of the selected tasks (record "
+                                "with schedsim record --extra-events syscalls); every wakeup stays a token");
     const uint8_t flags = opt.channels == TraceChannels::kSocket ? kChanSocket : 0;
     auto chan_of = [&](const Syscall& sc) { return sc.done ? g[find(sc.key)].chan : -1; };
     // A read that slept replays at its first replaced block (where the kernel's pipe_read()
@@ -970,8 +980,10 @@ struct Extractor::Impl {
           if (a.kind == ActionKind::kWake) ++wakes_to[target];
         }
         if (a.kind == ActionKind::kRun) run_total += a.arg;
-        // Adjacent runs (left by a cancelled no-op wake) merge into one.
-        if (a.kind == ActionKind::kRun && !s.program.empty() && s.program.back().kind == ActionKind::kRun)
+        // Adjacent runs (left by a cancelled no-op wake) merge into one when recorded on the
+        // same CPU (each run keeps its recorded CPU: replay_overheads=migration-delta).
+        if (a.kind == ActionKind::kRun && !s.program.empty() && s.program.back().kind == ActionKind::kRun &&
+            s.program.back().body == a.body)
           s.program.back().arg += a.arg;
         else
           s.program.push_back(a);

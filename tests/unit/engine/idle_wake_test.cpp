@@ -6,6 +6,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "two_cpus.hpp"
 #include "zero_costs.hpp"
 
 using namespace schedsim;
@@ -30,15 +31,6 @@ struct Wakes : Observer {
   void on_wake(const WakeFact& f) override { wakes.push_back(f); }
 };
 
-Topology two_cpus() {
-  RegularMachine m;
-  m.name = "test";
-  m.packages = 1;
-  m.cores_per_package = 2;
-  m.threads = 1;
-  return Topology::build(make_regular_machine(m));
-}
-
 PolicyStack prev_stack() {
   return builtin_registry().make({{"placement", "prev"}, {"idle-cores", "kernel"}, {"util", "pelt"},
                                   {"queue", "cfs"}, {"balance", "kernel"}},
@@ -56,7 +48,7 @@ TaskSpec task(std::string name, std::vector<Action> prog, int cpu, StartState st
 
 // Runs w on two CPUs with the prev-CPU placement; the one wake it makes lands on cpu1.
 WakeFact only_wake(const Workload& w, const CostModel& c, SimSummary& s) {
-  Topology t = two_cpus();
+  Topology t = schedsim::testing::two_cpus();
   Simulation sim(w, t, prev_stack(), c, SimConfig{});
   Wakes rec;
   sim.add_observer(&rec);

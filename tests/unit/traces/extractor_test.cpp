@@ -85,7 +85,7 @@ TEST_CASE("extract: a waking before the wakee's own switch-out pairs with that s
   CHECK(rep.conservation_ok);
   // A ran 100 us before the wake: run(100us) wake(B) run(200us).
   REQUIRE(a.program.size() == 3);
-  CHECK(a.program[0] == Action::run(Duration::us(100)));
+  CHECK(a.program[0] == Action::run_recorded(Duration::us(100), 0));
   CHECK(a.program[1].kind == ActionKind::kWake);
   CHECK(w.observed.wakeup_latency.count() == 1);
   CHECK(w.observed.wakeup_latency.max() == 100000);  // waking 1.000100 -> switch-in 1.000200
@@ -101,7 +101,7 @@ TEST_CASE("extract: a waking of a task that keeps running creates no token", "[t
   CHECK(count(task(w, "A", 10), ActionKind::kWake) == 0);
   CHECK(count(task(w, "B", 11), ActionKind::kBlock) == 0);
   // The cancelled wake leaves one merged run: 1.000000 -> 1.000300.
-  CHECK(task(w, "A", 10).program == std::vector<Action>{Action::run(Duration::us(300))});
+  CHECK(task(w, "A", 10).program == std::vector<Action>{Action::run_recorded(Duration::us(300), 0)});
   CHECK(rep.wakeups_noop == 1);
   CHECK(rep.conservation_ok);
 }
@@ -554,4 +554,27 @@ TEST_CASE("idle wakes: the cost file takes the p50s of short and long idle minus
   json = idle_wake_costs_json(m, "t", &note);
   CHECK(json.find("\"idle_exit_halted\": 4400") != std::string::npos);
   CHECK(note.find("only 5 wakes") != std::string::npos);
+}
+
+TEST_CASE("extract: each run action carries the CPU it was recorded on; a migration starts a new one",
+          "[traces]") {
+  // A runs 100 us on CPU 0, is preempted (R) by C, resumes 50 us later on CPU 1 and runs 200 us
+  // more. One merged run would hide the migration (replay_overheads=migration-delta needs it):
+  // the import gives run(100us)@0 run(200us)@1.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("A", 10, 0, "1.000100", "R", "C", 12) +
+              sw("swapper/1", 0, 1, "1.000150", "R", "A", 10) + sw("A", 10, 1, "1.000350", "S", "swapper/1", 0) +
+              sw("C", 12, 0, "1.000400", "S", "swapper/0", 0));
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(rep.conservation_ok);
+  const TaskSpec& a = task(w, "A", 10);
+  REQUIRE(a.program.size() >= 2);
+  CHECK(a.program[0] == Action::run_recorded(Duration::us(100), 0));
+  CHECK(a.program[1] == Action::run_recorded(Duration::us(200), 1));
+  // Preempted and resumed on the same CPU: one run, as before.
+  TempTrace same(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("A", 10, 0, "1.000100", "R", "C", 12) +
+                 sw("C", 12, 0, "1.000150", "S", "A", 10) + sw("A", 10, 0, "1.000350", "S", "swapper/0", 0));
+  Workload w2 = import_trace(same.path, ExtractOptions{}, &rep);
+  REQUIRE(!task(w2, "A", 10).program.empty());
+  CHECK(task(w2, "A", 10).program[0] == Action::run_recorded(Duration::us(300), 0));
 }

@@ -17,6 +17,9 @@ namespace schedsim {
 /// above any real per-event cost, so that costs summed per event never approach int64.
 inline constexpr Duration kMaxCost = Duration::s(1);
 
+/// How a replayed trace's switch and refill costs are counted (`--cost replay_overheads=MODE`).
+enum class ReplayOverheads : uint8_t { kRecorded, kCharged, kMigrationDelta };
+
 struct CostModel {
   Duration context_switch = Duration::ns(1500);     ///< per switch-in of a new task
   Duration ipi_same_package = Duration::ns(600);    ///< remote wakeup to a CPU in the waker's package
@@ -40,19 +43,25 @@ struct CostModel {
   Duration idle_exit_halted = Duration::ns(13400);   ///< vm-halt-poll: exit after the host descheduled the vCPU
   Duration timer_wake_local = Duration::us(2);       ///< vm-halt-poll: timer wake on its own idle CPU, after the waking
   // ---- what a replayed trace's recorded on-CPU time already contains ----
-  /// true (`replay_overheads=recorded`, the default): a task replayed from a kernel trace is not
+  /// `replay_overheads=recorded` (the default): a task replayed from a kernel trace is not
   /// charged context_switch and refill_* again, because `sched_switch` is emitted before the
   /// switch and the recorded interval already holds the recording machine's switch and refill
-  /// work (docs/calibrate.md "Switch and refill costs in replays"). false (`charged`): the former
-  /// behaviour, charging them on top. Generated and native workloads are always charged.
-  bool replay_overheads_recorded = true;
+  /// work (docs/calibrate.md "Switch and refill costs in replays"). `charged`: the former
+  /// behaviour, charging them on top. `migration-delta`: like `recorded` for the switch, but the
+  /// refill follows the replay's own placement: a simulated migration pays refill_*, and a run
+  /// whose recorded segment started on another CPU than the task's previous recorded segment gets
+  /// that recorded refill taken off its recorded time (the trace's CPU per run action, Action::body).
+  /// Generated and native workloads are always charged.
+  ReplayOverheads replay_overheads = ReplayOverheads::kRecorded;
   // ---- generator per-operation costs (gen_costs.hpp): values that differ from the reference ----
   GenCosts gen_ops;
   /// The machine cost profile applied (cost_profile.hpp), "" = none (the built-in defaults).
   std::string profile;
 
   /// The model a simulation of `from_trace` input uses: for a replayed trace with
-  /// replay_overheads_recorded, context_switch and every refill_* are zero (already recorded).
+  /// replay_overheads=recorded, context_switch and every refill_* are zero (already recorded); with
+  /// migration-delta, context_switch is zero and the refills stay (the engine credits the recorded
+  /// ones back); any other input is charged everything (replay_overheads becomes charged).
   CostModel for_input(bool from_trace) const;
 
   struct Param {

@@ -44,6 +44,9 @@ struct SimSummary {
   uint64_t context_switches = 0;
   Duration work_done;           ///< reference work completed
   Duration work_expected;       ///< workload total (expanded)
+  /// replay_overheads=migration-delta: recorded refill time of the migrations the recording made,
+  /// not run again by the replay (counted in work_done; cost_model.hpp)
+  Duration recorded_refill_credited;
   /// The run reached its natural end: not stopped early, the workload has tasks, every task
   /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
   bool complete = true;

@@ -51,11 +51,15 @@ struct Action {
   uint8_t flags = 0;
   uint16_t reserved = 0;
   uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it);
-                      ///< kWrite/kRead: bytes
+                      ///< kWrite/kRead: bytes; kRun imported from a trace: the CPU
+                      ///< its time was recorded on + 1 (0 = unknown; not kept by the
+                      ///< native file format)
   int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop,
                       ///< channel number for write/read
 
   static Action run(Duration d) { return {ActionKind::kRun, 0, 0, 0, d.count()}; }
+  /// run(d) recorded on `cpu` (a trace import: replay_overheads=migration-delta reads it).
+  static Action run_recorded(Duration d, uint32_t cpu) { return {ActionKind::kRun, 0, 0, cpu + 1, d.count()}; }
   static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
   static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.v}; }
   static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.v}; }
