@@ -298,7 +298,12 @@ class Pass {
     seen_event_ = true;
     ++rep_.events;
     ++rep_.events_by_type[static_cast<size_t>(ev.type)];
-    if (ev.type == EventType::kOther) ++rep_.other_events[ev.event_name];
+    if (ev.type == EventType::kOther) {
+      // Runs of the same event name (sched_stat_runtime, syscalls) reuse the last counter.
+      if (last_other_ == rep_.other_events.end() || last_other_->first != ev.event_name)
+        last_other_ = rep_.other_events.try_emplace(ev.event_name).first;
+      ++last_other_->second;
+    }
     rep_.nr_cpus = std::max(rep_.nr_cpus, static_cast<uint32_t>(ev.cpu + 1));
     const uint32_t slot = free_.back();
     free_.pop_back();
@@ -492,6 +497,8 @@ class Pass {
   bool seen_event_ = false;
   std::string buffer_;
   std::map<std::string, uint64_t> skipped_other_buffer_;
+  // rep_.other_events' entry of the last kOther event (a std::map: iterators stay valid).
+  std::map<std::string, uint64_t>::iterator last_other_ = rep_.other_events.end();
 };
 
 std::string hist_line(const Histogram& h) {
