@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <optional>
 #include <queue>
 
@@ -361,8 +362,7 @@ class Pass {
   }
 
   void release_one() {
-    Key k = heap_.top();
-    heap_.pop();
+    const Key k = heap_.pop();
     TraceEvent& ev = pool_[k.slot];
     if (ev.ts < released_ts_) {
       repair("out-of-order", ev.line,
@@ -457,6 +457,33 @@ class Pass {
     uint32_t slot;
     bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : seq > o.seq; }
   };
+  // The reorder window's events, earliest (ts, then file order) first. Most traces are already
+  // in time order, so an event later than every one held goes to a FIFO (O(1), no sift over the
+  // window); only an out-of-order one goes to the heap. The keys are distinct (seq), so the
+  // earlier of the two fronts is the minimum of the whole set: the same order as one heap.
+  class ReorderQueue {
+   public:
+    bool empty() const { return run_.empty() && heap_.empty(); }
+    void push(const Key& k) {
+      if (run_.empty() || k > run_.back()) run_.push_back(k);
+      else heap_.push(k);
+    }
+    Key pop() {
+      Key k;
+      if (!run_.empty() && (heap_.empty() || heap_.top() > run_.front())) {
+        k = run_.front();
+        run_.pop_front();
+      } else {
+        k = heap_.top();
+        heap_.pop();
+      }
+      return k;
+    }
+
+   private:
+    std::deque<Key> run_;
+    std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
+  };
   static std::vector<std::string> values_text(const std::vector<uint64_t>& v) {
     std::vector<std::string> out;
     for (uint64_t x : v) out.push_back(std::to_string(x));
@@ -487,7 +514,7 @@ class Pass {
   std::vector<int64_t> cpu_last_ = std::vector<int64_t>(kMaxCpu + 1, INT64_MIN);
   std::vector<long> cpu_last_line_ = std::vector<long>(kMaxCpu + 1, 0);
   ClockTrouble clock_back_, clock_ahead_;
-  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
+  ReorderQueue heap_;
   uint64_t seq_ = 0;
   int64_t released_ts_ = INT64_MIN;
   bool buffer_chosen_ = false;
