@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <optional>
 #include <queue>
 
@@ -298,7 +299,12 @@ class Pass {
     seen_event_ = true;
     ++rep_.events;
     ++rep_.events_by_type[static_cast<size_t>(ev.type)];
-    if (ev.type == EventType::kOther) ++rep_.other_events[ev.event_name];
+    if (ev.type == EventType::kOther) {
+      // Runs of the same event name (sched_stat_runtime, syscalls) reuse the last counter.
+      if (last_other_ == rep_.other_events.end() || last_other_->first != ev.event_name)
+        last_other_ = rep_.other_events.try_emplace(ev.event_name).first;
+      ++last_other_->second;
+    }
     rep_.nr_cpus = std::max(rep_.nr_cpus, static_cast<uint32_t>(ev.cpu + 1));
     const uint32_t slot = free_.back();
     free_.pop_back();
@@ -356,8 +362,7 @@ class Pass {
   }
 
   void release_one() {
-    Key k = heap_.top();
-    heap_.pop();
+    const Key k = heap_.pop();
     TraceEvent& ev = pool_[k.slot];
     if (ev.ts < released_ts_) {
       repair("out-of-order", ev.line,
@@ -452,6 +457,33 @@ class Pass {
     uint32_t slot;
     bool operator>(const Key& o) const { return ts != o.ts ? ts > o.ts : seq > o.seq; }
   };
+  // The reorder window's events, earliest (ts, then file order) first. Most traces are already
+  // in time order, so an event later than every one held goes to a FIFO (O(1), no sift over the
+  // window); only an out-of-order one goes to the heap. The keys are distinct (seq), so the
+  // earlier of the two fronts is the minimum of the whole set: the same order as one heap.
+  class ReorderQueue {
+   public:
+    bool empty() const { return run_.empty() && heap_.empty(); }
+    void push(const Key& k) {
+      if (run_.empty() || k > run_.back()) run_.push_back(k);
+      else heap_.push(k);
+    }
+    Key pop() {
+      Key k;
+      if (!run_.empty() && (heap_.empty() || heap_.top() > run_.front())) {
+        k = run_.front();
+        run_.pop_front();
+      } else {
+        k = heap_.top();
+        heap_.pop();
+      }
+      return k;
+    }
+
+   private:
+    std::deque<Key> run_;
+    std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
+  };
   static std::vector<std::string> values_text(const std::vector<uint64_t>& v) {
     std::vector<std::string> out;
     for (uint64_t x : v) out.push_back(std::to_string(x));
@@ -482,7 +514,7 @@ class Pass {
   std::vector<int64_t> cpu_last_ = std::vector<int64_t>(kMaxCpu + 1, INT64_MIN);
   std::vector<long> cpu_last_line_ = std::vector<long>(kMaxCpu + 1, 0);
   ClockTrouble clock_back_, clock_ahead_;
-  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap_;
+  ReorderQueue heap_;
   uint64_t seq_ = 0;
   int64_t released_ts_ = INT64_MIN;
   bool buffer_chosen_ = false;
@@ -492,6 +524,8 @@ class Pass {
   bool seen_event_ = false;
   std::string buffer_;
   std::map<std::string, uint64_t> skipped_other_buffer_;
+  // rep_.other_events' entry of the last kOther event (a std::map: iterators stay valid).
+  std::map<std::string, uint64_t>::iterator last_other_ = rep_.other_events.end();
 };
 
 std::string hist_line(const Histogram& h) {

@@ -28,8 +28,17 @@ bool is_flag_char(char c) {
 // Parses a non-negative decimal integer at `p`; returns the end or npos when there is none.
 // A value too large for uint64 saturates at UINT64_MAX, so every range check catches it.
 size_t parse_uint(std::string_view s, size_t p, uint64_t& out) {
+  if (p >= s.size()) return std::string_view::npos;
   size_t q = p;
   uint64_t v = 0;
+  // Up to 19 digits cannot overflow (10^19 - 1 < 2^64): no checks per digit.
+  const size_t fast_end = std::min(s.size(), p + 19);
+  while (q < fast_end && is_digit(s[q])) v = v * 10 + static_cast<uint64_t>(s[q++] - '0');
+  if (q < fast_end || q == s.size() || !is_digit(s[q])) {
+    if (q == p) return std::string_view::npos;
+    out = v;
+    return q;
+  }
   bool over = false;
   while (q < s.size() && is_digit(s[q])) {
     const auto d = static_cast<uint64_t>(s[q] - '0');
@@ -348,7 +357,7 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
       if (!has_tgid && width > hints_.max_pid_width) hints_.max_pid_width = width;
     }
     hints_.flag_width = std::max(hints_.flag_width, static_cast<int>(flags.size()));
-    ev = TraceEvent{};
+    ev.reset();
     ev.cpu = static_cast<int32_t>(cpu);
     ev.ts = ts;
     ev.line_pid = static_cast<int64_t>(pid);
@@ -360,7 +369,7 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
       ev.event_name.assign(name);
       if (!sys_name.empty()) ev.other_value = syscall_event_value(line, n0, sys_name.rfind("sys_enter_", 0) == 0);
       else parse_power_ipi(name, line.substr(p), ev);
-      if (name == "sched_stat_runtime" && line.find(" vruntime=", p) != std::string_view::npos)
+      if (!hints_.vruntime && name == "sched_stat_runtime" && line.find(" vruntime=", p) != std::string_view::npos)
         hints_.vruntime = true;
       return LineKind::kEvent;
     }
@@ -416,7 +425,7 @@ LineKind LineParser::parse(std::string_view line, TraceEvent& ev) {
     hints_.flag_width = std::max(hints_.flag_width, static_cast<int>(flags.size()));
     std::string_view comm = line.substr(0, d);
     comm.remove_prefix(std::min(comm.find_first_not_of(' '), comm.size()));
-    ev = TraceEvent{};
+    ev.reset();
     ev.cpu = static_cast<int32_t>(cpu);
     ev.ts = ts;
     ev.line_pid = static_cast<int64_t>(pid);

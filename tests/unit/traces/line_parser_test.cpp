@@ -211,6 +211,60 @@ TEST_CASE("line parser: markers, headers and errors", "[traces]") {
   CHECK(p.error() == "sched_switch: bad prev_state 'Q': expected R, R+, S, D, T, t, X, Z, P, I, x, K, W or N (joined by '|')");
 }
 
+TEST_CASE("line parser: numbers at the 19/20-digit boundary of the unchecked fast path", "[traces]") {
+  // Up to 19 digits are read without overflow checks; 20 and more take the saturating path. Every
+  // such value is out of range for a pid, CPU or prio and must be reported, never wrap around.
+  const std::string pre = "          cap.sh-24305   [001] d..2.   737.100000: sched_switch: prev_comm=cap.sh prev_pid=24305 prev_prio=120 prev_state=S ==> next_comm=x next_pid=";
+  LineParser p;
+  TraceEvent ev;
+  for (const char* pid : {"9999999999999999999", "18446744073709551615", "18446744073709551616",
+                          "99999999999999999999999999"}) {
+    INFO(pid);
+    REQUIRE(p.parse(pre + pid + " next_prio=120", ev) == LineKind::kError);
+    CHECK(p.error() == std::string("sched_switch: next_pid ") + pid + " out of range: expected 0..4194304");
+  }
+  // The same numbers at the very end of the line (no character after the last digit).
+  REQUIRE(p.parse(pre + "1 next_prio=99999999999999999999", ev) == LineKind::kError);
+  CHECK(p.error().find("next_prio 99999999999999999999 out of range") != std::string::npos);
+  REQUIRE(p.parse(pre + "1 next_prio=1234567890123456789", ev) == LineKind::kError);
+  CHECK(p.error().find("next_prio 1234567890123456789 out of range") != std::string::npos);
+  REQUIRE(p.parse("          cap.sh-24305   [18446744073709551617] d..2.   737.100000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=x next_pid=2 next_prio=120", ev) == LineKind::kError);
+  CHECK(p.error().find("CPU 18446744073709551617 out of range") != std::string::npos);
+  // A 10-digit second count past the limit is still reported, not wrapped.
+  REQUIRE(p.parse("          cap.sh-24305   [001] d..2. 9999999999.123456789: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=x next_pid=2 next_prio=120", ev) == LineKind::kError);
+  CHECK(p.error().find("timestamp '9999999999.123456789' out of range") != std::string::npos);
+  REQUIRE(p.parse("          cap.sh-24305   [001] d..2. 999999.123456789: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=x next_pid=2 next_prio=120", ev) == LineKind::kEvent);
+  CHECK(ev.ts == 999999123456789);
+}
+
+TEST_CASE("line parser: a reused event carries nothing over from the previous line", "[traces]") {
+  // The importer parses every line into the same pooled event (TraceEvent::reset keeps the
+  // strings' buffers): long names from one line must not leak into the next.
+  LineParser p;
+  TraceEvent ev;
+  REQUIRE(p.parse("   averyveryverylongcommname-881 [003] d..2 100.000001: sched_stat_runtime: comm=averyveryverylongcommname pid=881 runtime=5 [ns] vruntime=7 [ns]", ev) == LineKind::kEvent);
+  CHECK(ev.event_name == "sched_stat_runtime");
+  CHECK(ev.line_comm == "averyveryverylongcommname");
+  ev.line = 42;
+  REQUIRE(p.parse("  sh-7 [001] d..2 100.000002: sched_wakeup: comm=b pid=9 prio=120 target_cpu=001", ev) == LineKind::kEvent);
+  TraceEvent fresh;
+  CHECK(ev.event_name.empty());
+  CHECK(ev.line_comm == "sh");
+  CHECK(ev.comm.empty());
+  CHECK(ev.other_comm == "b");
+  CHECK(ev.line == fresh.line);
+  CHECK(ev.pid == fresh.pid);
+  CHECK(ev.orig_cpu == fresh.orig_cpu);
+  CHECK(ev.success == fresh.success);
+  CHECK(ev.state == fresh.state);
+  CHECK(ev.other_value == fresh.other_value);
+  CHECK(ev.line_tgid == fresh.line_tgid);
+  CHECK(ev.other_prio == fresh.other_prio);
+  CHECK(ev.target_cpu == 1);
+  CHECK(ev.other_pid == 9);
+  CHECK(p.hints().vruntime);
+}
+
 TEST_CASE("line parser: integer clocks with a frequency", "[traces]") {
   ParseOptions o;
   o.clock_hz = 1000;  // 1 tick = 1 ms

@@ -84,6 +84,27 @@ struct TraceEvent {
   ///    with the CPU (cpu_id) in target_cpu;
   ///  * "ipi_send_cpu": 0, with the destination CPU in target_cpu.
   int64_t other_value = 0;
+
+  /// Back to a default-constructed event, keeping the strings' buffers: the line parser reuses
+  /// one event per line, so a comm or event name longer than the small-string buffer costs no
+  /// allocation per line. Every member is listed; the static_assert below catches a new one.
+  void reset() {
+    type = EventType::kOther;
+    irq_context = false;
+    state = 0;
+    cpu = target_cpu = orig_cpu = prio = other_prio = success = -1;
+    ts = 0;
+    line_pid = line_tgid = pid = other_pid = -1;
+    line = 0;
+    line_comm.clear();
+    comm.clear();
+    other_comm.clear();
+    event_name.clear();
+    other_value = 0;
+  }
 };
+// Update TraceEvent::reset() when a member is added (this size is the members above on LP64).
+static_assert(sizeof(void*) != 8 || sizeof(TraceEvent) == 8 + 6 * 4 + 6 * 8 + 8 + 4 * sizeof(std::string),
+              "TraceEvent changed: update reset()");
 
 }  // namespace schedsim::traces
