@@ -27,7 +27,7 @@ po::options_description record_options() {
       ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), syscalls (read/write enter/exit and close enter, with the TGID column; replayed by --channels), comma-separated; events this kernel lacks are skipped with a warning (idle and ipi feed the wake-to-run costs of `trace info --idle-wake-costs`; a replay does not read them)")
       ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
       ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
-      ("recorder-class", po::value<std::string>()->default_value("idle"), "scheduling class of the recorder while the command runs: idle (SCHED_IDLE: the kernel places the command's wakeups as if the recorder's CPU were idle and preempts it at once) or normal (the recorder competes with the command, as before)")
+      ("recorder-class", po::value<std::string>()->default_value("normal"), "scheduling class of the recorder while the command runs: normal (SCHED_OTHER, like the command) or idle (SCHED_IDLE: preempted at once by the command's tasks, and its CPU counts as idle for their wakeups; docs/traces.md says when each perturbs less)")
       ("command", po::value<std::vector<std::string>>(), "the command (after --)");
   return d;
 }

@@ -349,9 +349,9 @@ RecordResult record_trace(const RecordOptions& opt) {
   // neither delays the command's tasks (a normal wakee preempts it at once) nor repels their
   // wakeups (select_idle_sibling() takes a CPU running only SCHED_IDLE tasks like an idle one
   // since v5.4: 3c29e651e16d "sched/fair: Fall back to sched-idle CPU if idle CPU isn't found").
-  // Measured on the 2-vCPU guest: a normal-class recorder ran 17.8 ms of a 38.3 ms `perf bench
-  // sched pipe -l 2000`, and every wake that stayed on the waker's CPU found it there
-  // (docs/fidelity.md, "Quiet 2-vCPU recordings").
+  // Opt-in (--recorder-class idle): on the 2-vCPU guest it shortened hackbench but made `perf
+  // bench sched pipe` 1.2-2.8x longer, the kernel moving the ping-pong onto the recorder's CPU
+  // (docs/traces.md, "Recording").
   if (opt.idle_class) {
     sched_param sp{};
     sp.sched_priority = 0;

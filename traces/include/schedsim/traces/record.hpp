@@ -21,9 +21,10 @@ struct RecordOptions {
   bool quiet = false;                ///< do not forward a summary to stderr
   /// Run the recorder itself (its trace_pipe drain and compression) as SCHED_IDLE while the
   /// command runs, so the kernel treats a CPU where only the recorder runs as idle for the
-  /// command's wakeups and preempts the recorder at once (sched_idle_cpu(), 3c29e651e16d). A
-  /// normal-class recorder takes CPU time and placement choices from the command it records.
-  bool idle_class = true;
+  /// command's wakeups and preempts the recorder at once (sched_idle_cpu(), 3c29e651e16d).
+  /// Off by default: measured on the 2-vCPU guest it perturbs `perf bench sched pipe` more than
+  /// a normal-class recorder does (docs/traces.md, "Recording").
+  bool idle_class = false;
 };
 
 struct RecordResult {
