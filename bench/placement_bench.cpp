@@ -113,10 +113,10 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
       WakeContext ctx;
       ctx.p = TaskId(static_cast<uint32_t>(iters % Rig::kTasks));
       ctx.waker = TaskId(static_cast<uint32_t>((iters + 1) % Rig::kTasks));
-      ctx.waker_cpu = static_cast<uint32_t>((iters * 7) % n);
-      ctx.prev_cpu = static_cast<uint32_t>((iters * 13 + 3) % n);
+      ctx.waker_cpu = CpuId(static_cast<uint32_t>((iters * 7) % n));
+      ctx.prev_cpu = CpuId(static_cast<uint32_t>((iters * 13 + 3) % n));
       rig.s.now = Instant::from_ns(static_cast<int64_t>(iters) * 1000);
-      sum += mod.select_task_rq(rig.s, ctx).cpu;
+      sum += mod.select_task_rq(rig.s, ctx).cpu.value();
     }
     elapsed = thread_cpu_ns() - t0;
   }

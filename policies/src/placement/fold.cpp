@@ -37,7 +37,7 @@ uint32_t select_idle_cpu_fold(SearchEnv& e, uint32_t target, bool optimized) {
   SchedState& s = e.s;
   PlacementResult& r = e.r;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   const int64_t nr = fold_budget(e, this_cpu);
   CpuMask cpus = topo.llc_mask(target) & s.allowed_cpus(e.ctx.p);
   const uint32_t cpu0 = r.probes_cpu, core0 = r.probes_core;

@@ -15,7 +15,7 @@ namespace {
 uint32_t select_idle_cpu_417(SearchEnv& e, uint32_t target) {
   SchedState& s = e.s;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   // The cost estimate and the idle time belong to the waking CPU and its LLC, not target's.
   LlcShared& this_llc = s.llc_of(this_cpu);
   const CpuMask& span = topo.llc_mask(target);

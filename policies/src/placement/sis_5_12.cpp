@@ -14,7 +14,7 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
   SchedState& s = e.s;
   PlacementResult& r = e.r;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   CpuMask cpus = topo.llc_mask(target) & s.allowed_cpus(e.ctx.p);
   int64_t nr = std::numeric_limits<int32_t>::max();
   bool timed = false;

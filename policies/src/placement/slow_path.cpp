@@ -77,7 +77,7 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
         st.runnable += s.util->cpu_runnable(s, CpuId(c));
       }
       uint32_t nr = s.cpus[c].nr_running;
-      if (p_queued && t.cpu == c && nr > 0) --nr;
+      if (p_queued && t.cpu.value() == c && nr > 0) --nr;
       st.nr_running += nr;
       if (nr == 0 && is_idle(s, c)) ++st.idle_cpus;
       st.capacity += s.cpus[c].capacity;

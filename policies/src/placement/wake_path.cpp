@@ -129,7 +129,7 @@ bool KernelPlacement::wake_wide(const SchedState& s, TaskId waker, TaskId p, uin
 }
 
 uint32_t KernelPlacement::wake_affine(const SchedState& s, const WakeContext& ctx, int level) const {
-  const uint32_t this_cpu = ctx.waker_cpu, prev = ctx.prev_cpu;
+  const uint32_t this_cpu = ctx.waker_cpu.value(), prev = ctx.prev_cpu.value();
   uint32_t target = kNone;
   if (k_.wa_idle) {
     // wake_affine_idle()
@@ -181,15 +181,15 @@ PlacementResult KernelPlacement::select_task_rq(SchedState& s, const WakeContext
   SCHEDSIM_ASSERT(!allowed.empty(), "task {} has no allowed CPU", ctx.p);
   // A task allowed on one CPU never gets here: core.c's select_task_rq() bypasses the class hook
   // for it, and so does the engine (PlaceOutcome::kPinned).
-  const uint32_t cpu = ctx.waker_cpu, prev = ctx.prev_cpu;
+  const uint32_t cpu = ctx.waker_cpu.value(), prev = ctx.prev_cpu.value();
 
   if (search_->scope() == LlcSearch::Scope::kWhole) {
     SearchEnv env{s, ctx, era_, k_, r};
-    r.cpu = search_->search(env, prev, prev);
+    r.cpu = CpuId(search_->search(env, prev, prev));
     return r;
   }
 
-  uint32_t new_cpu = prev;
+  uint32_t new_cpu = prev, chosen;
   bool want_affine = false;
   uint32_t sd_flag = 0;  // SD_BALANCE_WAKE is never set by default (§2.2)
   if (ctx.kind == WakeKind::kWakeup) {
@@ -222,27 +222,28 @@ PlacementResult KernelPlacement::select_task_rq(SchedState& s, const WakeContext
   }
 
   if (sd >= 0) {
-    r.cpu = find_idlest_cpu(s, ctx, sd, cpu, prev, sd_flag);
+    chosen = find_idlest_cpu(s, ctx, sd, cpu, prev, sd_flag);
     r.outcome = PlaceOutcome::kSlowPath;
   } else if (ctx.kind == WakeKind::kWakeup) {
     if (search_->scope() == LlcSearch::Scope::kSibling) {
       SearchEnv env{s, ctx, era_, k_, r};
-      r.cpu = search_->search(env, prev, new_cpu);
+      chosen = search_->search(env, prev, new_cpu);
     } else {
-      r.cpu = select_idle_sibling(s, ctx, prev, new_cpu, r);
+      chosen = select_idle_sibling(s, ctx, prev, new_cpu, r);
     }
     // 4.17-5.11: the waker remembers the CPU it woke from (gone in 5.15).
     if (!era_.recent_515 && want_affine && ctx.waker.valid())
-      s.tasks[ctx.waker.v].recent_used_cpu = static_cast<int32_t>(cpu);
+      s.tasks[ctx.waker.v].recent_used_cpu = CpuId(cpu);
   } else {
-    r.cpu = new_cpu;
+    chosen = new_cpu;
     r.outcome = PlaceOutcome::kFallback;
   }
   // select_fallback_rq(): never return a CPU the task may not use.
-  if (!allowed.test(r.cpu)) {
-    CpuMask in_llc = topo.llc_mask(r.cpu) & allowed;
-    r.cpu = in_llc.empty() ? allowed.next_wrap(r.cpu) : in_llc.next_wrap(r.cpu);
+  if (!allowed.test(chosen)) {
+    CpuMask in_llc = topo.llc_mask(chosen) & allowed;
+    chosen = in_llc.empty() ? allowed.next_wrap(chosen) : in_llc.next_wrap(chosen);
   }
+  r.cpu = CpuId(chosen);
   r.scan_cost = probe_time(s, r.probes_cpu, r.probes_core);
   return r;
 }
@@ -278,21 +279,21 @@ uint32_t KernelPlacement::select_idle_sibling(SchedState& s, const WakeContext& 
   }
   // 3. per-CPU kthread stacking: an I/O-completion style wakeup behaves like a sync one.
   if (era_.kthread_stacking && ctx.waker.valid() && s.tasks[ctx.waker.v].kthread &&
-      (!era_.kthread_in_task || ctx.from_task) && prev == ctx.waker_cpu &&
-      s.cpus[ctx.waker_cpu].nr_running <= 1 && fits(prev)) {
+      (!era_.kthread_in_task || ctx.from_task) && CpuId(prev) == ctx.waker_cpu &&
+      s.rq(ctx.waker_cpu).nr_running <= 1 && fits(prev)) {
     r.outcome = PlaceOutcome::kKthread;
     return prev;
   }
   // 4. recent_used_cpu
   TaskSched& t = s.tasks[p.v];
-  const int32_t recent = t.recent_used_cpu;
-  if (era_.recent_515) t.recent_used_cpu = static_cast<int32_t>(prev);
+  const CpuId recent = t.recent_used_cpu;
+  if (era_.recent_515) t.recent_used_cpu = CpuId(prev);
   uint32_t recent_aff = kNone;
-  if (recent >= 0) {
-    uint32_t rc = static_cast<uint32_t>(recent);
+  if (recent.valid()) {
+    const uint32_t rc = recent.value();
     if (rc < topo.nr_cpus() && rc != prev && rc != target && topo.share_cache(rc, target) &&
         is_idle(s, rc) && s.allowed_cpus(p).test(rc) && fits(rc)) {
-      if (!era_.recent_515) t.recent_used_cpu = static_cast<int32_t>(prev);
+      if (!era_.recent_515) t.recent_used_cpu = CpuId(prev);
       if (!clusters || share_cluster(rc, target)) {
         r.outcome = PlaceOutcome::kRecent;
         return rc;

@@ -15,9 +15,9 @@ WakeFact wake(int64_t at, uint32_t wakee, uint32_t cpu, TaskId waker = TaskId(),
   f.at = ns(at);
   f.wakee = T(wakee);
   f.waker = waker;
-  f.waker_cpu = waker_cpu;
-  f.prev_cpu = prev_cpu;
-  f.placement.cpu = cpu;
+  f.waker_cpu = CpuId(waker_cpu);
+  f.prev_cpu = CpuId(prev_cpu);
+  f.placement.cpu = CpuId(cpu);
   f.placement.outcome = PlaceOutcome::kPrev;
   return f;
 }

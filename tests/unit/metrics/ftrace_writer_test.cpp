@@ -25,10 +25,10 @@ WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint
   f.at = ns(at);
   f.wakee = T(wakee);
   f.waker = waker;
-  f.waker_cpu = waker_cpu;
-  f.prev_cpu = prev_cpu;
+  f.waker_cpu = CpuId(waker_cpu);
+  f.prev_cpu = CpuId(prev_cpu);
   f.kind = kind;
-  f.placement.cpu = cpu;
+  f.placement.cpu = CpuId(cpu);
   return f;
 }
 

@@ -123,9 +123,9 @@ inline WakeContext wakeup(uint32_t p, uint32_t waker_cpu, uint32_t prev, uint32_
   WakeContext ctx;
   ctx.p = TaskId(p);
   ctx.kind = WakeKind::kWakeup;
-  ctx.waker_cpu = waker_cpu;
+  ctx.waker_cpu = CpuId(waker_cpu);
   ctx.waker = TaskId(waker);
-  ctx.prev_cpu = prev;
+  ctx.prev_cpu = CpuId(prev);
   return ctx;
 }
 

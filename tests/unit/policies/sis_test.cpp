@@ -52,7 +52,7 @@ TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
   auto mod = make_module("sis-4.17");
   m.s.cpus[0].avg_idle = Duration::ns(100);
   PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 0);
+  CHECK(r.cpu.value() == 0);
   CHECK(r.outcome == PlaceOutcome::kFallback);
   CHECK(r.probes_cpu == 3);
   CHECK(r.probes_core == 0);
@@ -63,7 +63,7 @@ TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
   // probed (11 x 40 ns = 440 ns) and avg_scan_cost = 0 + 440/8 = 55 ns.
   m.s.cpus[0].avg_idle = Duration::ms(1);
   r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 10);
+  CHECK(r.cpu.value() == 10);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   CHECK(r.probes_cpu == 11);
   CHECK(m.s.llc_of(0).avg_scan_cost == Duration::ns(55));
@@ -90,7 +90,7 @@ TEST_CASE("optimized fold skips the core-wise scan when the hint is clear", "[po
   PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
   CHECK(r.hint_consulted);
   CHECK_FALSE(r.hint_value);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   CHECK(r.probes_core == 0);
   CHECK(r.probes_cpu == 4);  // CPUs 0, 1, 2, 3
@@ -109,7 +109,7 @@ TEST_CASE("optimized fold clears the hint after a core-wise miss", "[policies][s
   CHECK(m.hint.clears == 1);
   CHECK_FALSE(m.hint.value);
   // The first idle sibling seen is the fallback; every CPU of the LLC was probed core-wise.
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
   CHECK(r.probes_core == 16);
   CHECK(r.probes_cpu == 0);
@@ -129,7 +129,7 @@ TEST_CASE("optimized fold finds a wholly idle core when the hint is right", "[po
   auto mod = make_module("sis-fold-opt");
   m.hint.value = true;
   PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 5);
+  CHECK(r.cpu.value() == 5);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(m.hint.clears == 0);
 }
@@ -142,14 +142,14 @@ TEST_CASE("2018 fold is core-wise without reading the hint; SIS_FOLD_ALWAYS forc
   PlacementResult r = fold->select_task_rq(m.s, wakeup(0, 0, 0));
   CHECK_FALSE(r.hint_consulted);
   CHECK(r.probes_core > 0);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(m.hint.clears == 0);
 
   auto always = make_module("sis-fold-opt", {{"SIS_FOLD_ALWAYS", true}});
   m.hint.value = false;
   r = always->select_task_rq(m.s, wakeup(0, 0, 0));
   CHECK(r.probes_core > 0);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
 }
 
 TEST_CASE("fold budget ages wake_avg_idle per jiffy", "[policies][sis][fold]") {
@@ -214,7 +214,7 @@ TEST_CASE("select_idle_sibling fast checks run in kernel order", "[policies][sis
   SECTION("prev before kthread, recent and the scan") {
     m.idle(2);
     m.idle(5);
-    m.s.tasks[0].recent_used_cpu = 5;
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
     CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 2);
     CHECK(r.outcome == PlaceOutcome::kPrev);
   }
@@ -222,12 +222,12 @@ TEST_CASE("select_idle_sibling fast checks run in kernel order", "[policies][sis
     m.s.tasks[6].kthread = true;
     WakeContext k = wakeup(0, 2, 2);
     m.idle(5);
-    m.s.tasks[0].recent_used_cpu = 5;
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
     CHECK(mod->select_idle_sibling(m.s, k, 2, 4, r) == 2);
     CHECK(r.outcome == PlaceOutcome::kKthread);
     // Not from task context (an interrupt): 6.1+ does not stack.
     k.from_task = false;
-    m.s.tasks[0].recent_used_cpu = 5;  // the first call stored prev
+    m.s.tasks[0].recent_used_cpu = CpuId(5);  // the first call stored prev
     PlacementResult r2;
     CHECK(mod->select_idle_sibling(m.s, k, 2, 4, r2) == 5);
     CHECK(r2.outcome == PlaceOutcome::kRecent);
@@ -235,22 +235,22 @@ TEST_CASE("select_idle_sibling fast checks run in kernel order", "[policies][sis
   SECTION("recent_used_cpu, 5.15+ form stores prev unconditionally") {
     m.idle(5);
     m.idle(9);
-    m.s.tasks[0].recent_used_cpu = 5;
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
     CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 5);
     CHECK(r.outcome == PlaceOutcome::kRecent);
-    CHECK(m.s.tasks[0].recent_used_cpu == 2);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(2));
     CHECK(r.probes_cpu + r.probes_core == 0);
   }
   SECTION("recent_used_cpu, 4.17 form stores prev only on a hit") {
     auto old = make_module("sis-4.17");
-    m.s.tasks[0].recent_used_cpu = 5;  // busy
+    m.s.tasks[0].recent_used_cpu = CpuId(5);  // busy
     PlacementResult r2;
     old->select_idle_sibling(m.s, ctx, 2, 4, r2);
-    CHECK(m.s.tasks[0].recent_used_cpu == 5);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(5));
     m.idle(5);
     PlacementResult r3;
     CHECK(old->select_idle_sibling(m.s, ctx, 2, 4, r3) == 5);
-    CHECK(m.s.tasks[0].recent_used_cpu == 2);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(2));
   }
   SECTION("then the LLC scan, then target") {
     m.idle(9);
@@ -277,7 +277,7 @@ TEST_CASE("SIS_UTIL with nr_idle_scan 0 skips even the idle-core scan", "[polici
   // With a budget the merged scan finds the idle core (not limited by nr).
   m.s.llc_of(0).nr_idle_scan = 1;
   r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 5);
+  CHECK(r.cpu.value() == 5);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
 }
 
@@ -290,7 +290,7 @@ TEST_CASE("merged scan clears the hint after a failed core scan and keeps an idl
   m.s.llc_of(0).nr_idle_scan = 16;
   PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
   CHECK(m.hint.clears == 1);
-  CHECK(r.cpu == 11);
+  CHECK(r.cpu.value() == 11);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
   CHECK(r.probes_core > 0);
 }
@@ -315,7 +315,7 @@ TEST_CASE("4.17 select_idle_core finds an idle core or clears the hint", "[polic
   m.hint.value = true;
   auto mod = make_module("sis-4.17");
   PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 6);
+  CHECK(r.cpu.value() == 6);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(r.probes_core == 14);  // cores 0..6 visited whole, wrapping from target 0
   m.busy(14);
@@ -323,7 +323,7 @@ TEST_CASE("4.17 select_idle_core finds an idle core or clears the hint", "[polic
   r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
   CHECK(m.hint.clears == 1);
   CHECK(r.probes_core == 16);
-  CHECK(r.cpu == 6);  // then select_idle_cpu finds it
+  CHECK(r.cpu.value() == 6);  // then select_idle_cpu finds it
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
 }
 
@@ -372,7 +372,7 @@ TEST_CASE("a pinned task asked of placement still lands on its one CPU", "[polic
     INFO(d.name);
     auto mod = make_module(d.name);
     PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-    CHECK(r.cpu == 2);
+    CHECK(r.cpu.value() == 2);
     CHECK(r.outcome != PlaceOutcome::kPinned);
   }
 }
@@ -388,7 +388,7 @@ TEST_CASE("affinity is respected by every module", "[policies][sis]") {
     auto mod = make_module(d.name);
     PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
     INFO(d.name);
-    CHECK(some.test(r.cpu));
+    CHECK(some.test(r.cpu.value()));
   }
 }
 
@@ -399,13 +399,13 @@ TEST_CASE("baselines", "[policies][sis]") {
   m.idle(4);
   auto first = make_module("first-idle");
   PlacementResult r = first->select_task_rq(m.s, wakeup(0, 6, 6));
-  CHECK(r.cpu == 4);
+  CHECK(r.cpu.value() == 4);
   auto prev = make_module("prev");
-  CHECK(prev->select_task_rq(m.s, wakeup(0, 6, 6)).cpu == 6);
+  CHECK(prev->select_task_rq(m.s, wakeup(0, 6, 6)).cpu.value() == 6);
   auto full = make_module("full-scan");
   m.idle(12);  // core 4 = {4, 12} wholly idle
   r = full->select_task_rq(m.s, wakeup(0, 6, 6));
-  CHECK((r.cpu == 4 || r.cpu == 12));  // the core is reported by whichever sibling the walk met
+  CHECK((r.cpu.value() == 4 || r.cpu.value() == 12));  // the core is reported by whichever sibling the walk met
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(r.probes_core == 14);  // cores 6, 7, 0, 1, 2, 3, 4 (walking from target 6)
   // random-idle: deterministic and always idle
@@ -413,8 +413,8 @@ TEST_CASE("baselines", "[policies][sis]") {
   auto b = make_module("random-idle");
   for (int i = 0; i < 20; ++i) {
     m.s.now = Instant::from_ns(1000 * i);
-    uint32_t x = a->select_task_rq(m.s, wakeup(0, 6, 6)).cpu;
-    uint32_t y = b->select_task_rq(m.s, wakeup(0, 6, 6)).cpu;
+    uint32_t x = a->select_task_rq(m.s, wakeup(0, 6, 6)).cpu.value();
+    uint32_t y = b->select_task_rq(m.s, wakeup(0, 6, 6)).cpu.value();
     CHECK(x == y);
     CHECK(m.s.cpus[x].idle());
   }
@@ -434,7 +434,7 @@ TEST_CASE("fork takes the slow path to the idler package", "[policies][sis][slow
     PlacementResult r = mod->select_task_rq(m.s, ctx);
     INFO(name);
     CHECK(r.outcome == PlaceOutcome::kSlowPath);
-    CHECK(r.cpu >= 4);
+    CHECK(r.cpu.value() >= 4);
   }
 }
 

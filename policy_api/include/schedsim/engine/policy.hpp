@@ -40,11 +40,11 @@ enum class WakeKind : uint8_t { kWakeup, kFork, kExec };
 struct WakeContext {
   TaskId p;
   WakeKind kind = WakeKind::kWakeup;
-  uint32_t waker_cpu = 0;   ///< the CPU running the wakeup (`cpu` in select_task_rq_fair)
+  CpuId waker_cpu{0};       ///< the CPU running the wakeup (`cpu` in select_task_rq_fair)
   TaskId waker;             ///< current task of waker_cpu when the wakeup is in task context
   bool from_task = true;    ///< false for wakeups from interrupt/idle/timer context
   bool sync = false;        ///< WF_SYNC and the waker is not exiting
-  uint32_t prev_cpu = 0;    ///< p->wake_cpu; the parent's CPU for fork
+  CpuId prev_cpu{0};        ///< p->wake_cpu; the parent's CPU for fork
 };
 
 /// Where a placement landed, for the outcome report (docs/results-schema.md).
@@ -66,7 +66,7 @@ enum class PlaceOutcome : uint8_t {
 const char* to_string(PlaceOutcome o);
 
 struct PlacementResult {
-  uint32_t cpu = 0;
+  CpuId cpu{0};
   PlaceOutcome outcome = PlaceOutcome::kFallback;
   uint32_t probes_cpu = 0;   ///< CPUs examined by plain per-CPU probes
   uint32_t probes_core = 0;  ///< CPUs examined by core-wise probes

@@ -22,8 +22,8 @@ enum class TaskState : uint8_t { kNotStarted, kRunning, kRunnable, kBlocked, kSl
 /// Per-task scheduler state (task_struct + sched_entity fields that several slots read).
 struct TaskSched {
   TaskState state = TaskState::kNotStarted;
-  uint32_t cpu = 0;              ///< task_cpu(p): where it runs / is queued / last ran (wake_cpu)
-  int32_t recent_used_cpu = -1;  ///< p->recent_used_cpu (placement writes)
+  CpuId cpu{0};                  ///< task_cpu(p): where it runs / is queued / last ran (wake_cpu)
+  CpuId recent_used_cpu;         ///< p->recent_used_cpu, invalid = none (placement writes)
   uint32_t wakee_flips = 0;      ///< record_wakee() state (placement writes)
   TaskId last_wakee;
   Instant wakee_flip_decay_ts;
