@@ -102,7 +102,8 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
   placement::KernelPlacement& mod = *owned;
   const uint32_t n = rig.topo.nr_cpus();
   const int llc = rig.topo.llc_level();
-  for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, CpuId(c), llc);
+  PlacementWrites w(rig.s);
+  for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, w, CpuId(c), llc);
   uint64_t iters = 0;
   uint64_t sum = 0;
   // The thread's CPU time, not wall: the machine is shared. Batches until 100 ms of it.
@@ -116,7 +117,7 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
       ctx.waker_cpu = CpuId(static_cast<uint32_t>((iters * 7) % n));
       ctx.prev_cpu = CpuId(static_cast<uint32_t>((iters * 13 + 3) % n));
       rig.s.now = Instant::from_ns(static_cast<int64_t>(iters) * 1000);
-      sum += mod.select_task_rq(rig.s, ctx).cpu.value();
+      sum += mod.select_task_rq(rig.s, w, ctx).cpu.value();
     }
     elapsed = thread_cpu_ns() - t0;
   }

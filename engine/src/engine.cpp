@@ -72,7 +72,8 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   }
   pol.queue->attach(s);
   pol.util->attach(s);
-  pol.placement->attach(s);
+  PlacementWrites writes(s);
+  pol.placement->attach(s, writes);
   pol.balance->attach(s);
   // Ticks in a FIFO beside the heap (event_queue.hpp) unless SCHEDSIM_ENGINE_TICK_FIFO=0: the
   // same pops either way; the switch exists to prove that (tests/engine_ab.cmake) and to
@@ -270,7 +271,8 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
     res.cpu = CpuId(ts.affinity->first());
     res.outcome = PlaceOutcome::kPinned;
   } else {
-    res = pol.placement->select_task_rq(s, ctx);
+    PlacementWrites writes(s);
+    res = pol.placement->select_task_rq(s, writes, ctx);
   }
   SCHEDSIM_ASSERT(res.cpu.value() < topo.nr_cpus() && ts.affinity->test(res.cpu.value()),
                   "placement chose cpu{} outside task{}'s affinity {}", res.cpu.value(), ctx.p.v, *ts.affinity);

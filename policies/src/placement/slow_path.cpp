@@ -224,7 +224,7 @@ int KernelPlacement::find_idlest_group_417(const SchedState& s, TaskId p, int le
   return idlest;
 }
 
-uint32_t KernelPlacement::find_idlest_cpu(SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
+uint32_t KernelPlacement::find_idlest_cpu(const SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
                                           uint32_t prev, uint32_t sd_flag) {
   const Topology& topo = *s.topo;
   const auto& levels = topo.levels();

@@ -53,6 +53,7 @@ struct Machine {
   Topology topo;
   CostModel cost;
   SchedState s;
+  PlacementWrites w{s};  ///< the writes placement modules make to s
   CpuMask all;
   FakeUtil util;
   FakeHint hint;
