@@ -6,25 +6,21 @@
 
 #include "schedsim/engine/policy.hpp"
 #include "schedsim/engine/state.hpp"
+#include "schedsim/policies/pelt.hpp"
 #include "schedsim/policies/sis.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim::test {
 
-/// A util slot whose answers the test sets directly.
-class FakeUtil final : public UtilPolicy {
+/// A util slot whose answers the test sets directly: the `none` module (pelt::NoUtil: every
+/// update a no-op) with readers that return the test's tables.
+class FakeUtil final : public pelt::NoUtil {
  public:
   std::vector<uint32_t> util;      ///< per CPU cpu_util_cfs
   std::vector<uint64_t> load;      ///< per CPU cpu_load
   std::vector<uint64_t> tload;     ///< per task task_load
   std::vector<uint32_t> tutil;     ///< per task util
   FakeUtil(size_t cpus, size_t tasks) : util(cpus), load(cpus), tload(tasks), tutil(tasks) {}
-  void task_new(const SchedState&, TaskId, CpuId) override {}
-  void update(const SchedState&, CpuId) override {}
-  void enqueue(const SchedState&, TaskId, CpuId, bool) override {}
-  void dequeue(const SchedState&, TaskId, CpuId, bool) override {}
-  void set_running(const SchedState&, TaskId, CpuId, bool) override {}
-  void sync_task(const SchedState&, TaskId) override {}
   uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
