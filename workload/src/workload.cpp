@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/int128.hpp"
 
 namespace schedsim {
 
@@ -16,7 +17,7 @@ namespace {
 // Products and sums saturate at INT64_MAX (huge loop counts times huge durations must not be
 // signed overflow; such a workload fails the engine's simulated-time limit anyway).
 int64_t sat_mul(int64_t a, int64_t b) {
-  __extension__ __int128 p = static_cast<__int128>(a) * b;
+  Int128 p = static_cast<Int128>(a) * b;
   return p > INT64_MAX ? INT64_MAX : p < INT64_MIN ? INT64_MIN : static_cast<int64_t>(p);
 }
 int64_t sat_add(int64_t a, int64_t b) {
