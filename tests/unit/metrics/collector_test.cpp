@@ -11,15 +11,7 @@ namespace {
 
 WakeFact wake(int64_t at, uint32_t wakee, uint32_t cpu, TaskId waker = TaskId(), uint32_t waker_cpu = 0,
               uint32_t prev_cpu = 0) {
-  WakeFact f;
-  f.at = ns(at);
-  f.wakee = T(wakee);
-  f.waker = waker;
-  f.waker_cpu = CpuId(waker_cpu);
-  f.prev_cpu = CpuId(prev_cpu);
-  f.placement.cpu = CpuId(cpu);
-  f.placement.outcome = PlaceOutcome::kPrev;
-  return f;
+  return wake_fact(at, wakee, waker, waker_cpu, prev_cpu, cpu, WakeKind::kWakeup, PlaceOutcome::kPrev);
 }
 
 }  // namespace

@@ -21,15 +21,7 @@ namespace {
 
 WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint32_t prev_cpu, uint32_t cpu,
               WakeKind kind = WakeKind::kWakeup) {
-  WakeFact f;
-  f.at = ns(at);
-  f.wakee = T(wakee);
-  f.waker = waker;
-  f.waker_cpu = CpuId(waker_cpu);
-  f.prev_cpu = CpuId(prev_cpu);
-  f.kind = kind;
-  f.placement.cpu = CpuId(cpu);
-  return f;
+  return wake_fact(at, wakee, waker, waker_cpu, prev_cpu, cpu, kind);
 }
 
 // Drives the same schedule into any observer: "Web Content" (pid 2711, nice 0) forks "child"
