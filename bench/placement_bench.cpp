@@ -82,7 +82,7 @@ struct Rig {
       ++s.core_busy_threads[topo.core_index(c)];
     }
     for (uint32_t c = 0; c < topo.nr_cpus(); ++c) {
-      LlcShared& l = s.llc_of(c);
+      LlcShared& l = s.llc_of(CpuId(c));
       if (topo.llc_mask(c).first() == c) {
         l.nr_idle_cores_exact = 0;
         for (uint32_t x : topo.llc_mask(c))

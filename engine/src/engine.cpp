@@ -127,7 +127,7 @@ void Simulation::Impl::refresh_cpu(uint32_t cpu) {
   if (idle != r.was_idle) {
     r.was_idle = idle;
     uint32_t core = topo.core_index(cpu);
-    LlcShared& llc = s.llc_of(cpu);
+    LlcShared& llc = s.llc_of(CpuId(cpu));
     if (idle) {
       if (--s.core_busy_threads[core] == 0) ++llc.nr_idle_cores_exact;
     } else {

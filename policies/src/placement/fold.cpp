@@ -26,7 +26,7 @@ int64_t fold_budget(SearchEnv& e, uint32_t this_cpu) {
   } else {
     est = rq.avg_idle.count() / 512;
   }
-  const int64_t per_cpu_cost = e.s.llc_of(this_cpu).avg_scan_cost.count() + 1;
+  const int64_t per_cpu_cost = e.s.llc_of(CpuId(this_cpu)).avg_scan_cost.count() + 1;
   int64_t nr = est / per_cpu_cost;
   return std::clamp<int64_t>(nr, 4, std::numeric_limits<int32_t>::max());
 }

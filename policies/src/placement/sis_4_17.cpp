@@ -17,7 +17,7 @@ uint32_t select_idle_cpu_417(SearchEnv& e, uint32_t target) {
   const Topology& topo = *s.topo;
   const uint32_t this_cpu = e.ctx.waker_cpu.value();
   // The cost estimate and the idle time belong to the waking CPU and its LLC, not target's.
-  const LlcShared& this_llc = s.llc_of(this_cpu);
+  const LlcShared& this_llc = s.llc_of(CpuId(this_cpu));
   const CpuMask& span = topo.llc_mask(target);
   const CpuMask& allowed = s.allowed_cpus(e.ctx.p);
   const int64_t avg_idle = s.cpus[this_cpu].avg_idle.count() / 512;  // the "fuzz factor"

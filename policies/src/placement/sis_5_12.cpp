@@ -19,7 +19,7 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
   int64_t nr = std::numeric_limits<int32_t>::max();
   bool timed = false;
   const CpuSched& this_rq = s.cpus[this_cpu];
-  const LlcShared& this_llc = s.llc_of(this_cpu);
+  const LlcShared& this_llc = s.llc_of(CpuId(this_cpu));
   if (e.k.sis_prop && !has_idle_core) {
     // Age the estimate: every jiffy since the last idle->wake transition halves it (5.14+).
     e.w.age_wake_avg_idle(CpuId(this_cpu), s.jiffies());

@@ -48,7 +48,7 @@ Duration probe_time(const SchedState& s, uint32_t cpu_probes, uint32_t core_prob
 
 /// SIS_UTIL's depth for a scan of target's LLC: nr_idle_scan + 1 (1 = skip the scan).
 inline int64_t sis_util_budget(const SchedState& s, uint32_t target) {
-  return static_cast<int64_t>(s.llc_of(target).nr_idle_scan) + 1;
+  return static_cast<int64_t>(s.llc_of(CpuId(target)).nr_idle_scan) + 1;
 }
 
 /// 4.17-5.11 select_idle_core(): with the hint set, every core of target's LLC probed whole

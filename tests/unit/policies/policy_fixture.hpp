@@ -78,7 +78,7 @@ struct Machine {
     CpuSched& c = s.cpus[cpu];
     if (!c.curr.valid()) {
       uint32_t core = topo.core_index(cpu);
-      if (s.core_busy_threads[core]++ == 0) --s.llc_of(cpu).nr_idle_cores_exact;
+      if (s.core_busy_threads[core]++ == 0) --s.llc_of(CpuId(cpu)).nr_idle_cores_exact;
     }
     c.curr = TaskId(t);
     c.nr_running = 1;
@@ -90,7 +90,7 @@ struct Machine {
     CpuSched& c = s.cpus[cpu];
     if (c.curr.valid()) {
       uint32_t core = topo.core_index(cpu);
-      if (--s.core_busy_threads[core] == 0) ++s.llc_of(cpu).nr_idle_cores_exact;
+      if (--s.core_busy_threads[core] == 0) ++s.llc_of(CpuId(cpu)).nr_idle_cores_exact;
     }
     c.curr = TaskId();
     c.nr_running = 0;

@@ -28,14 +28,14 @@ TEST_CASE("on_periodic_balance refreshes nr_idle_scan only at the LLC level", "[
   REQUIRE(llc >= 0);
   for (int l = 0; l < static_cast<int>(m.topo.levels().size()); ++l)
     if (l != llc) mod->on_periodic_balance(m.s, m.w, CpuId(0), l);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 0);  // zero-initialised, untouched
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 0);  // zero-initialised, untouched
   mod->on_periodic_balance(m.s, m.w, CpuId(0), llc);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 10);
-  CHECK(m.s.llc_of(16).nr_idle_scan == 0);  // the other LLC is refreshed by its own CPUs
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 10);
+  CHECK(m.s.llc_of(CpuId(16)).nr_idle_scan == 0);  // the other LLC is refreshed by its own CPUs
   // NO_SIS_UTIL: no refresh.
   auto off = make_module("sis-5.12", {{"SIS_UTIL", false}, {"SIS_PROP", true}});
   off->on_periodic_balance(m.s, m.w, CpuId(16), llc);
-  CHECK(m.s.llc_of(16).nr_idle_scan == 0);
+  CHECK(m.s.llc_of(CpuId(16)).nr_idle_scan == 0);
 }
 
 TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
@@ -57,7 +57,7 @@ TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
   CHECK(r.probes_cpu == 3);
   CHECK(r.probes_core == 0);
   CHECK(r.scan_cost == Duration::ns(3 * 40));
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::zero());
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::zero());
 
   // With the boot avg_idle (1 ms / 512 = 1953 ns) the budget covers the LLC: CPUs 0..10 are
   // probed (11 x 40 ns = 440 ns) and avg_scan_cost = 0 + 440/8 = 55 ns.
@@ -66,7 +66,7 @@ TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
   CHECK(r.cpu.value() == 10);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   CHECK(r.probes_cpu == 11);
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::ns(55));
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::ns(55));
 }
 
 TEST_CASE("SIS_AVG_CPU gives up when avg_idle/512 is below the scan cost", "[policies][sis]") {
@@ -74,7 +74,7 @@ TEST_CASE("SIS_AVG_CPU gives up when avg_idle/512 is below the scan cost", "[pol
   m.busy_all();
   m.idle(5);
   m.s.cpus[0].avg_idle = Duration::ns(512 * 50);
-  m.s.llc_of(0).avg_scan_cost = Duration::ns(100);
+  m.s.llc_of(CpuId(0)).avg_scan_cost = Duration::ns(100);
   auto mod = make_module("sis-4.17", {{"SIS_AVG_CPU", true}});
   PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.outcome == PlaceOutcome::kFallback);
@@ -115,7 +115,7 @@ TEST_CASE("optimized fold clears the hint after a core-wise miss", "[policies][s
   CHECK(r.probes_cpu == 0);
   CHECK(r.scan_cost == Duration::ns(16 * 120));
   // avg_scan_cost tracks the per-CPU cost: 0 + (1920/16)/8 = 15 ns.
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::ns(15));
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::ns(15));
   // SIS_ONCE debited the whole scan from the aged estimate.
   CHECK(m.s.cpus[0].wake_avg_idle == Duration::ms(1) - Duration::ns(1920));
 }
@@ -158,7 +158,7 @@ TEST_CASE("fold budget ages wake_avg_idle per jiffy", "[policies][sis][fold]") {
   Machine m(1, 16, 1);
   m.busy_all();
   m.s.now = Instant::from_ns(40'000'000);
-  m.s.llc_of(0).avg_scan_cost = Duration::ns(99);
+  m.s.llc_of(CpuId(0)).avg_scan_cost = Duration::ns(99);
   auto mod = make_module("sis-fold-opt");
   PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(m.s.cpus[0].wake_stamp == 10);
@@ -201,7 +201,7 @@ TEST_CASE("select_idle_sibling fast checks run in kernel order", "[policies][sis
   Machine m(1, 8, 2);
   m.busy_all();
   auto mod = make_module("sis-util");
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   PlacementResult r;
   WakeContext ctx = wakeup(0, 1, 2);
 
@@ -270,12 +270,12 @@ TEST_CASE("SIS_UTIL with nr_idle_scan 0 skips even the idle-core scan", "[polici
   m.idle(13);
   m.hint.value = true;
   auto mod = make_module("sis-util");
-  m.s.llc_of(0).nr_idle_scan = 0;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 0;
   PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.outcome == PlaceOutcome::kFallback);
   CHECK(r.probes_cpu + r.probes_core == 0);
   // With a budget the merged scan finds the idle core (not limited by nr).
-  m.s.llc_of(0).nr_idle_scan = 1;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 1;
   r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.cpu.value() == 5);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
@@ -287,7 +287,7 @@ TEST_CASE("merged scan clears the hint after a failed core scan and keeps an idl
   m.idle(11);
   m.hint.value = true;
   auto mod = make_module("sis-5.12");
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(m.hint.clears == 1);
   CHECK(r.cpu.value() == 11);
@@ -301,7 +301,7 @@ TEST_CASE("merged scan tries prev's idle sibling when the hint is clear", "[poli
   m.idle(10);  // sibling of prev = 2
   m.idle(6);
   auto mod = make_module("sis-5.12");
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   PlacementResult r;
   CHECK(mod->select_idle_sibling(m.s, m.w, wakeup(0, 1, 2), 2, 1, r) == 10);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
@@ -383,7 +383,7 @@ TEST_CASE("affinity is respected by every module", "[policies][sis]") {
   m.s.tasks[0].affinity = &some;
   m.busy_all();
   m.idle(3);
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   for (const auto& d : placement::placement_module_defs()) {
     auto mod = make_module(d.name);
     PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
@@ -460,14 +460,14 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
 TEST_CASE("attach seeds nr_idle_scan as one balance of the idle machine would", "[policies][sis]") {
   Machine m(2, 8, 2);  // two LLCs of 16 CPUs
   auto mod = make_module("sis-util");
-  CHECK(m.s.llc_of(0).nr_idle_scan == 0);  // the kernel's zeroed allocation
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 0);  // the kernel's zeroed allocation
   mod->attach(m.s, m.w);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 16);
-  CHECK(m.s.llc_of(8).nr_idle_scan == 16);  // CPU 8 is package 1's first thread
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 16);
+  CHECK(m.s.llc_of(CpuId(8)).nr_idle_scan == 16);  // CPU 8 is package 1's first thread
   Machine m2(1, 8, 2);
   auto prop = make_module("sis-4.17");  // no SIS_UTIL: untouched
   prop->attach(m2.s, m2.w);
-  CHECK(m2.s.llc_of(0).nr_idle_scan == 0);
+  CHECK(m2.s.llc_of(CpuId(0)).nr_idle_scan == 0);
 }
 
 TEST_CASE("6.7+ clusters: the target's cluster is scanned first, prev elsewhere is a late fallback",
@@ -488,7 +488,7 @@ TEST_CASE("6.7+ clusters: the target's cluster is scanned first, prev elsewhere 
     s.cpus[c].curr = TaskId(7);
     s.cpus[c].nr_running = 1;
   }
-  s.llc_of(0).nr_idle_scan = 8;
+  s.llc_of(CpuId(0)).nr_idle_scan = 8;
   auto mod = make_module("sis-util");
   s.cpus[5].curr = TaskId();  // prev 5 idle, other cluster
   s.cpus[5].nr_running = 0;
