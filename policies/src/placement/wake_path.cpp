@@ -1,4 +1,4 @@
-// Models select_task_rq_fair(), record_wakee(), wake_wide(), wake_affine() and
+// Models select_task_rq_fair(), wake_wide(), wake_affine() (record_wakee() is PlacementWrites', policy.hpp) and
 // select_idle_sibling()'s fast checks, kernel/sched/fair.c, 4.17 through 6.12 (docs/sources.md,
 // "Wake path"): the wake path every placement module shares. The LLC search each variant ends with is
 // an LlcSearch in its own file (sis_4_17.cpp ... sis_util.cpp, baselines.cpp). Written from the
