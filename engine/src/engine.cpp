@@ -48,7 +48,7 @@ constexpr uint32_t kNiceWeight[40] = {
 }  // namespace
 
 Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf)
-    : w(wl), topo(t), pol(std::move(p)), cost(c), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
+    : w(wl), topo(t), pol(std::move(p)), cost(std::move(c)), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
   SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
                   "every policy slot needs a module");
   s.init(topo, cost, w.tasks.size());
@@ -743,7 +743,7 @@ void Simulation::Impl::explain_incomplete() {
 }
 
 Simulation::Simulation(const Workload& w, const Topology& t, PolicyStack policies, CostModel cost, SimConfig cfg)
-    : impl_(std::make_unique<Impl>(w, t, std::move(policies), cost, cfg)) {
+    : impl_(std::make_unique<Impl>(w, t, std::move(policies), std::move(cost), cfg)) {
   for (const auto& spec : w.tasks)
     if (!spec.affinity.empty() && !spec.affinity.is_subset_of(t.all_cpus()))
       throw InputError(SourceLoc{w.source}, "task '" + spec.name + "' has affinity " + spec.affinity.to_cpulist() +

@@ -357,13 +357,13 @@ TEST_CASE("unconsumed tokens, unforked tasks and empty workloads are incomplete"
 
 TEST_CASE("times near INT64_MAX and huge runs fail clearly instead of overflowing or hanging", "[engine]") {
   Topology t = machine(2, 1);
-  auto run_one = [&](Workload w, SimConfig cfg = SimConfig{}) {
+  auto run_one = [&](const Workload& w, SimConfig cfg = SimConfig{}) {
     Simulation sim(w, t, stack(), zero_costs(), cfg);
     return sim.run();
   };
-  auto message = [&](Workload w) {
+  auto message = [&](const Workload& w) {
     try {
-      run_one(std::move(w));
+      run_one(w);
     } catch (const InputError& e) {
       return std::string(e.what());
     }

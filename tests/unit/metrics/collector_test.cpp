@@ -223,7 +223,7 @@ TEST_CASE("task_group_name strips numeric suffixes like perf", "[metrics]") {
   CHECK(task_group_name("swapper/0") == "swapper");
   CHECK(task_group_name("bash") == "bash");
   CHECK(task_group_name("1234") == "1234");
-  CHECK(task_group_name("") == "");
+  CHECK(task_group_name("").empty());
 }
 
 TEST_CASE("utilization timeline doubles its bucket width and conserves busy time", "[metrics]") {

@@ -46,7 +46,7 @@ void drive(Observer& o, const SchedState& s) {
 }
 
 // A real run of `w` on `topo` with `kernel`'s modules, observed by `obs`.
-SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, std::vector<Observer*> obs) {
+SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, const std::vector<Observer*>& obs) {
   Simulation sim(w, topo, builtin_registry().make(kernel_profile(kernel).modules, FeatureSet{}), CostModel{},
                  SimConfig{});
   for (Observer* o : obs) sim.add_observer(o);
