@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "schedsim/base/random.hpp"
+
 namespace {
 
 // The engine's Event (engine/src/event_queue.hpp): the same fields, size and comparison.
@@ -43,13 +45,6 @@ struct Event {
   }
 };
 
-uint64_t splitmix(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 volatile uint64_t g_sink = 0;
 
 double cpu_ns() {
@@ -64,9 +59,10 @@ struct Result {
 
 Result ns_per_event(size_t size, uint64_t events) {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q;
-  uint64_t rng = 12345, seq = 0;
+  schedsim::SplitMix64 rng(12345);
+  uint64_t seq = 0;
   auto delay = [&] {
-    double u = static_cast<double>(splitmix(rng) >> 11) * 0x1.0p-53;
+    double u = rng.uniform();
     return static_cast<int64_t>(-std::log1p(-u) * 5000.0);  // exponential, mean 5 us
   };
   for (size_t i = 0; i < size; ++i)

@@ -82,7 +82,7 @@ struct Rig {
       ++s.core_busy_threads[topo.core_index(c)];
     }
     for (uint32_t c = 0; c < topo.nr_cpus(); ++c) {
-      LlcShared& l = s.llc_of(c);
+      LlcShared& l = s.llc_of(CpuId(c));
       if (topo.llc_mask(c).first() == c) {
         l.nr_idle_cores_exact = 0;
         for (uint32_t x : topo.llc_mask(c))
@@ -102,7 +102,8 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
   placement::KernelPlacement& mod = *owned;
   const uint32_t n = rig.topo.nr_cpus();
   const int llc = rig.topo.llc_level();
-  for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, CpuId(c), llc);
+  PlacementWrites w(rig.s);
+  for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, w, CpuId(c), llc);
   uint64_t iters = 0;
   uint64_t sum = 0;
   // The thread's CPU time, not wall: the machine is shared. Batches until 100 ms of it.
@@ -113,10 +114,10 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
       WakeContext ctx;
       ctx.p = TaskId(static_cast<uint32_t>(iters % Rig::kTasks));
       ctx.waker = TaskId(static_cast<uint32_t>((iters + 1) % Rig::kTasks));
-      ctx.waker_cpu = static_cast<uint32_t>((iters * 7) % n);
-      ctx.prev_cpu = static_cast<uint32_t>((iters * 13 + 3) % n);
+      ctx.waker_cpu = CpuId(static_cast<uint32_t>((iters * 7) % n));
+      ctx.prev_cpu = CpuId(static_cast<uint32_t>((iters * 13 + 3) % n));
       rig.s.now = Instant::from_ns(static_cast<int64_t>(iters) * 1000);
-      sum += mod.select_task_rq(rig.s, ctx).cpu;
+      sum += mod.select_task_rq(rig.s, w, ctx).cpu.value();
     }
     elapsed = thread_cpu_ns() - t0;
   }

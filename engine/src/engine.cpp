@@ -48,7 +48,7 @@ constexpr uint32_t kNiceWeight[40] = {
 }  // namespace
 
 Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf)
-    : w(wl), topo(t), pol(std::move(p)), cost(c), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
+    : w(wl), topo(t), pol(std::move(p)), cost(std::move(c)), cfg(cf), rng{cf.seed * 0x2545f4914f6cdd1dull + 1} {
   SCHEDSIM_ASSERT(pol.placement && pol.idle_cores && pol.util && pol.queue && pol.balance,
                   "every policy slot needs a module");
   s.init(topo, cost, w.tasks.size());
@@ -69,11 +69,12 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
     ts.weight = kNiceWeight[std::clamp(spec.nice, -20, 19) + 20];
     ts.kthread = spec.kthread;
     ts.affinity = spec.affinity.empty() ? &topo.all_cpus() : &spec.affinity;
-    ts.cpu = spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first();
+    ts.cpu = CpuId(spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first());
   }
   pol.queue->attach(s);
   pol.util->attach(s);
-  pol.placement->attach(s);
+  PlacementWrites writes(s);
+  pol.placement->attach(s, writes);
   pol.balance->attach(s);
   // Ticks in a FIFO beside the heap (event_queue.hpp) unless SCHEDSIM_ENGINE_TICK_FIFO=0: the
   // same pops either way; the switch exists to prove that (tests/engine_ab.cmake) and to
@@ -127,7 +128,7 @@ void Simulation::Impl::refresh_cpu(uint32_t cpu) {
   if (idle != r.was_idle) {
     r.was_idle = idle;
     uint32_t core = topo.core_index(cpu);
-    LlcShared& llc = s.llc_of(cpu);
+    LlcShared& llc = s.llc_of(CpuId(cpu));
     if (idle) {
       if (--s.core_busy_threads[core] == 0) ++llc.nr_idle_cores_exact;
     } else {
@@ -176,7 +177,7 @@ void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
 // start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
 // timer interrupt is local: that CPU already left idle to run the handler.
 Duration Simulation::Impl::wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
-  const uint32_t from_cpu = ctx.waker_cpu;
+  const uint32_t from_cpu = ctx.waker_cpu.value();
   Duration d = scan;
   if (from_cpu != to_cpu)
     d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
@@ -219,7 +220,7 @@ void Simulation::Impl::activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bo
   WakeContext ctx;
   ctx.p = TaskId(t);
   ctx.kind = WakeKind::kWakeup;
-  ctx.waker_cpu = waker_cpu;
+  ctx.waker_cpu = CpuId(waker_cpu);
   ctx.waker = waker;
   ctx.from_task = waker.valid();
   ctx.sync = sync && waker.valid();
@@ -234,16 +235,16 @@ void Simulation::Impl::activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bo
 // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
 // waker re-queues it in place on its CPU, then the wakeup-preemption check.
 void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
-  uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu;
+  uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu.value();
   WakeFact f;
   f.at = s.now;
   f.wakee = ctx.p;
   f.waker = ctx.waker;
   f.waker_cpu = ctx.waker_cpu;
-  f.prev_cpu = cpu;
+  f.prev_cpu = CpuId(cpu);
   f.kind = ctx.kind;
   f.sync = ctx.sync;
-  f.placement.cpu = cpu;
+  f.placement.cpu = CpuId(cpu);
   f.placement.outcome = PlaceOutcome::kDelayed;
   f.target_was_idle = false;
   for (auto* o : obs) o->on_wake(f);
@@ -268,13 +269,14 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
   TaskSched& ts = s.tasks[ctx.p.v];
   PlacementResult res;
   if (ts.affinity->count() == 1) {
-    res.cpu = ts.affinity->first();
+    res.cpu = CpuId(ts.affinity->first());
     res.outcome = PlaceOutcome::kPinned;
   } else {
-    res = pol.placement->select_task_rq(s, ctx);
+    PlacementWrites writes(s);
+    res = pol.placement->select_task_rq(s, writes, ctx);
   }
-  SCHEDSIM_ASSERT(res.cpu < topo.nr_cpus() && ts.affinity->test(res.cpu),
-                  "placement chose cpu{} outside task{}'s affinity {}", res.cpu, ctx.p.v, *ts.affinity);
+  SCHEDSIM_ASSERT(res.cpu.value() < topo.nr_cpus() && ts.affinity->test(res.cpu.value()),
+                  "placement chose cpu{} outside task{}'s affinity {}", res.cpu.value(), ctx.p.v, *ts.affinity);
   WakeFact f;
   f.at = s.now;
   f.wakee = ctx.p;
@@ -284,8 +286,8 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
   f.kind = ctx.kind;
   f.sync = ctx.sync;
   f.placement = res;
-  f.target_was_idle = s.cpus[res.cpu].idle();
-  if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.cpus[ctx.waker_cpu].curr == ctx.waker)
+  f.target_was_idle = s.rq(res.cpu).idle();
+  if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.rq(ctx.waker_cpu).curr == ctx.waker)
     prog[ctx.waker.v].work.charge(res.scan_cost);
   return f;
 }
@@ -295,38 +297,38 @@ void Simulation::Impl::place_and_send(const WakeContext& ctx) {
   TaskSched& ts = s.tasks[t];
   WakeFact f = decide(ctx);
   const PlacementResult& res = f.placement;
-  f.delay = wake_delay(ctx, res.cpu, res.scan_cost);
+  f.delay = wake_delay(ctx, res.cpu.value(), res.scan_cost);
   for (auto* o : obs) o->on_wake(f);
   Instant arrive = checked_after(f.delay.count(), [&] {
     return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
   });
   prog[t].in_flight = true;
   ts.state = TaskState::kRunnable;
-  ++s.cpus[res.cpu].ttwu_pending;
-  refresh_cpu(res.cpu);
-  push(arrive, Ev::kEnqueue, t, res.cpu);
+  ++s.rq(res.cpu).ttwu_pending;
+  refresh_cpu(res.cpu.value());
+  push(arrive, Ev::kEnqueue, t, res.cpu.value());
 }
 
 void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
   ++sum.forks;
   TaskSched& cs = s.tasks[child];
-  cs.cpu = cpu;
-  cs.recent_used_cpu = static_cast<int32_t>(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+  cs.cpu = CpuId(cpu);
+  cs.recent_used_cpu = CpuId(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
   pol.queue->task_fork(s, TaskId(parent), TaskId(child));
   for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
   WakeContext ctx;
   ctx.p = TaskId(child);
   ctx.kind = WakeKind::kFork;
-  ctx.waker_cpu = cpu;
+  ctx.waker_cpu = CpuId(cpu);
   ctx.waker = TaskId(parent);
   ctx.from_task = true;
-  ctx.prev_cpu = cpu;
+  ctx.prev_cpu = CpuId(cpu);
   start_new(ctx);
 }
 
 // A task's first placement (fork, or a task alive/started without a known CPU).
 void Simulation::Impl::start_new(const WakeContext& ctx) {
-  pol.util->task_new(s, ctx.p, CpuId(ctx.prev_cpu));
+  pol.util->task_new(s, ctx.p, ctx.prev_cpu);
   prog[ctx.p.v].is_new = true;
   place_and_send(ctx);
 }
@@ -339,13 +341,13 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
   WakeContext ctx;
   ctx.p = TaskId(t);
   ctx.kind = WakeKind::kExec;
-  ctx.waker_cpu = cpu;
+  ctx.waker_cpu = CpuId(cpu);
   ctx.waker = TaskId(t);
-  ctx.prev_cpu = cpu;
+  ctx.prev_cpu = CpuId(cpu);
   WakeFact f = decide(ctx);
   const PlacementResult& res = f.placement;
   for (auto* o : obs) o->on_wake(f);
-  if (res.cpu == cpu) return false;
+  if (res.cpu.value() == cpu) return false;
   // The stopper moves it: off this CPU as a preemption, queued on the new one.
   update_progress(cpu);
   pol.util->update(s, CpuId(cpu));
@@ -355,7 +357,7 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
   ts.state = TaskState::kRunnable;
   for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(t), SwitchReason::kMigrate, TaskId());
   ++sum.context_switches;
-  migrate_queued(TaskId(t), CpuId(res.cpu));
+  migrate_queued(TaskId(t), res.cpu);
   refresh_cpu(cpu);
   resched(cpu);
   return true;
@@ -364,13 +366,13 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
 bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   const uint32_t dst = to.value();
   TaskSched& ts = s.tasks[p.v];
-  uint32_t src = ts.cpu;
+  uint32_t src = ts.cpu.value();
   if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
   SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
   pol.util->update(s, CpuId(src));
   pol.queue->dequeue(s, CpuId(src), p, DequeueKind::kMigrate);
   pol.util->dequeue(s, p, CpuId(src), false);
-  ts.cpu = dst;
+  ts.cpu = to;
   note_migration(p, src, dst);
   pol.util->update(s, CpuId(dst));
   pol.util->enqueue(s, p, CpuId(dst), true);
@@ -466,8 +468,8 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   --c.ttwu_pending;
   bool is_new = pr.is_new;
   pr.is_new = false;
-  uint32_t src = ts.cpu;
-  ts.cpu = cpu;
+  uint32_t src = ts.cpu.value();
+  ts.cpu = CpuId(cpu);
   if (!is_new) note_migration(TaskId(t), src, cpu);
   // ttwu_do_activate(): avg_idle from the length of the idle period this wakeup ends (§7.2),
   // and the 5.14+ wake_avg_idle seed used by SIS_PROP's aging.
@@ -500,7 +502,7 @@ void Simulation::Impl::on_task_start(uint32_t t) {
   if (spec.initial_cpu >= 0 && ts.affinity->test(static_cast<uint32_t>(spec.initial_cpu))) {
     // Alive at trace start on a known CPU: it is simply there.
     uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
-    ts.cpu = cpu;
+    ts.cpu = CpuId(cpu);
     ts.state = TaskState::kRunnable;
     pol.util->task_new(s, TaskId(t), CpuId(cpu));
     pol.util->update(s, CpuId(cpu));
@@ -528,7 +530,7 @@ void Simulation::Impl::on_sleep_end(uint32_t t, uint64_t gen) {
   // the interrupt's own idle exit came before the waking; a replayed sleep already contains
   // it (it lasts from the switch-out to the recorded sched_waking), so nothing is added here;
   // wake_delay() charges only what follows the waking (idle_wake.hpp, timer_wake_local).
-  activate(t, TaskId(), s.tasks[t].cpu, false);
+  activate(t, TaskId(), s.tasks[t].cpu.value(), false);
 }
 
 void Simulation::Impl::on_tick(uint32_t cpu, uint64_t gen) {
@@ -573,7 +575,8 @@ void Simulation::Impl::check_full() {
     if (!t.valid()) continue;
     SCHEDSIM_ASSERT(on[t.v] < 0, "task{} runs on cpu{} and cpu{}", t.v, on[t.v], cpu);
     on[t.v] = static_cast<int32_t>(cpu);
-    SCHEDSIM_ASSERT(s.tasks[t.v].cpu == cpu, "task{} runs on cpu{} but task_cpu is {}", t.v, cpu, s.tasks[t.v].cpu);
+    SCHEDSIM_ASSERT(s.tasks[t.v].cpu == CpuId(cpu), "task{} runs on cpu{} but task_cpu is {}", t.v, cpu,
+                    s.tasks[t.v].cpu.value());
     SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
     uint32_t queued = 0;
     pol.queue->for_each_queued(s, CpuId(cpu), [&](TaskId) { ++queued; return true; });
@@ -741,7 +744,7 @@ void Simulation::Impl::explain_incomplete() {
 }
 
 Simulation::Simulation(const Workload& w, const Topology& t, PolicyStack policies, CostModel cost, SimConfig cfg)
-    : impl_(std::make_unique<Impl>(w, t, std::move(policies), cost, cfg)) {
+    : impl_(std::make_unique<Impl>(w, t, std::move(policies), std::move(cost), cfg)) {
   for (const auto& spec : w.tasks)
     if (!spec.affinity.empty() && !spec.affinity.is_subset_of(t.all_cpus()))
       throw InputError(SourceLoc{w.source}, "task '" + spec.name + "' has affinity " + spec.affinity.to_cpulist() +

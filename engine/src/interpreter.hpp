@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "schedsim/workload/loop_walk.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "work.hpp"
 
@@ -15,16 +16,12 @@ namespace schedsim::detail {
 
 // State of one task (the engine's, not the scheduler's: that is TaskSched in SchedState).
 struct Prog {
-  struct Frame {
-    size_t at;     // pc of the loop action
-    int64_t left;  // iterations still to run after the current one
-  };
   // The task's program, cached here: the hot path reads it on every step and TaskSpec is
   // hundreds of bytes wide (one cache miss per step when reached through w.tasks[t]).
   const Action* code = nullptr;
   size_t code_size = 0;
   size_t pc = 0;
-  std::vector<Frame> loops;
+  std::vector<LoopFrame> loops;
   TaskWork work;           // what it still owes of its run() action and charged overheads
   int64_t tokens = 0;      // wakes posted while not blocked
   uint64_t sleep_gen = 0;
@@ -38,27 +35,7 @@ struct Prog {
   int32_t last_recorded_cpu = -1;
 
   // Fetches the next non-loop action, resolving loop-backs; nullptr at the end of the program.
-  const Action* fetch() {
-    while (pc < code_size) {
-      const Action& a = code[pc];
-      if (a.kind != ActionKind::kLoop) return &a;
-      if (!loops.empty() && loops.back().at == pc) {
-        if (--loops.back().left < 0) {
-          loops.pop_back();
-          ++pc;
-          continue;
-        }
-      } else {
-        if (a.arg <= 0) {
-          ++pc;
-          continue;
-        }
-        loops.push_back({pc, a.arg - 1});
-      }
-      pc -= a.body;
-    }
-    return nullptr;
-  }
+  const Action* fetch() { return next_action(*this); }
 };
 
 }  // namespace schedsim::detail

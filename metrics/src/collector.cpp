@@ -81,8 +81,8 @@ void MetricsCollector::on_wake(const WakeFact& f) {
       wake_delay_.record(f.delay.count());
       if (f.target_was_idle) ++to_idle_;
       const Topology& topo = *state_->topo;
-      if (f.waker.valid() && topo.llc_index(f.waker_cpu) != topo.llc_index(p.cpu)) ++cross_llc_waker_;
-      if (topo.llc_index(f.prev_cpu) != topo.llc_index(p.cpu)) ++cross_llc_prev_;
+      if (f.waker.valid() && topo.llc_index(f.waker_cpu.value()) != topo.llc_index(p.cpu.value())) ++cross_llc_waker_;
+      if (topo.llc_index(f.prev_cpu.value()) != topo.llc_index(p.cpu.value())) ++cross_llc_prev_;
       break;
     }
     case WakeKind::kFork:

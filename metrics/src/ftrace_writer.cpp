@@ -153,33 +153,33 @@ void FtraceWriter::on_wake(const WakeFact& f) {
     case WakeKind::kExec: {
       if (!in_window(f.at)) return;
       int32_t tc = task_cpu_[f.wakee.v];
-      prefix(f.at, tc >= 0 ? static_cast<uint32_t>(tc) : f.waker_cpu, f.wakee, ".....");
+      prefix(f.at, tc >= 0 ? static_cast<uint32_t>(tc) : f.waker_cpu.value(), f.wakee, ".....");
       fmt::format_to(std::back_inserter(body_), "sched_process_exec: filename={} pid={} old_pid={}\n",
                      comms_[f.wakee.v], pids_[f.wakee.v], pids_[f.wakee.v]);
       return;
     }
     case WakeKind::kFork:
-      p = Pending{true, true, f.waker.valid(), f.waker_cpu};
+      p = Pending{true, true, f.waker.valid(), f.waker_cpu.value()};
       // wake_up_new_task() prints sched_wakeup_new in the parent's context right after placing
       // the child (target_cpu = the chosen CPU). A task without a parent in the simulation (alive
       // at start, or started by an untraced parent) has no such context: like a task alive when
       // tracing began, it simply appears at its first sched_switch.
       if (!f.waker.valid() || !in_window(f.at)) return;
-      prefix(f.at, f.waker_cpu, f.waker, "d..2.");
+      prefix(f.at, f.waker_cpu.value(), f.waker, "d..2.");
       fmt::format_to(std::back_inserter(body_), "sched_wakeup_new: {} target_cpu={:03}\n", task_fields(f.wakee),
-                     f.placement.cpu);
+                     f.placement.cpu.value());
       return;
     case WakeKind::kWakeup:
-      p = Pending{true, false, f.waker.valid(), f.waker_cpu};
+      p = Pending{true, false, f.waker.valid(), f.waker_cpu.value()};
       break;
   }
   if (!in_window(f.at)) return;
   // sched_waking runs in the waker's context; a wakeup from outside the task set (timer,
   // interrupt) is printed as the kernel prints an interrupt: the interrupted task, flag 'h'.
-  TaskId current = f.waker.valid() ? f.waker : (f.waker_cpu < nr_cpus_ ? curr_[f.waker_cpu] : TaskId());
-  prefix(f.at, f.waker_cpu, current, f.waker.valid() ? "d..2." : "d.h2.");
+  TaskId current = f.waker.valid() ? f.waker : (f.waker_cpu.value() < nr_cpus_ ? curr_[f.waker_cpu.value()] : TaskId());
+  prefix(f.at, f.waker_cpu.value(), current, f.waker.valid() ? "d..2." : "d.h2.");
   fmt::format_to(std::back_inserter(body_), "sched_waking: {} target_cpu={:03}\n", task_fields(f.wakee),
-                 f.prev_cpu);
+                 f.prev_cpu.value());
 }
 
 void FtraceWriter::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {

@@ -10,6 +10,7 @@
 // hard-irq flag), so the IPI is charged on top as before.
 #include "schedsim/engine/idle_wake.hpp"
 
+#include "schedsim/base/int128.hpp"
 #include "schedsim/engine/cost_model.hpp"
 
 namespace schedsim {
@@ -56,9 +57,8 @@ Duration idle_wake_cost(const CostModel& c, Duration idle_for, bool timer_local)
       if (idle_for <= lo) return c.idle_exit_polled;
       if (idle_for >= hi || hi <= lo) return c.idle_exit_halted;
       // Linear ramp, in 128 bits: the product of two durations can exceed 2^63.
-      __extension__ typedef __int128 i128;
-      const i128 span = (hi - lo).count(), into = (idle_for - lo).count();
-      const i128 a = c.idle_exit_polled.count(), b = c.idle_exit_halted.count();
+      const Int128 span = (hi - lo).count(), into = (idle_for - lo).count();
+      const Int128 a = c.idle_exit_polled.count(), b = c.idle_exit_halted.count();
       return Duration::ns(static_cast<int64_t>(a + (b - a) * into / span));
     }
   }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "schedsim/base/int128.hpp"
 #include "schedsim/topology/cpu_mask.hpp"
 #include "syscall_lines.hpp"
 
@@ -156,8 +157,8 @@ bool LineParser::parse_timestamp(std::string_view line, size_t b, size_t e, int6
     hints_.integer_ts = true;
     last_integer_ = true;
     if (opt_.clock_hz <= 0) return true;  // the caller reports it
-    __extension__ __int128 ns = static_cast<__int128>(sec) * 1000000000 / opt_.clock_hz;
-    __extension__ const __int128 max_ns = static_cast<__int128>(kMaxTraceSeconds) * 1000000000;
+    Int128 ns = static_cast<Int128>(sec) * 1000000000 / opt_.clock_hz;
+    const Int128 max_ns = static_cast<Int128>(kMaxTraceSeconds) * 1000000000;
     ts_out_of_range_ = ns > max_ns;
     ts = ts_out_of_range_ ? 0 : static_cast<int64_t>(ns);
     return true;

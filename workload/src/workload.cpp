@@ -6,51 +6,18 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/int128.hpp"
 
 namespace schedsim {
 
 namespace {
-// Walks a program with loop expansion, calling fn(action) for every executed non-loop action.
-// Loop semantics: at a kLoop action with arg = k, jump back `body` actions k more times. Nested
-// loops keep a stack of remaining counts, exactly as the engine's interpreter does.
-template <typename Fn>
-void expand(const std::vector<Action>& prog, Fn&& fn) {
-  struct Frame {
-    size_t at;
-    int64_t left;
-  };
-  std::vector<Frame> stack;
-  size_t pc = 0;
-  while (pc < prog.size()) {
-    const Action& a = prog[pc];
-    if (a.kind != ActionKind::kLoop) {
-      fn(a);
-      ++pc;
-      continue;
-    }
-    if (!stack.empty() && stack.back().at == pc) {
-      if (--stack.back().left < 0) {
-        stack.pop_back();
-        ++pc;
-        continue;
-      }
-    } else {
-      if (a.arg <= 0) {
-        ++pc;
-        continue;
-      }
-      stack.push_back({pc, a.arg - 1});
-    }
-    pc -= a.body;
-  }
-}
-
-// Same accounting without visiting every iteration: multiply per-body counts (loops are
+// Counts the actions a program executes with loops expanded, without visiting every iteration
+// (the walk that does visit them is loop_walk.hpp): multiply per-body counts (loops are
 // properly nested by validate_workload).
 // Products and sums saturate at INT64_MAX (huge loop counts times huge durations must not be
 // signed overflow; such a workload fails the engine's simulated-time limit anyway).
 int64_t sat_mul(int64_t a, int64_t b) {
-  __extension__ __int128 p = static_cast<__int128>(a) * b;
+  Int128 p = static_cast<Int128>(a) * b;
   return p > INT64_MAX ? INT64_MAX : p < INT64_MIN ? INT64_MIN : static_cast<int64_t>(p);
 }
 int64_t sat_add(int64_t a, int64_t b) {

@@ -114,7 +114,10 @@ class KernelBalance final : public BalancePolicy {
       Duration interval = std::max(Duration::ms(interval_ms), s.cost->tick);
       if (s.now >= pc.last_balance[l] + interval) {
         pc.last_balance[l] = s.now;
-        if (static_cast<int>(l) == s.topo->llc_level()) placement.on_periodic_balance(s, cpu, static_cast<int>(l));
+        if (static_cast<int>(l) == s.topo->llc_level()) {
+          PlacementWrites w(s);
+          placement.on_periodic_balance(s, w, cpu, static_cast<int>(l));
+        }
         if (periodic_) balance_level(s, ops, cpu, l);
       }
       next = std::min(next, pc.last_balance[l] + interval);

@@ -18,15 +18,15 @@ int64_t fold_budget(SearchEnv& e, uint32_t this_cpu) {
   // est = the aged wake_avg_idle with SIS_AGE (halved per jiffy since the idle->wake
   // transition, debited by SIS_ONCE), else avg_idle / 512 as in 4.17.
   if (!e.k.sis_prop) return std::numeric_limits<int32_t>::max();
-  CpuSched& rq = e.s.cpus[this_cpu];
+  const CpuSched& rq = e.s.cpus[this_cpu];
   int64_t est;
   if (e.k.sis_age) {
-    age_wake_avg_idle(rq, e.s.jiffies());
+    e.w.age_wake_avg_idle(CpuId(this_cpu), e.s.jiffies());
     est = rq.wake_avg_idle.count();
   } else {
     est = rq.avg_idle.count() / 512;
   }
-  const int64_t per_cpu_cost = e.s.llc_of(this_cpu).avg_scan_cost.count() + 1;
+  const int64_t per_cpu_cost = e.s.llc_of(CpuId(this_cpu)).avg_scan_cost.count() + 1;
   int64_t nr = est / per_cpu_cost;
   return std::clamp<int64_t>(nr, 4, std::numeric_limits<int32_t>::max());
 }
@@ -34,10 +34,10 @@ int64_t fold_budget(SearchEnv& e, uint32_t this_cpu) {
 /// select_idle_cpu() as the RFC rewrote it: the folded core-wise pass, or (hint clear in the
 /// optimized form, or NO_SIS_FOLD) plain per-CPU probes, both under fold_budget().
 uint32_t select_idle_cpu_fold(SearchEnv& e, uint32_t target, bool optimized) {
-  SchedState& s = e.s;
+  const SchedState& s = e.s;
   PlacementResult& r = e.r;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   const int64_t nr = fold_budget(e, this_cpu);
   CpuMask cpus = topo.llc_mask(target) & s.allowed_cpus(e.ctx.p);
   const uint32_t cpu0 = r.probes_cpu, core0 = r.probes_core;
@@ -102,12 +102,8 @@ uint32_t select_idle_cpu_fold(SearchEnv& e, uint32_t target, bool optimized) {
   // debits the whole elapsed time from the aged estimate.
   if (loops > 0) {
     Duration elapsed = e.probe_time(r.probes_cpu - cpu0, r.probes_core - core0);
-    LlcShared& this_llc = s.llc_of(this_cpu);
-    this_llc.avg_scan_cost = update_avg(this_llc.avg_scan_cost, elapsed / loops);
-    if (e.k.sis_once) {
-      CpuSched& rq = s.cpus[this_cpu];
-      rq.wake_avg_idle -= std::min(rq.wake_avg_idle, elapsed);
-    }
+    e.w.update_avg_scan_cost(CpuId(this_cpu), elapsed / loops);
+    if (e.k.sis_once) e.w.consume_wake_avg_idle(CpuId(this_cpu), elapsed);
   }
   if (found != kNoCpu) r.outcome = o;
   return found;

@@ -13,11 +13,11 @@ namespace {
 /// 4.17 select_idle_cpu(): a plain per-CPU walk of target's LLC, depth nr = SIS_PROP's budget;
 /// the search charge of a scan that ran to its end (or found a CPU) feeds avg_scan_cost.
 uint32_t select_idle_cpu_417(SearchEnv& e, uint32_t target) {
-  SchedState& s = e.s;
+  const SchedState& s = e.s;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   // The cost estimate and the idle time belong to the waking CPU and its LLC, not target's.
-  LlcShared& this_llc = s.llc_of(this_cpu);
+  const LlcShared& this_llc = s.llc_of(CpuId(this_cpu));
   const CpuMask& span = topo.llc_mask(target);
   const CpuMask& allowed = s.allowed_cpus(e.ctx.p);
   const int64_t avg_idle = s.cpus[this_cpu].avg_idle.count() / 512;  // the "fuzz factor"
@@ -46,7 +46,7 @@ uint32_t select_idle_cpu_417(SearchEnv& e, uint32_t target) {
   });
   // Running out of budget returns at once: that scan's time never reaches avg_scan_cost.
   if (exhausted) return kNoCpu;
-  this_llc.avg_scan_cost = update_avg(this_llc.avg_scan_cost, e.probe_time(e.r.probes_cpu - probes0, 0));
+  e.w.update_avg_scan_cost(CpuId(this_cpu), e.probe_time(e.r.probes_cpu - probes0, 0));
   return found;
 }
 

@@ -11,18 +11,18 @@ namespace schedsim::placement {
 namespace {
 
 uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) {
-  SchedState& s = e.s;
+  const SchedState& s = e.s;
   PlacementResult& r = e.r;
   const Topology& topo = *s.topo;
-  const uint32_t this_cpu = e.ctx.waker_cpu;
+  const uint32_t this_cpu = e.ctx.waker_cpu.value();
   CpuMask cpus = topo.llc_mask(target) & s.allowed_cpus(e.ctx.p);
   int64_t nr = std::numeric_limits<int32_t>::max();
   bool timed = false;
-  CpuSched& this_rq = s.cpus[this_cpu];
-  LlcShared& this_llc = s.llc_of(this_cpu);
+  const CpuSched& this_rq = s.cpus[this_cpu];
+  const LlcShared& this_llc = s.llc_of(CpuId(this_cpu));
   if (e.k.sis_prop && !has_idle_core) {
     // Age the estimate: every jiffy since the last idle->wake transition halves it (5.14+).
-    age_wake_avg_idle(this_rq, s.jiffies());
+    e.w.age_wake_avg_idle(CpuId(this_cpu), s.jiffies());
     const int64_t avg_cost = this_llc.avg_scan_cost.count() + 1;
     nr = static_cast<int64_t>(
         std::min<uint64_t>(sis_prop_nr(topo.llc_mask(target).count(), this_rq.wake_avg_idle.count(), avg_cost),
@@ -46,8 +46,8 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
   if (has_idle_core) e.clear_idle_cores(target);
   if (timed) {
     Duration elapsed = e.probe_time(r.probes_cpu - cpu0, r.probes_core - core0);
-    this_rq.wake_avg_idle -= std::min(this_rq.wake_avg_idle, elapsed);
-    this_llc.avg_scan_cost = update_avg(this_llc.avg_scan_cost, elapsed);
+    e.w.consume_wake_avg_idle(CpuId(this_cpu), elapsed);
+    e.w.update_avg_scan_cost(CpuId(this_cpu), elapsed);
   }
   if (idle_cpu != kNoCpu) r.outcome = has_idle_core ? PlaceOutcome::kIdleSibling : PlaceOutcome::kIdleCpu;
   return idle_cpu;

@@ -14,10 +14,6 @@ bool SearchEnv::test_idle_cores(uint32_t target) {
   return v;
 }
 
-void SearchEnv::clear_idle_cores(uint32_t target) {
-  if (s.idle_cores) s.idle_cores->clear(s, CpuId(target));
-}
-
 Duration SearchEnv::probe_time(uint32_t cpu_probes, uint32_t core_probes) const {
   return placement::probe_time(s, cpu_probes, core_probes);
 }
@@ -30,13 +26,6 @@ Duration probe_time(const SchedState& s, uint32_t cpu_probes, uint32_t core_prob
 
 // ------------------------------------------------------------------------------------------
 // Shared pieces
-
-void age_wake_avg_idle(CpuSched& rq, int64_t now_jiffies) {
-  while (rq.wake_stamp < now_jiffies && rq.wake_avg_idle > Duration::zero()) {
-    ++rq.wake_stamp;
-    rq.wake_avg_idle = Duration::ns(rq.wake_avg_idle.count() / 2);
-  }
-}
 
 uint32_t select_idle_core_417(SearchEnv& e, uint32_t target) {
   if (!e.s.sched_smt_active) return kNoCpu;

@@ -46,13 +46,9 @@ inline bool fits_capacity(uint64_t util, uint64_t cap) { return util * 1280 < ca
 /// model when the state has none).
 Duration probe_time(const SchedState& s, uint32_t cpu_probes, uint32_t core_probes);
 
-/// The 5.14+ aged idle estimate (also the 2018 RFC's SIS_AGE): every jiffy since the last
-/// idle->wake transition halves rq->wake_avg_idle, up to `now_jiffies`.
-void age_wake_avg_idle(CpuSched& rq, int64_t now_jiffies);
-
 /// SIS_UTIL's depth for a scan of target's LLC: nr_idle_scan + 1 (1 = skip the scan).
 inline int64_t sis_util_budget(const SchedState& s, uint32_t target) {
-  return static_cast<int64_t>(s.llc_of(target).nr_idle_scan) + 1;
+  return static_cast<int64_t>(s.llc_of(CpuId(target)).nr_idle_scan) + 1;
 }
 
 /// 4.17-5.11 select_idle_core(): with the hint set, every core of target's LLC probed whole

@@ -10,7 +10,7 @@ namespace schedsim::placement {
 namespace {
 
 uint32_t select_idle_cpu_612(SearchEnv& e, bool has_idle_core, uint32_t target) {
-  SchedState& s = e.s;
+  const SchedState& s = e.s;
   const Topology& topo = *s.topo;
   CpuMask cpus = topo.llc_mask(target) & s.allowed_cpus(e.ctx.p);
   int64_t nr = std::numeric_limits<int32_t>::max();

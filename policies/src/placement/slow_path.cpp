@@ -78,7 +78,7 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
       }
       const CpuSched& rq = s.cpus[c];
       uint32_t nr = rq.nr_running;
-      if (p_queued && t.cpu == c && nr > 0) --nr;
+      if (p_queued && t.cpu.value() == c && nr > 0) --nr;
       st.nr_running += nr;
       // idle_cpu_without() (added with this form of find_idlest_group, v5.5 commit 57abff067a08):
       // a CPU whose only task is p itself counts as idle. That is the exec'ing task's own CPU
@@ -230,7 +230,7 @@ int KernelPlacement::find_idlest_group_417(const SchedState& s, TaskId p, int le
   return idlest;
 }
 
-uint32_t KernelPlacement::find_idlest_cpu(SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
+uint32_t KernelPlacement::find_idlest_cpu(const SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
                                           uint32_t prev, uint32_t sd_flag) {
   const Topology& topo = *s.topo;
   const auto& levels = topo.levels();

@@ -24,18 +24,18 @@ class TracedPlacement final : public PlacementPolicy {
  public:
   TracedPlacement(std::unique_ptr<PlacementPolicy> inner, std::string name)
       : inner_(std::move(inner)), name_(std::move(name)), log_(log::get("policy")) {}
-  void attach(SchedState& s) override { inner_->attach(s); }
-  PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) override {
-    PlacementResult r = inner_->select_task_rq(s, ctx);
+  void attach(const SchedState& s, PlacementWrites& w) override { inner_->attach(s, w); }
+  PlacementResult select_task_rq(const SchedState& s, PlacementWrites& w, const WakeContext& ctx) override {
+    PlacementResult r = inner_->select_task_rq(s, w, ctx);
     log_->trace("[{}] {}: {} of task {} (waker cpu {}, prev cpu {}{}) -> cpu {} ({}, {} cpu + {} core probes, "
                 "scan {}{})",
-                s.now, name_, kind_name(ctx.kind), ctx.p.v, ctx.waker_cpu, ctx.prev_cpu, ctx.sync ? ", sync" : "",
-                r.cpu, to_string(r.outcome), r.probes_cpu, r.probes_core, r.scan_cost,
+                s.now, name_, kind_name(ctx.kind), ctx.p.v, ctx.waker_cpu.value(), ctx.prev_cpu.value(), ctx.sync ? ", sync" : "",
+                r.cpu.value(), to_string(r.outcome), r.probes_cpu, r.probes_core, r.scan_cost,
                 r.hint_consulted ? (r.hint_value ? ", has_idle_cores yes" : ", has_idle_cores no") : "");
     return r;
   }
-  void on_periodic_balance(SchedState& s, CpuId cpu, int level) override {
-    inner_->on_periodic_balance(s, cpu, level);
+  void on_periodic_balance(const SchedState& s, PlacementWrites& w, CpuId cpu, int level) override {
+    inner_->on_periodic_balance(s, w, cpu, level);
   }
 
  private:

@@ -1,4 +1,4 @@
-// Models select_task_rq_fair(), record_wakee(), wake_wide(), wake_affine() and
+// Models select_task_rq_fair(), wake_wide(), wake_affine() (record_wakee() is PlacementWrites', policy.hpp) and
 // select_idle_sibling()'s fast checks, kernel/sched/fair.c, 4.17 through 6.12 (docs/sources.md,
 // "Wake path"): the wake path every placement module shares. The LLC search each variant ends with is
 // an LlcSearch in its own file (sis_4_17.cpp ... sis_util.cpp, baselines.cpp). Written from the
@@ -96,26 +96,12 @@ uint64_t sis_prop_nr(uint32_t span_weight, int64_t avg_idle_ns, int64_t avg_cost
   return 4;
 }
 
-Duration update_avg(Duration avg, Duration sample) { return avg + (sample - avg) / 8; }
 
 // ------------------------------------------------------------------------------------------
 // KernelPlacement
 
 KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& era, const Features& features)
     : search_(std::move(search)), era_(era), k_(Knobs::from(features)) {}
-
-void KernelPlacement::record_wakee(SchedState& s, TaskId waker, TaskId p) {
-  TaskSched& w = s.tasks[waker.v];
-  // The decay is applied once, however many seconds passed (jiffies > decay_ts + HZ).
-  if (s.now - w.wakee_flip_decay_ts > Duration::s(1)) {
-    w.wakee_flips >>= 1;
-    w.wakee_flip_decay_ts = s.now;
-  }
-  if (w.last_wakee != p) {
-    w.last_wakee = p;
-    ++w.wakee_flips;
-  }
-}
 
 bool KernelPlacement::wake_wide(const SchedState& s, TaskId waker, TaskId p, uint32_t waker_cpu) {
   if (!waker.valid()) return false;
@@ -129,7 +115,7 @@ bool KernelPlacement::wake_wide(const SchedState& s, TaskId waker, TaskId p, uin
 }
 
 uint32_t KernelPlacement::wake_affine(const SchedState& s, const WakeContext& ctx, int level) const {
-  const uint32_t this_cpu = ctx.waker_cpu, prev = ctx.prev_cpu;
+  const uint32_t this_cpu = ctx.waker_cpu.value(), prev = ctx.prev_cpu.value();
   uint32_t target = kNone;
   if (k_.wa_idle) {
     // wake_affine_idle()
@@ -174,26 +160,26 @@ uint32_t KernelPlacement::wake_affine(const SchedState& s, const WakeContext& ct
   return target == kNone ? prev : target;
 }
 
-PlacementResult KernelPlacement::select_task_rq(SchedState& s, const WakeContext& ctx) {
+PlacementResult KernelPlacement::select_task_rq(const SchedState& s, PlacementWrites& w, const WakeContext& ctx) {
   PlacementResult r;
   const Topology& topo = *s.topo;
   const CpuMask& allowed = s.allowed_cpus(ctx.p);
   SCHEDSIM_ASSERT(!allowed.empty(), "task {} has no allowed CPU", ctx.p);
   // A task allowed on one CPU never gets here: core.c's select_task_rq() bypasses the class hook
   // for it, and so does the engine (PlaceOutcome::kPinned).
-  const uint32_t cpu = ctx.waker_cpu, prev = ctx.prev_cpu;
+  const uint32_t cpu = ctx.waker_cpu.value(), prev = ctx.prev_cpu.value();
 
   if (search_->scope() == LlcSearch::Scope::kWhole) {
-    SearchEnv env{s, ctx, era_, k_, r};
-    r.cpu = search_->search(env, prev, prev);
+    SearchEnv env{s, w, ctx, era_, k_, r};
+    r.cpu = CpuId(search_->search(env, prev, prev));
     return r;
   }
 
-  uint32_t new_cpu = prev;
+  uint32_t new_cpu = prev, chosen;
   bool want_affine = false;
   uint32_t sd_flag = 0;  // SD_BALANCE_WAKE is never set by default (§2.2)
   if (ctx.kind == WakeKind::kWakeup) {
-    if (ctx.waker.valid()) record_wakee(s, ctx.waker, ctx.p);
+    if (ctx.waker.valid()) w.record_wakee(ctx.waker, ctx.p);
     want_affine = !wake_wide(s, ctx.waker, ctx.p, cpu) && allowed.test(cpu);
     if (want_affine && era_.wake_cap) {
       // wake_cap(): only on machines whose capacities differ by more than 1/8 of the max.
@@ -222,33 +208,34 @@ PlacementResult KernelPlacement::select_task_rq(SchedState& s, const WakeContext
   }
 
   if (sd >= 0) {
-    r.cpu = find_idlest_cpu(s, ctx, sd, cpu, prev, sd_flag);
+    chosen = find_idlest_cpu(s, ctx, sd, cpu, prev, sd_flag);
     r.outcome = PlaceOutcome::kSlowPath;
   } else if (ctx.kind == WakeKind::kWakeup) {
     if (search_->scope() == LlcSearch::Scope::kSibling) {
-      SearchEnv env{s, ctx, era_, k_, r};
-      r.cpu = search_->search(env, prev, new_cpu);
+      SearchEnv env{s, w, ctx, era_, k_, r};
+      chosen = search_->search(env, prev, new_cpu);
     } else {
-      r.cpu = select_idle_sibling(s, ctx, prev, new_cpu, r);
+      chosen = select_idle_sibling(s, w, ctx, prev, new_cpu, r);
     }
     // 4.17-5.11: the waker remembers the CPU it woke from (gone in 5.15).
     if (!era_.recent_515 && want_affine && ctx.waker.valid())
-      s.tasks[ctx.waker.v].recent_used_cpu = static_cast<int32_t>(cpu);
+      w.set_recent_used_cpu(ctx.waker, CpuId(cpu));
   } else {
-    r.cpu = new_cpu;
+    chosen = new_cpu;
     r.outcome = PlaceOutcome::kFallback;
   }
   // select_fallback_rq(): never return a CPU the task may not use.
-  if (!allowed.test(r.cpu)) {
-    CpuMask in_llc = topo.llc_mask(r.cpu) & allowed;
-    r.cpu = in_llc.empty() ? allowed.next_wrap(r.cpu) : in_llc.next_wrap(r.cpu);
+  if (!allowed.test(chosen)) {
+    CpuMask in_llc = topo.llc_mask(chosen) & allowed;
+    chosen = in_llc.empty() ? allowed.next_wrap(chosen) : in_llc.next_wrap(chosen);
   }
+  r.cpu = CpuId(chosen);
   r.scan_cost = probe_time(s, r.probes_cpu, r.probes_core);
   return r;
 }
 
-uint32_t KernelPlacement::select_idle_sibling(SchedState& s, const WakeContext& ctx, uint32_t prev,
-                                              uint32_t target, PlacementResult& r) {
+uint32_t KernelPlacement::select_idle_sibling(const SchedState& s, PlacementWrites& w, const WakeContext& ctx,
+                                              uint32_t prev, uint32_t target, PlacementResult& r) {
   const Topology& topo = *s.topo;
   const TaskId p = ctx.p;
   // Step 0, asymmetric capacity: every fast check also needs p to fit the candidate.
@@ -278,21 +265,20 @@ uint32_t KernelPlacement::select_idle_sibling(SchedState& s, const WakeContext& 
   }
   // 3. per-CPU kthread stacking: an I/O-completion style wakeup behaves like a sync one.
   if (era_.kthread_stacking && ctx.waker.valid() && s.tasks[ctx.waker.v].kthread &&
-      (!era_.kthread_in_task || ctx.from_task) && prev == ctx.waker_cpu &&
-      s.cpus[ctx.waker_cpu].nr_running <= 1 && fits(prev)) {
+      (!era_.kthread_in_task || ctx.from_task) && CpuId(prev) == ctx.waker_cpu &&
+      s.rq(ctx.waker_cpu).nr_running <= 1 && fits(prev)) {
     r.outcome = PlaceOutcome::kKthread;
     return prev;
   }
   // 4. recent_used_cpu
-  TaskSched& t = s.tasks[p.v];
-  const int32_t recent = t.recent_used_cpu;
-  if (era_.recent_515) t.recent_used_cpu = static_cast<int32_t>(prev);
+  const CpuId recent = s.tasks[p.v].recent_used_cpu;
+  if (era_.recent_515) w.set_recent_used_cpu(p, CpuId(prev));
   uint32_t recent_aff = kNone;
-  if (recent >= 0) {
-    uint32_t rc = static_cast<uint32_t>(recent);
+  if (recent.valid()) {
+    const uint32_t rc = recent.value();
     if (rc < topo.nr_cpus() && rc != prev && rc != target && topo.share_cache(rc, target) &&
         is_idle(s, rc) && s.allowed_cpus(p).test(rc) && fits(rc)) {
-      if (!era_.recent_515) t.recent_used_cpu = static_cast<int32_t>(prev);
+      if (!era_.recent_515) w.set_recent_used_cpu(p, CpuId(prev));
       if (!clusters || share_cluster(rc, target)) {
         r.outcome = PlaceOutcome::kRecent;
         return rc;
@@ -304,7 +290,7 @@ uint32_t KernelPlacement::select_idle_sibling(SchedState& s, const WakeContext& 
   if (asym) return select_idle_capacity(s, p, target, task_util, r);
 
   // 6-7. the LLC search
-  SearchEnv env{s, ctx, era_, k_, r};
+  SearchEnv env{s, w, ctx, era_, k_, r};
   uint32_t i = search_->search(env, prev, target);
   if (i != kNone) return i;
   // 8. 6.7+ late fallbacks
@@ -361,16 +347,16 @@ uint32_t KernelPlacement::select_idle_capacity(const SchedState& s, TaskId p, ui
 // ------------------------------------------------------------------------------------------
 // SIS_UTIL refresh
 
-void KernelPlacement::attach(SchedState& s) {
+void KernelPlacement::attach(const SchedState& s, PlacementWrites& w) {
   // The kernel's sd_llc_shared starts zeroed at boot, so no scan happens before the first LLC
   // balance; the simulated machine is past boot, so start from the steady state instead.
   const int llc = s.topo->llc_level();
   if (llc < 0) return;
   for (uint32_t cpu = 0; cpu < s.topo->nr_cpus(); ++cpu)
-    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, CpuId(cpu), llc);
+    if (s.topo->llc_mask(cpu).first() == cpu) on_periodic_balance(s, w, CpuId(cpu), llc);
 }
 
-void KernelPlacement::on_periodic_balance(SchedState& s, CpuId cpu, int level) {
+void KernelPlacement::on_periodic_balance(const SchedState& s, PlacementWrites& w, CpuId cpu, int level) {
   if (!k_.sis_util || !s.util) return;
   const Topology& topo = *s.topo;
   if (level < 0 || level != topo.llc_level()) return;
@@ -378,7 +364,7 @@ void KernelPlacement::on_periodic_balance(SchedState& s, CpuId cpu, int level) {
   uint64_t sum_util = 0;
   for (uint32_t c : llc) sum_util += s.util->cpu_util_cfs(s, CpuId(c));
   const uint32_t pct = topo.levels()[static_cast<size_t>(level)].imbalance_pct;
-  s.llc_of(cpu).nr_idle_scan = sis_util_nr_idle_scan(sum_util, llc.count(), pct);
+  w.set_nr_idle_scan(cpu, sis_util_nr_idle_scan(sum_util, llc.count(), pct));
 }
 
 }  // namespace schedsim::placement

@@ -5,12 +5,13 @@
 #include <chrono>
 #include <random>
 
+#include "schedsim/base/int128.hpp"
 #include "schedsim/base/time.hpp"
 
 using schedsim::Duration;
 using schedsim::Instant;
 
-__extension__ typedef __int128 i128;
+using i128 = schedsim::Int128;
 
 // Only meaningful arithmetic compiles (fmt-style compile checks, done with requires-expressions).
 template <class A, class B>

@@ -69,14 +69,14 @@ struct InvariantObserver : Observer {
   }
   void on_wake(const WakeFact& f) override {
     see(f.at);
-    REQUIRE(s->tasks[f.wakee.v].affinity->test(f.placement.cpu));
+    REQUIRE(s->tasks[f.wakee.v].affinity->test(f.placement.cpu.value()));
     if (f.kind == WakeKind::kWakeup) {
       ++wakes;
       ++(f.waker.valid() ? task_wakes : timer_wakes);
     }
     // A delayed-dequeue wake re-queues the task in place: it is on its CPU's queue again.
-    if (f.placement.outcome == PlaceOutcome::kDelayed) enqueue(f.wakee, f.placement.cpu);
-    mix(static_cast<uint64_t>(f.at.ns()) * 31 + f.placement.cpu);
+    if (f.placement.outcome == PlaceOutcome::kDelayed) enqueue(f.wakee, f.placement.cpu.value());
+    mix(static_cast<uint64_t>(f.at.ns()) * 31 + f.placement.cpu.value());
   }
   void on_task_start(Instant at, TaskId, TaskId) override { see(at); }
   void on_enqueue(Instant at, TaskId t, CpuId cpu_id) override {

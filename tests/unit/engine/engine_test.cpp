@@ -199,7 +199,7 @@ TEST_CASE("wake latency includes IPI and idle exit", "[engine]") {
   sim.add_observer(&rec);
   sim.run();
   REQUIRE(rec.wakes.size() == 1);
-  CHECK(rec.wakes[0].placement.cpu == 1);
+  CHECK(rec.wakes[0].placement.cpu.value() == 1);
   CHECK(rec.wakes[0].delay == Duration::ns(2600));
   // B switches in on cpu1 at 10us + 2.6us.
   bool found = false;
@@ -357,13 +357,13 @@ TEST_CASE("unconsumed tokens, unforked tasks and empty workloads are incomplete"
 
 TEST_CASE("times near INT64_MAX and huge runs fail clearly instead of overflowing or hanging", "[engine]") {
   Topology t = machine(2, 1);
-  auto run_one = [&](Workload w, SimConfig cfg = SimConfig{}) {
+  auto run_one = [&](const Workload& w, SimConfig cfg = SimConfig{}) {
     Simulation sim(w, t, stack(), zero_costs(), cfg);
     return sim.run();
   };
-  auto message = [&](Workload w) {
+  auto message = [&](const Workload& w) {
     try {
-      run_one(std::move(w));
+      run_one(w);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -435,7 +435,7 @@ TEST_CASE("a pinned task bypasses the placement module", "[engine]") {
   for (const WakeFact& f : rec.wakes) {
     if (f.wakee != b) continue;
     to_b += f.kind == WakeKind::kWakeup ? 1 : 0;  // the start placement is pinned as well
-    CHECK(f.placement.cpu == 3);
+    CHECK(f.placement.cpu.value() == 3);
     CHECK(f.placement.outcome == PlaceOutcome::kPinned);
     CHECK(f.placement.probes_cpu + f.placement.probes_core == 0);
   }

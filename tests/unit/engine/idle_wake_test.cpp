@@ -55,7 +55,7 @@ WakeFact only_wake(const Workload& w, const CostModel& c, SimSummary& s) {
   s = sim.run();
   REQUIRE(s.complete);
   REQUIRE(rec.wakes.size() == 1);
-  REQUIRE(rec.wakes[0].placement.cpu == 1);
+  REQUIRE(rec.wakes[0].placement.cpu.value() == 1);
   return rec.wakes[0];
 }
 

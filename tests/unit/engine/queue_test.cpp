@@ -201,7 +201,7 @@ TEST_CASE("eevdf DELAY_DEQUEUE: a task that sleeps ineligible is woken in place,
     REQUIRE(wakes.v.size() == 1);
     CHECK(wakes.v[0].at == Instant::zero() + Duration::us(1500));
     CHECK(wakes.v[0].placement.outcome == (dd ? PlaceOutcome::kDelayed : PlaceOutcome::kIdleCpu));
-    CHECK(wakes.v[0].placement.cpu == (dd ? 0u : 2u));
+    CHECK(wakes.v[0].placement.cpu.value() == (dd ? 0u : 2u));
     CHECK(s.migrations == (dd ? 0u : 1u));
   }
 }

@@ -30,7 +30,7 @@ struct FallbackWatch : Observer {
     if (o != PlaceOutcome::kFallback) return;
     ++fallbacks;
     for (uint32_t c = 0; c < s->cpus.size(); ++c)
-      if (s->cpus[c].idle() && s->allowed(f.wakee, c)) {
+      if (s->cpus[c].idle() && s->allowed(f.wakee, CpuId(c))) {
         ++fallback_with_idle;
         return;
       }

@@ -11,15 +11,7 @@ namespace {
 
 WakeFact wake(int64_t at, uint32_t wakee, uint32_t cpu, TaskId waker = TaskId(), uint32_t waker_cpu = 0,
               uint32_t prev_cpu = 0) {
-  WakeFact f;
-  f.at = ns(at);
-  f.wakee = T(wakee);
-  f.waker = waker;
-  f.waker_cpu = waker_cpu;
-  f.prev_cpu = prev_cpu;
-  f.placement.cpu = cpu;
-  f.placement.outcome = PlaceOutcome::kPrev;
-  return f;
+  return wake_fact(at, wakee, waker, waker_cpu, prev_cpu, cpu, WakeKind::kWakeup, PlaceOutcome::kPrev);
 }
 
 }  // namespace
@@ -231,7 +223,7 @@ TEST_CASE("task_group_name strips numeric suffixes like perf", "[metrics]") {
   CHECK(task_group_name("swapper/0") == "swapper");
   CHECK(task_group_name("bash") == "bash");
   CHECK(task_group_name("1234") == "1234");
-  CHECK(task_group_name("") == "");
+  CHECK(task_group_name("").empty());
 }
 
 TEST_CASE("utilization timeline doubles its bucket width and conserves busy time", "[metrics]") {

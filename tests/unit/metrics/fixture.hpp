@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schedsim/engine/cost_model.hpp"
+#include "schedsim/engine/observer.hpp"
 #include "schedsim/engine/state.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -44,6 +45,21 @@ struct Fixture {
 
 inline Instant ns(int64_t v) { return Instant::from_ns(v); }
 inline TaskId T(uint32_t v) { return TaskId(v); }
+/// A wakeup fact as the engine reports it: `wakee` woken at `at` by `waker` on `waker_cpu`
+/// (prev_cpu its last CPU), placed on `cpu` with `outcome`.
+inline WakeFact wake_fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint32_t prev_cpu, uint32_t cpu,
+                          WakeKind kind = WakeKind::kWakeup, PlaceOutcome outcome = PlaceOutcome::kFallback) {
+  WakeFact f;
+  f.at = ns(at);
+  f.wakee = T(wakee);
+  f.waker = waker;
+  f.waker_cpu = CpuId(waker_cpu);
+  f.prev_cpu = CpuId(prev_cpu);
+  f.kind = kind;
+  f.placement.cpu = CpuId(cpu);
+  f.placement.outcome = outcome;
+  return f;
+}
 inline CpuId C(uint32_t v) { return CpuId(v); }
 inline const TaskId kIdle{};
 

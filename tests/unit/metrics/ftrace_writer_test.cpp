@@ -21,15 +21,7 @@ namespace {
 
 WakeFact fact(int64_t at, uint32_t wakee, TaskId waker, uint32_t waker_cpu, uint32_t prev_cpu, uint32_t cpu,
               WakeKind kind = WakeKind::kWakeup) {
-  WakeFact f;
-  f.at = ns(at);
-  f.wakee = T(wakee);
-  f.waker = waker;
-  f.waker_cpu = waker_cpu;
-  f.prev_cpu = prev_cpu;
-  f.kind = kind;
-  f.placement.cpu = cpu;
-  return f;
+  return wake_fact(at, wakee, waker, waker_cpu, prev_cpu, cpu, kind);
 }
 
 // Drives the same schedule into any observer: "Web Content" (pid 2711, nice 0) forks "child"
@@ -54,7 +46,7 @@ void drive(Observer& o, const SchedState& s) {
 }
 
 // A real run of `w` on `topo` with `kernel`'s modules, observed by `obs`.
-SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, std::vector<Observer*> obs) {
+SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, const std::vector<Observer*>& obs) {
   Simulation sim(w, topo, builtin_registry().make(kernel_profile(kernel).modules, FeatureSet{}), CostModel{},
                  SimConfig{});
   for (Observer* o : obs) sim.add_observer(o);

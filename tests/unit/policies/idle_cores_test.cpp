@@ -22,7 +22,7 @@ TEST_CASE("kernel hint: set on idle entry with idle siblings, cleared only by cl
   m.busy(1);
   h.on_idle_exit(m.s, CpuId(1));
   CHECK(h.test(m.s, CpuId(0)));
-  CHECK(m.s.llc_of(0).nr_idle_cores_exact == 0);
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_cores_exact == 0);
   h.clear(m.s, CpuId(0));
   CHECK_FALSE(h.test(m.s, CpuId(0)));
   // Without the SMT static key nothing is ever announced.

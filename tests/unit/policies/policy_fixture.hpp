@@ -6,25 +6,21 @@
 
 #include "schedsim/engine/policy.hpp"
 #include "schedsim/engine/state.hpp"
+#include "schedsim/policies/pelt.hpp"
 #include "schedsim/policies/sis.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim::test {
 
-/// A util slot whose answers the test sets directly.
-class FakeUtil final : public UtilPolicy {
+/// A util slot whose answers the test sets directly: the `none` module (pelt::NoUtil: every
+/// update a no-op) with readers that return the test's tables.
+class FakeUtil final : public pelt::NoUtil {
  public:
   std::vector<uint32_t> util;      ///< per CPU cpu_util_cfs
   std::vector<uint64_t> load;      ///< per CPU cpu_load
   std::vector<uint64_t> tload;     ///< per task task_load
   std::vector<uint32_t> tutil;     ///< per task util
   FakeUtil(size_t cpus, size_t tasks) : util(cpus), load(cpus), tload(tasks), tutil(tasks) {}
-  void task_new(const SchedState&, TaskId, CpuId) override {}
-  void update(const SchedState&, CpuId) override {}
-  void enqueue(const SchedState&, TaskId, CpuId, bool) override {}
-  void dequeue(const SchedState&, TaskId, CpuId, bool) override {}
-  void set_running(const SchedState&, TaskId, CpuId, bool) override {}
-  void sync_task(const SchedState&, TaskId) override {}
   uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
@@ -53,6 +49,7 @@ struct Machine {
   Topology topo;
   CostModel cost;
   SchedState s;
+  PlacementWrites w{s};  ///< the writes placement modules make to s
   CpuMask all;
   FakeUtil util;
   FakeHint hint;
@@ -81,7 +78,7 @@ struct Machine {
     CpuSched& c = s.cpus[cpu];
     if (!c.curr.valid()) {
       uint32_t core = topo.core_index(cpu);
-      if (s.core_busy_threads[core]++ == 0) --s.llc_of(cpu).nr_idle_cores_exact;
+      if (s.core_busy_threads[core]++ == 0) --s.llc_of(CpuId(cpu)).nr_idle_cores_exact;
     }
     c.curr = TaskId(t);
     c.nr_running = 1;
@@ -93,7 +90,7 @@ struct Machine {
     CpuSched& c = s.cpus[cpu];
     if (c.curr.valid()) {
       uint32_t core = topo.core_index(cpu);
-      if (--s.core_busy_threads[core] == 0) ++s.llc_of(cpu).nr_idle_cores_exact;
+      if (--s.core_busy_threads[core] == 0) ++s.llc_of(CpuId(cpu)).nr_idle_cores_exact;
     }
     c.curr = TaskId();
     c.nr_running = 0;
@@ -123,9 +120,9 @@ inline WakeContext wakeup(uint32_t p, uint32_t waker_cpu, uint32_t prev, uint32_
   WakeContext ctx;
   ctx.p = TaskId(p);
   ctx.kind = WakeKind::kWakeup;
-  ctx.waker_cpu = waker_cpu;
+  ctx.waker_cpu = CpuId(waker_cpu);
   ctx.waker = TaskId(waker);
-  ctx.prev_cpu = prev;
+  ctx.prev_cpu = CpuId(prev);
   return ctx;
 }
 

@@ -27,15 +27,15 @@ TEST_CASE("on_periodic_balance refreshes nr_idle_scan only at the LLC level", "[
   const int llc = m.topo.llc_level();
   REQUIRE(llc >= 0);
   for (int l = 0; l < static_cast<int>(m.topo.levels().size()); ++l)
-    if (l != llc) mod->on_periodic_balance(m.s, CpuId(0), l);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 0);  // zero-initialised, untouched
-  mod->on_periodic_balance(m.s, CpuId(0), llc);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 10);
-  CHECK(m.s.llc_of(16).nr_idle_scan == 0);  // the other LLC is refreshed by its own CPUs
+    if (l != llc) mod->on_periodic_balance(m.s, m.w, CpuId(0), l);
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 0);  // zero-initialised, untouched
+  mod->on_periodic_balance(m.s, m.w, CpuId(0), llc);
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 10);
+  CHECK(m.s.llc_of(CpuId(16)).nr_idle_scan == 0);  // the other LLC is refreshed by its own CPUs
   // NO_SIS_UTIL: no refresh.
   auto off = make_module("sis-5.12", {{"SIS_UTIL", false}, {"SIS_PROP", true}});
-  off->on_periodic_balance(m.s, CpuId(16), llc);
-  CHECK(m.s.llc_of(16).nr_idle_scan == 0);
+  off->on_periodic_balance(m.s, m.w, CpuId(16), llc);
+  CHECK(m.s.llc_of(CpuId(16)).nr_idle_scan == 0);
 }
 
 TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
@@ -51,22 +51,22 @@ TEST_CASE("SIS_PROP depth is 4 when avg_idle is tiny", "[policies][sis]") {
   m.idle(10);
   auto mod = make_module("sis-4.17");
   m.s.cpus[0].avg_idle = Duration::ns(100);
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 0);
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+  CHECK(r.cpu.value() == 0);
   CHECK(r.outcome == PlaceOutcome::kFallback);
   CHECK(r.probes_cpu == 3);
   CHECK(r.probes_core == 0);
   CHECK(r.scan_cost == Duration::ns(3 * 40));
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::zero());
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::zero());
 
   // With the boot avg_idle (1 ms / 512 = 1953 ns) the budget covers the LLC: CPUs 0..10 are
   // probed (11 x 40 ns = 440 ns) and avg_scan_cost = 0 + 440/8 = 55 ns.
   m.s.cpus[0].avg_idle = Duration::ms(1);
-  r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 10);
+  r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+  CHECK(r.cpu.value() == 10);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   CHECK(r.probes_cpu == 11);
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::ns(55));
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::ns(55));
 }
 
 TEST_CASE("SIS_AVG_CPU gives up when avg_idle/512 is below the scan cost", "[policies][sis]") {
@@ -74,9 +74,9 @@ TEST_CASE("SIS_AVG_CPU gives up when avg_idle/512 is below the scan cost", "[pol
   m.busy_all();
   m.idle(5);
   m.s.cpus[0].avg_idle = Duration::ns(512 * 50);
-  m.s.llc_of(0).avg_scan_cost = Duration::ns(100);
+  m.s.llc_of(CpuId(0)).avg_scan_cost = Duration::ns(100);
   auto mod = make_module("sis-4.17", {{"SIS_AVG_CPU", true}});
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.outcome == PlaceOutcome::kFallback);
   CHECK(r.probes_cpu == 0);
 }
@@ -87,10 +87,10 @@ TEST_CASE("optimized fold skips the core-wise scan when the hint is clear", "[po
   m.idle(3);  // CPU 3 idle, its sibling 11 busy: no idle core
   auto mod = make_module("sis-fold-opt");
   m.hint.value = false;
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.hint_consulted);
   CHECK_FALSE(r.hint_value);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   CHECK(r.probes_core == 0);
   CHECK(r.probes_cpu == 4);  // CPUs 0, 1, 2, 3
@@ -103,19 +103,19 @@ TEST_CASE("optimized fold clears the hint after a core-wise miss", "[policies][s
   m.idle(3);
   auto mod = make_module("sis-fold-opt");
   m.hint.value = true;  // stale: no core is wholly idle
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.hint_consulted);
   CHECK(r.hint_value);
   CHECK(m.hint.clears == 1);
   CHECK_FALSE(m.hint.value);
   // The first idle sibling seen is the fallback; every CPU of the LLC was probed core-wise.
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
   CHECK(r.probes_core == 16);
   CHECK(r.probes_cpu == 0);
   CHECK(r.scan_cost == Duration::ns(16 * 120));
   // avg_scan_cost tracks the per-CPU cost: 0 + (1920/16)/8 = 15 ns.
-  CHECK(m.s.llc_of(0).avg_scan_cost == Duration::ns(15));
+  CHECK(m.s.llc_of(CpuId(0)).avg_scan_cost == Duration::ns(15));
   // SIS_ONCE debited the whole scan from the aged estimate.
   CHECK(m.s.cpus[0].wake_avg_idle == Duration::ms(1) - Duration::ns(1920));
 }
@@ -128,8 +128,8 @@ TEST_CASE("optimized fold finds a wholly idle core when the hint is right", "[po
   m.idle(2);   // a lone idle sibling seen earlier
   auto mod = make_module("sis-fold-opt");
   m.hint.value = true;
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 5);
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+  CHECK(r.cpu.value() == 5);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(m.hint.clears == 0);
 }
@@ -139,17 +139,17 @@ TEST_CASE("2018 fold is core-wise without reading the hint; SIS_FOLD_ALWAYS forc
   m.busy_all();
   m.idle(3);
   auto fold = make_module("sis-fold-2018");
-  PlacementResult r = fold->select_task_rq(m.s, wakeup(0, 0, 0));
+  PlacementResult r = fold->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK_FALSE(r.hint_consulted);
   CHECK(r.probes_core > 0);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
   CHECK(m.hint.clears == 0);
 
   auto always = make_module("sis-fold-opt", {{"SIS_FOLD_ALWAYS", true}});
   m.hint.value = false;
-  r = always->select_task_rq(m.s, wakeup(0, 0, 0));
+  r = always->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.probes_core > 0);
-  CHECK(r.cpu == 3);
+  CHECK(r.cpu.value() == 3);
 }
 
 TEST_CASE("fold budget ages wake_avg_idle per jiffy", "[policies][sis][fold]") {
@@ -158,9 +158,9 @@ TEST_CASE("fold budget ages wake_avg_idle per jiffy", "[policies][sis][fold]") {
   Machine m(1, 16, 1);
   m.busy_all();
   m.s.now = Instant::from_ns(40'000'000);
-  m.s.llc_of(0).avg_scan_cost = Duration::ns(99);
+  m.s.llc_of(CpuId(0)).avg_scan_cost = Duration::ns(99);
   auto mod = make_module("sis-fold-opt");
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(m.s.cpus[0].wake_stamp == 10);
   CHECK(r.probes_cpu == 9);
 }
@@ -186,13 +186,13 @@ TEST_CASE("wake_wide flips at min >= llc_size and max >= min * llc_size", "[poli
 
 TEST_CASE("record_wakee counts partner switches and halves once per second", "[policies][sis]") {
   Machine m(1, 4, 1);
-  KernelPlacement::record_wakee(m.s, TaskId(6), TaskId(0));
-  KernelPlacement::record_wakee(m.s, TaskId(6), TaskId(0));  // same wakee: no flip
-  KernelPlacement::record_wakee(m.s, TaskId(6), TaskId(1));
+  m.w.record_wakee(TaskId(6), TaskId(0));
+  m.w.record_wakee(TaskId(6), TaskId(0));  // same wakee: no flip
+  m.w.record_wakee(TaskId(6), TaskId(1));
   CHECK(m.s.tasks[6].wakee_flips == 2);
   m.s.tasks[6].wakee_flips = 40;
   m.s.now = Instant::from_ns(5'000'000'000);  // 5 s later: halved once, not five times
-  KernelPlacement::record_wakee(m.s, TaskId(6), TaskId(1));
+  m.w.record_wakee(TaskId(6), TaskId(1));
   CHECK(m.s.tasks[6].wakee_flips == 20);
   CHECK(m.s.tasks[6].wakee_flip_decay_ts == m.s.now);
 }
@@ -201,64 +201,64 @@ TEST_CASE("select_idle_sibling fast checks run in kernel order", "[policies][sis
   Machine m(1, 8, 2);
   m.busy_all();
   auto mod = make_module("sis-util");
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   PlacementResult r;
   WakeContext ctx = wakeup(0, 1, 2);
 
   SECTION("target") {
     m.idle(4);
     m.idle(2);
-    CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 4);
+    CHECK(mod->select_idle_sibling(m.s, m.w, ctx, 2, 4, r) == 4);
     CHECK(r.outcome == PlaceOutcome::kTarget);
   }
   SECTION("prev before kthread, recent and the scan") {
     m.idle(2);
     m.idle(5);
-    m.s.tasks[0].recent_used_cpu = 5;
-    CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 2);
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
+    CHECK(mod->select_idle_sibling(m.s, m.w, ctx, 2, 4, r) == 2);
     CHECK(r.outcome == PlaceOutcome::kPrev);
   }
   SECTION("per-CPU kthread stacking") {
     m.s.tasks[6].kthread = true;
     WakeContext k = wakeup(0, 2, 2);
     m.idle(5);
-    m.s.tasks[0].recent_used_cpu = 5;
-    CHECK(mod->select_idle_sibling(m.s, k, 2, 4, r) == 2);
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
+    CHECK(mod->select_idle_sibling(m.s, m.w, k, 2, 4, r) == 2);
     CHECK(r.outcome == PlaceOutcome::kKthread);
     // Not from task context (an interrupt): 6.1+ does not stack.
     k.from_task = false;
-    m.s.tasks[0].recent_used_cpu = 5;  // the first call stored prev
+    m.s.tasks[0].recent_used_cpu = CpuId(5);  // the first call stored prev
     PlacementResult r2;
-    CHECK(mod->select_idle_sibling(m.s, k, 2, 4, r2) == 5);
+    CHECK(mod->select_idle_sibling(m.s, m.w, k, 2, 4, r2) == 5);
     CHECK(r2.outcome == PlaceOutcome::kRecent);
   }
   SECTION("recent_used_cpu, 5.15+ form stores prev unconditionally") {
     m.idle(5);
     m.idle(9);
-    m.s.tasks[0].recent_used_cpu = 5;
-    CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 5);
+    m.s.tasks[0].recent_used_cpu = CpuId(5);
+    CHECK(mod->select_idle_sibling(m.s, m.w, ctx, 2, 4, r) == 5);
     CHECK(r.outcome == PlaceOutcome::kRecent);
-    CHECK(m.s.tasks[0].recent_used_cpu == 2);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(2));
     CHECK(r.probes_cpu + r.probes_core == 0);
   }
   SECTION("recent_used_cpu, 4.17 form stores prev only on a hit") {
     auto old = make_module("sis-4.17");
-    m.s.tasks[0].recent_used_cpu = 5;  // busy
+    m.s.tasks[0].recent_used_cpu = CpuId(5);  // busy
     PlacementResult r2;
-    old->select_idle_sibling(m.s, ctx, 2, 4, r2);
-    CHECK(m.s.tasks[0].recent_used_cpu == 5);
+    old->select_idle_sibling(m.s, m.w, ctx, 2, 4, r2);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(5));
     m.idle(5);
     PlacementResult r3;
-    CHECK(old->select_idle_sibling(m.s, ctx, 2, 4, r3) == 5);
-    CHECK(m.s.tasks[0].recent_used_cpu == 2);
+    CHECK(old->select_idle_sibling(m.s, m.w, ctx, 2, 4, r3) == 5);
+    CHECK(m.s.tasks[0].recent_used_cpu == CpuId(2));
   }
   SECTION("then the LLC scan, then target") {
     m.idle(9);
-    CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r) == 9);
+    CHECK(mod->select_idle_sibling(m.s, m.w, ctx, 2, 4, r) == 9);
     CHECK(r.outcome == PlaceOutcome::kIdleCpu);
     PlacementResult r2;
     m.busy(9);
-    CHECK(mod->select_idle_sibling(m.s, ctx, 2, 4, r2) == 4);
+    CHECK(mod->select_idle_sibling(m.s, m.w, ctx, 2, 4, r2) == 4);
     CHECK(r2.outcome == PlaceOutcome::kFallback);
   }
 }
@@ -270,14 +270,14 @@ TEST_CASE("SIS_UTIL with nr_idle_scan 0 skips even the idle-core scan", "[polici
   m.idle(13);
   m.hint.value = true;
   auto mod = make_module("sis-util");
-  m.s.llc_of(0).nr_idle_scan = 0;
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 0;
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(r.outcome == PlaceOutcome::kFallback);
   CHECK(r.probes_cpu + r.probes_core == 0);
   // With a budget the merged scan finds the idle core (not limited by nr).
-  m.s.llc_of(0).nr_idle_scan = 1;
-  r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 5);
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 1;
+  r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+  CHECK(r.cpu.value() == 5);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
 }
 
@@ -287,10 +287,10 @@ TEST_CASE("merged scan clears the hint after a failed core scan and keeps an idl
   m.idle(11);
   m.hint.value = true;
   auto mod = make_module("sis-5.12");
-  m.s.llc_of(0).nr_idle_scan = 16;
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(m.hint.clears == 1);
-  CHECK(r.cpu == 11);
+  CHECK(r.cpu.value() == 11);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
   CHECK(r.probes_core > 0);
 }
@@ -301,9 +301,9 @@ TEST_CASE("merged scan tries prev's idle sibling when the hint is clear", "[poli
   m.idle(10);  // sibling of prev = 2
   m.idle(6);
   auto mod = make_module("sis-5.12");
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   PlacementResult r;
-  CHECK(mod->select_idle_sibling(m.s, wakeup(0, 1, 2), 2, 1, r) == 10);
+  CHECK(mod->select_idle_sibling(m.s, m.w, wakeup(0, 1, 2), 2, 1, r) == 10);
   CHECK(r.outcome == PlaceOutcome::kIdleSibling);
 }
 
@@ -314,16 +314,16 @@ TEST_CASE("4.17 select_idle_core finds an idle core or clears the hint", "[polic
   m.idle(14);
   m.hint.value = true;
   auto mod = make_module("sis-4.17");
-  PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-  CHECK(r.cpu == 6);
+  PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+  CHECK(r.cpu.value() == 6);
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(r.probes_core == 14);  // cores 0..6 visited whole, wrapping from target 0
   m.busy(14);
   m.hint.value = true;
-  r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+  r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
   CHECK(m.hint.clears == 1);
   CHECK(r.probes_core == 16);
-  CHECK(r.cpu == 6);  // then select_idle_cpu finds it
+  CHECK(r.cpu.value() == 6);  // then select_idle_cpu finds it
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
 }
 
@@ -371,8 +371,8 @@ TEST_CASE("a pinned task asked of placement still lands on its one CPU", "[polic
   for (const auto& d : placement::placement_module_defs()) {
     INFO(d.name);
     auto mod = make_module(d.name);
-    PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
-    CHECK(r.cpu == 2);
+    PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
+    CHECK(r.cpu.value() == 2);
     CHECK(r.outcome != PlaceOutcome::kPinned);
   }
 }
@@ -383,12 +383,12 @@ TEST_CASE("affinity is respected by every module", "[policies][sis]") {
   m.s.tasks[0].affinity = &some;
   m.busy_all();
   m.idle(3);
-  m.s.llc_of(0).nr_idle_scan = 16;
+  m.s.llc_of(CpuId(0)).nr_idle_scan = 16;
   for (const auto& d : placement::placement_module_defs()) {
     auto mod = make_module(d.name);
-    PlacementResult r = mod->select_task_rq(m.s, wakeup(0, 0, 0));
+    PlacementResult r = mod->select_task_rq(m.s, m.w, wakeup(0, 0, 0));
     INFO(d.name);
-    CHECK(some.test(r.cpu));
+    CHECK(some.test(r.cpu.value()));
   }
 }
 
@@ -398,14 +398,14 @@ TEST_CASE("baselines", "[policies][sis]") {
   m.idle(9);
   m.idle(4);
   auto first = make_module("first-idle");
-  PlacementResult r = first->select_task_rq(m.s, wakeup(0, 6, 6));
-  CHECK(r.cpu == 4);
+  PlacementResult r = first->select_task_rq(m.s, m.w, wakeup(0, 6, 6));
+  CHECK(r.cpu.value() == 4);
   auto prev = make_module("prev");
-  CHECK(prev->select_task_rq(m.s, wakeup(0, 6, 6)).cpu == 6);
+  CHECK(prev->select_task_rq(m.s, m.w, wakeup(0, 6, 6)).cpu.value() == 6);
   auto full = make_module("full-scan");
   m.idle(12);  // core 4 = {4, 12} wholly idle
-  r = full->select_task_rq(m.s, wakeup(0, 6, 6));
-  CHECK((r.cpu == 4 || r.cpu == 12));  // the core is reported by whichever sibling the walk met
+  r = full->select_task_rq(m.s, m.w, wakeup(0, 6, 6));
+  CHECK((r.cpu.value() == 4 || r.cpu.value() == 12));  // the core is reported by whichever sibling the walk met
   CHECK(r.outcome == PlaceOutcome::kIdleCore);
   CHECK(r.probes_core == 14);  // cores 6, 7, 0, 1, 2, 3, 4 (walking from target 6)
   // random-idle: deterministic and always idle
@@ -413,8 +413,8 @@ TEST_CASE("baselines", "[policies][sis]") {
   auto b = make_module("random-idle");
   for (int i = 0; i < 20; ++i) {
     m.s.now = Instant::from_ns(1000 * i);
-    uint32_t x = a->select_task_rq(m.s, wakeup(0, 6, 6)).cpu;
-    uint32_t y = b->select_task_rq(m.s, wakeup(0, 6, 6)).cpu;
+    uint32_t x = a->select_task_rq(m.s, m.w, wakeup(0, 6, 6)).cpu.value();
+    uint32_t y = b->select_task_rq(m.s, m.w, wakeup(0, 6, 6)).cpu.value();
     CHECK(x == y);
     CHECK(m.s.cpus[x].idle());
   }
@@ -431,10 +431,10 @@ TEST_CASE("fork takes the slow path to the idler package", "[policies][sis][slow
     auto mod = make_module(name);
     WakeContext ctx = wakeup(0, 0, 0);
     ctx.kind = WakeKind::kFork;
-    PlacementResult r = mod->select_task_rq(m.s, ctx);
+    PlacementResult r = mod->select_task_rq(m.s, m.w, ctx);
     INFO(name);
     CHECK(r.outcome == PlaceOutcome::kSlowPath);
-    CHECK(r.cpu >= 4);
+    CHECK(r.cpu.value() >= 4);
   }
 }
 
@@ -467,6 +467,7 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
   CostModel cost;
   SchedState s;
   s.init(topo, cost, 8);  // the fixture's wakeup() uses task 6 as the waker
+  PlacementWrites w(s);
   CpuMask all = topo.all_cpus();
   for (auto& t : s.tasks) t.affinity = &all;
   FakeUtil util(8, 8);
@@ -475,7 +476,7 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
   auto mod = make_module("sis-util");
   PlacementResult r;
   // target 1 (little, idle) does not fit: select_idle_capacity picks an idle big CPU.
-  uint32_t cpu = mod->select_idle_sibling(s, wakeup(0, 1, 1), 1, 1, r);
+  uint32_t cpu = mod->select_idle_sibling(s, w, wakeup(0, 1, 1), 1, 1, r);
   CHECK(cpu >= 4);
   CHECK(r.outcome == PlaceOutcome::kCapacity);
 }
@@ -483,14 +484,14 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
 TEST_CASE("attach seeds nr_idle_scan as one balance of the idle machine would", "[policies][sis]") {
   Machine m(2, 8, 2);  // two LLCs of 16 CPUs
   auto mod = make_module("sis-util");
-  CHECK(m.s.llc_of(0).nr_idle_scan == 0);  // the kernel's zeroed allocation
-  mod->attach(m.s);
-  CHECK(m.s.llc_of(0).nr_idle_scan == 16);
-  CHECK(m.s.llc_of(8).nr_idle_scan == 16);  // CPU 8 is package 1's first thread
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 0);  // the kernel's zeroed allocation
+  mod->attach(m.s, m.w);
+  CHECK(m.s.llc_of(CpuId(0)).nr_idle_scan == 16);
+  CHECK(m.s.llc_of(CpuId(8)).nr_idle_scan == 16);  // CPU 8 is package 1's first thread
   Machine m2(1, 8, 2);
   auto prop = make_module("sis-4.17");  // no SIS_UTIL: untouched
-  prop->attach(m2.s);
-  CHECK(m2.s.llc_of(0).nr_idle_scan == 0);
+  prop->attach(m2.s, m2.w);
+  CHECK(m2.s.llc_of(CpuId(0)).nr_idle_scan == 0);
 }
 
 TEST_CASE("6.7+ clusters: the target's cluster is scanned first, prev elsewhere is a late fallback",
@@ -504,29 +505,30 @@ TEST_CASE("6.7+ clusters: the target's cluster is scanned first, prev elsewhere 
   CostModel cost;
   SchedState s;
   s.init(topo, cost, 8);
+  PlacementWrites w(s);
   CpuMask all = topo.all_cpus();
   for (auto& t : s.tasks) t.affinity = &all;
   for (uint32_t c = 0; c < 8; ++c) {
     s.cpus[c].curr = TaskId(7);
     s.cpus[c].nr_running = 1;
   }
-  s.llc_of(0).nr_idle_scan = 8;
+  s.llc_of(CpuId(0)).nr_idle_scan = 8;
   auto mod = make_module("sis-util");
   s.cpus[5].curr = TaskId();  // prev 5 idle, other cluster
   s.cpus[5].nr_running = 0;
   s.cpus[1].curr = TaskId();  // target's cluster sibling idle
   s.cpus[1].nr_running = 0;
   PlacementResult r;
-  CHECK(mod->select_idle_sibling(s, wakeup(0, 0, 5), 5, 0, r) == 1);
+  CHECK(mod->select_idle_sibling(s, w, wakeup(0, 0, 5), 5, 0, r) == 1);
   CHECK(r.outcome == PlaceOutcome::kIdleCpu);
   // 5.15 era has no cluster rule: prev wins at once.
   auto old = make_module("sis-5.12");
   PlacementResult r2;
-  CHECK(old->select_idle_sibling(s, wakeup(0, 0, 5), 5, 0, r2) == 5);
+  CHECK(old->select_idle_sibling(s, w, wakeup(0, 0, 5), 5, 0, r2) == 5);
   CHECK(r2.outcome == PlaceOutcome::kPrev);
   // Nothing idle but prev: the LLC scan finds it (prev_aff would be the last resort).
   s.cpus[1].curr = TaskId(7);
   s.cpus[1].nr_running = 1;
   PlacementResult r3;
-  CHECK(mod->select_idle_sibling(s, wakeup(0, 0, 5), 5, 0, r3) == 5);
+  CHECK(mod->select_idle_sibling(s, w, wakeup(0, 0, 5), 5, 0, r3) == 5);
 }

@@ -5,6 +5,7 @@
 #include <deque>
 #include <vector>
 
+#include "schedsim/workload/loop_walk.hpp"
 #include "schedsim/workload/workload.hpp"
 
 namespace schedsim::testing {
@@ -17,19 +18,21 @@ struct TokenReplay {
 };
 
 inline TokenReplay replay_tokens(const Workload& w) {
-  struct Frame {
-    size_t at;
-    int64_t left;
-  };
   struct State {
+    const Action* code = nullptr;  // the task's program, for the loop walk
+    size_t code_size = 0;
     size_t pc = 0;
-    std::vector<Frame> stack;
+    std::vector<LoopFrame> loops;
     int64_t tokens = 0;
     bool started = false, blocked = false, exited = false;
     bool before_start = false;  // StartState::kBlocked: waiting before its first action
   };
   const size_t n = w.tasks.size();
   std::vector<State> st(n);
+  for (size_t i = 0; i < n; ++i) {
+    st[i].code = w.tasks[i].program.data();
+    st[i].code_size = w.tasks[i].program.size();
+  }
   TokenReplay out;
   out.wakes_received.assign(n, 0);
   std::deque<size_t> ready;
@@ -43,30 +46,14 @@ inline TokenReplay replay_tokens(const Workload& w) {
     size_t ti = ready.front();
     ready.pop_front();
     State& s = st[ti];
-    const auto& prog = w.tasks[ti].program;
     while (true) {
-      if (s.pc >= prog.size()) {
+      // The engine's loop walk (loop_walk.hpp), resumed from this task's pc and stack.
+      const Action* next = next_action(s);
+      if (!next) {
         s.exited = true;
         break;
       }
-      const Action& a = prog[s.pc];
-      if (a.kind == ActionKind::kLoop) {
-        if (!s.stack.empty() && s.stack.back().at == s.pc) {
-          if (--s.stack.back().left < 0) {
-            s.stack.pop_back();
-            ++s.pc;
-            continue;
-          }
-        } else {
-          if (a.arg <= 0) {
-            ++s.pc;
-            continue;
-          }
-          s.stack.push_back({s.pc, a.arg - 1});
-        }
-        s.pc -= a.body;
-        continue;
-      }
+      const Action& a = *next;
       if (a.kind == ActionKind::kExit) {
         s.exited = true;
         break;

@@ -101,8 +101,9 @@ class PeltUtil final : public UtilPolicy {
   std::vector<Cfs> cfs_;
 };
 
-/// `none`: every signal is zero (for comparison with the PELT modules).
-class NoUtil final : public UtilPolicy {
+/// `none`: every signal is zero (for comparison with the PELT modules). Also the base of the
+/// tests' util stubs (tests/unit/policies/policy_fixture.hpp), which override only the readers.
+class NoUtil : public UtilPolicy {
  public:
   void task_new(const SchedState&, TaskId, CpuId) override {}
   void update(const SchedState&, CpuId) override {}

@@ -59,19 +59,19 @@ uint32_t sis_util_nr_idle_scan(uint64_t sum_util, uint32_t llc_weight, uint32_t 
 /// SIS_PROP's depth (select_idle_cpu): span_avg = W * avg_idle;
 /// nr = span_avg / avg_cost when span_avg > 4 * avg_cost, else 4. avg_cost already includes +1.
 uint64_t sis_prop_nr(uint32_t span_weight, int64_t avg_idle_ns, int64_t avg_cost_ns);
-/// update_avg(): a += (s - a) / 8, signed.
-Duration update_avg(Duration avg, Duration sample);
 
 /// idle_cpu() as `era` defines it: nothing running or queued, and from 5.8 no wakeup in flight.
 inline bool era_idle(const Era& era, const CpuSched& c) {
   return era.idle_checks_ttwu ? c.idle() : !c.curr.valid() && c.nr_running == 0;
 }
 
-/// What an LLC search may use from the wake path around it: the state, the question, the era's
-/// idle test, the flags, the idle-core hint (its reads are recorded in the result) and the cost
-/// of probes. Built by KernelPlacement for one select_idle_sibling() call.
+/// What an LLC search may use from the wake path around it: the state (const), the writes a
+/// placement may make (PlacementWrites), the question, the era's idle test, the flags, the
+/// idle-core hint (its reads are recorded in the result) and the cost of probes. Built by
+/// KernelPlacement for one select_idle_sibling() call.
 struct SearchEnv {
-  SchedState& s;
+  const SchedState& s;
+  PlacementWrites& w;
   const WakeContext& ctx;
   const Era& era;
   const Knobs& k;
@@ -82,8 +82,8 @@ struct SearchEnv {
   bool is_idle(uint32_t cpu) const { return era_idle(era, s.cpus[cpu]); }
   /// test_idle_cores(target), noted in r (hint_consulted, hint_value).
   bool test_idle_cores(uint32_t target);
-  /// set_idle_cores(target, 0) after a scan that found no idle core.
-  void clear_idle_cores(uint32_t target);
+  /// set_idle_cores(target, 0) after a scan that found no idle core (w.clear_idle_cores).
+  void clear_idle_cores(uint32_t target) { w.clear_idle_cores(CpuId(target)); }
   /// The simulated time of `cpu_probes` plain and `core_probes` core-wise probes.
   Duration probe_time(uint32_t cpu_probes, uint32_t core_probes) const;
 };
@@ -115,26 +115,23 @@ class KernelPlacement final : public PlacementPolicy {
 
   /// With SIS_UTIL, seeds every LLC's nr_idle_scan as one periodic balance of the (still idle)
   /// machine would: a simulated run starts on a machine that has been up, not at boot.
-  void attach(SchedState& s) override;
-  PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) override;
+  void attach(const SchedState& s, PlacementWrites& w) override;
+  PlacementResult select_task_rq(const SchedState& s, PlacementWrites& w, const WakeContext& ctx) override;
   /// At the LLC level with SIS_UTIL on: refreshes sd_llc_shared.nr_idle_scan from the LLC's
   /// summed cpu_util_cfs (update_idle_cpu_scan, called from update_sd_lb_stats).
-  void on_periodic_balance(SchedState& s, CpuId cpu, int level) override;
+  void on_periodic_balance(const SchedState& s, PlacementWrites& w, CpuId cpu, int level) override;
 
   // The pieces, public for unit tests.
 
-  /// record_wakee(): the waker's flips decay by half once if more than 1 s passed, then count a
-  /// switch of wakee.
-  static void record_wakee(SchedState& s, TaskId waker, TaskId p);
   /// wake_wide(): 1 iff min(flips) >= f and max(flips) >= min * f, f = waking CPU's LLC size.
   static bool wake_wide(const SchedState& s, TaskId waker, TaskId p, uint32_t waker_cpu);
   /// wake_affine() at domain level `level`: WA_IDLE, then WA_WEIGHT; prev when neither decides.
   uint32_t wake_affine(const SchedState& s, const WakeContext& ctx, int level) const;
   /// select_idle_sibling(p, prev, target); r accumulates probes, outcome and hint use.
-  uint32_t select_idle_sibling(SchedState& s, const WakeContext& ctx, uint32_t prev,
+  uint32_t select_idle_sibling(const SchedState& s, PlacementWrites& w, const WakeContext& ctx, uint32_t prev,
                                uint32_t target, PlacementResult& r);
   /// find_idlest_cpu() from domain `level` (fork/exec slow path).
-  uint32_t find_idlest_cpu(SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
+  uint32_t find_idlest_cpu(const SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
                            uint32_t prev, uint32_t sd_flag);
   /// idle_cpu()/available_idle_cpu() as this era defines it.
   bool is_idle(const SchedState& s, uint32_t cpu) const { return era_idle(era_, s.cpus[cpu]); }

@@ -13,8 +13,8 @@ struct WakeFact {
   Instant at;               ///< when the waker issued it (sched_waking time)
   TaskId wakee;
   TaskId waker;             ///< invalid for wakeups from outside (timer, interrupt)
-  uint32_t waker_cpu = 0;
-  uint32_t prev_cpu = 0;
+  CpuId waker_cpu{0};
+  CpuId prev_cpu{0};
   WakeKind kind = WakeKind::kWakeup;
   bool sync = false;
   PlacementResult placement;

@@ -8,6 +8,7 @@
 ///   util        PELT / util_est signals placement and balance read
 ///   queue       the per-CPU run queue: enqueue, pick, wakeup and tick preemption
 ///   balance     newidle and periodic load balancing
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -40,11 +41,11 @@ enum class WakeKind : uint8_t { kWakeup, kFork, kExec };
 struct WakeContext {
   TaskId p;
   WakeKind kind = WakeKind::kWakeup;
-  uint32_t waker_cpu = 0;   ///< the CPU running the wakeup (`cpu` in select_task_rq_fair)
+  CpuId waker_cpu{0};       ///< the CPU running the wakeup (`cpu` in select_task_rq_fair)
   TaskId waker;             ///< current task of waker_cpu when the wakeup is in task context
   bool from_task = true;    ///< false for wakeups from interrupt/idle/timer context
   bool sync = false;        ///< WF_SYNC and the waker is not exiting
-  uint32_t prev_cpu = 0;    ///< p->wake_cpu; the parent's CPU for fork
+  CpuId prev_cpu{0};        ///< p->wake_cpu; the parent's CPU for fork
 };
 
 /// Where a placement landed, for the outcome report (docs/results-schema.md).
@@ -66,7 +67,7 @@ enum class PlaceOutcome : uint8_t {
 const char* to_string(PlaceOutcome o);
 
 struct PlacementResult {
-  uint32_t cpu = 0;
+  CpuId cpu{0};
   PlaceOutcome outcome = PlaceOutcome::kFallback;
   uint32_t probes_cpu = 0;   ///< CPUs examined by plain per-CPU probes
   uint32_t probes_core = 0;  ///< CPUs examined by core-wise probes
@@ -75,14 +76,17 @@ struct PlacementResult {
   bool hint_value = false;
 };
 
+class PlacementWrites;
+
+/// A placement reads the state (const) and changes it only through PlacementWrites.
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   /// Called once before the run, after SchedState::init.
-  virtual void attach(SchedState&) {}
-  virtual PlacementResult select_task_rq(SchedState& s, const WakeContext& ctx) = 0;
+  virtual void attach(const SchedState&, PlacementWrites&) {}
+  virtual PlacementResult select_task_rq(const SchedState& s, PlacementWrites& w, const WakeContext& ctx) = 0;
   /// Periodic balance ran at `level` for `cpu` (update_idle_cpu_scan hooks here).
-  virtual void on_periodic_balance(SchedState&, CpuId /*cpu*/, int /*level*/) {}
+  virtual void on_periodic_balance(const SchedState&, PlacementWrites&, CpuId /*cpu*/, int /*level*/) {}
 };
 
 class IdleCoresPolicy {
@@ -96,6 +100,59 @@ class IdleCoresPolicy {
   virtual bool test(const SchedState& s, CpuId target) const = 0;
   /// set_idle_cores(target, 0) after a failed scan.
   virtual void clear(SchedState& s, CpuId target) = 0;
+};
+
+/// Every write a placement module may make to the scheduler state, named after the kernel code
+/// that makes it; everything else a placement sees is const. The engine (and the balance slot,
+/// for on_periodic_balance) makes one over its state for each call. Inline: the wake path calls
+/// these once per wakeup.
+class PlacementWrites {
+ public:
+  explicit PlacementWrites(SchedState& s) : s_(&s) {}
+
+  /// record_wakee() (fair.c): the waker's wakee_flips decay by half once if more than 1 s
+  /// passed since wakee_flip_decay_ts (however many seconds), then count a switch of wakee.
+  void record_wakee(TaskId waker, TaskId p) {
+    TaskSched& w = s_->tasks[waker.v];
+    if (s_->now - w.wakee_flip_decay_ts > Duration::s(1)) {
+      w.wakee_flips >>= 1;
+      w.wakee_flip_decay_ts = s_->now;
+    }
+    if (w.last_wakee != p) {
+      w.last_wakee = p;
+      ++w.wakee_flips;
+    }
+  }
+  /// p->recent_used_cpu = cpu (select_idle_sibling 5.15+, select_task_rq_fair 4.17-5.11).
+  void set_recent_used_cpu(TaskId p, CpuId cpu) { s_->tasks[p.v].recent_used_cpu = cpu; }
+  /// update_avg(&sd_llc->avg_scan_cost, sample) for cpu's LLC: avg += (sample - avg) / 8, signed.
+  void update_avg_scan_cost(CpuId cpu, Duration sample) {
+    Duration& avg = s_->llc_of(cpu).avg_scan_cost;
+    avg = avg + (sample - avg) / 8;
+  }
+  /// sd_llc_shared->nr_idle_scan of cpu's LLC (update_idle_cpu_scan, SIS_UTIL).
+  void set_nr_idle_scan(CpuId cpu, uint32_t nr) { s_->llc_of(cpu).nr_idle_scan = nr; }
+  /// The 5.14+ aged idle estimate (also the 2018 RFC's SIS_AGE): every jiffy since cpu's last
+  /// idle->wake transition (wake_stamp) halves rq->wake_avg_idle, up to `now_jiffies`.
+  void age_wake_avg_idle(CpuId cpu, int64_t now_jiffies) {
+    CpuSched& rq = s_->rq(cpu);
+    while (rq.wake_stamp < now_jiffies && rq.wake_avg_idle > Duration::zero()) {
+      ++rq.wake_stamp;
+      rq.wake_avg_idle = Duration::ns(rq.wake_avg_idle.count() / 2);
+    }
+  }
+  /// rq->wake_avg_idle -= min(wake_avg_idle, spent): a scan used up part of cpu's idle estimate.
+  void consume_wake_avg_idle(CpuId cpu, Duration spent) {
+    Duration& v = s_->rq(cpu).wake_avg_idle;
+    v -= std::min(v, spent);
+  }
+  /// set_idle_cores(target, 0) after a scan that found no idle core (through the idle-cores slot).
+  void clear_idle_cores(CpuId target) {
+    if (s_->idle_cores) s_->idle_cores->clear(*s_, target);
+  }
+
+ private:
+  SchedState* s_;
 };
 
 class UtilPolicy {

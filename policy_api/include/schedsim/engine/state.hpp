@@ -22,8 +22,8 @@ enum class TaskState : uint8_t { kNotStarted, kRunning, kRunnable, kBlocked, kSl
 /// Per-task scheduler state (task_struct + sched_entity fields that several slots read).
 struct TaskSched {
   TaskState state = TaskState::kNotStarted;
-  uint32_t cpu = 0;              ///< task_cpu(p): where it runs / is queued / last ran (wake_cpu)
-  int32_t recent_used_cpu = -1;  ///< p->recent_used_cpu (placement writes)
+  CpuId cpu{0};                  ///< task_cpu(p): where it runs / is queued / last ran (wake_cpu)
+  CpuId recent_used_cpu;         ///< p->recent_used_cpu, invalid = none (placement writes)
   uint32_t wakee_flips = 0;      ///< record_wakee() state (placement writes)
   TaskId last_wakee;
   Instant wakee_flip_decay_ts;
@@ -84,21 +84,17 @@ struct SchedState {
   const CpuSched& rq(CpuId cpu) const { return cpus[cpu.value()]; }
   /// jiffies at `now` for the configured tick.
   int64_t jiffies() const { return now.ns() / cost->tick.count(); }
-  /// `cpu`'s sd_llc_shared. (The uint32_t forms serve the placement searches' mask walks.)
-  LlcShared& llc_of(CpuId cpu) { return llc_of(cpu.value()); }
-  const LlcShared& llc_of(CpuId cpu) const { return llc_of(cpu.value()); }
-  LlcShared& llc_of(uint32_t cpu) { return llcs[topo->llc_index(cpu)]; }
-  const LlcShared& llc_of(uint32_t cpu) const { return llcs[topo->llc_index(cpu)]; }
-  bool allowed(TaskId p, CpuId cpu) const { return allowed(p, cpu.value()); }
-  bool allowed(TaskId p, uint32_t cpu) const { return tasks[p.v].affinity->test(cpu); }
+  /// `cpu`'s sd_llc_shared.
+  LlcShared& llc_of(CpuId cpu) { return llcs[topo->llc_index(cpu.value())]; }
+  const LlcShared& llc_of(CpuId cpu) const { return llcs[topo->llc_index(cpu.value())]; }
+  bool allowed(TaskId p, CpuId cpu) const { return tasks[p.v].affinity->test(cpu.value()); }
   /// p's allowed CPUs (a hand-built state may leave affinity unset: then every CPU).
   const CpuMask& allowed_cpus(TaskId p) const {
     const CpuMask* m = tasks[p.v].affinity;
     return m ? *m : topo->all_cpus();
   }
   /// A core is idle when none of its SMT threads is busy (truth, not the hint).
-  bool core_idle(CpuId cpu) const { return core_idle(cpu.value()); }
-  bool core_idle(uint32_t cpu) const { return core_busy_threads[topo->core_index(cpu)] == 0; }
+  bool core_idle(CpuId cpu) const { return core_busy_threads[topo->core_index(cpu.value())] == 0; }
 
   /// Sizes every array for the topology and task count; CPUs start idle, LLC state zeroed.
   void init(const Topology& t, const CostModel& c, size_t nr_tasks);
