@@ -445,21 +445,21 @@ TEST_CASE("exec counts the exec'ing task's own CPU as idle (idle_cpu_without)", 
   Machine m(1, 2, 1);
   m.busy(0, 0);
   m.s.tasks[0].state = TaskState::kRunning;
-  m.s.tasks[0].cpu = 0;
+  m.s.tasks[0].cpu = CpuId(0);
   auto mod = make_module("sis-util");
   WakeContext ctx = wakeup(0, 0, 0);
   ctx.kind = WakeKind::kExec;
-  PlacementResult r = mod->select_task_rq(m.s, ctx);
+  PlacementResult r = mod->select_task_rq(m.s, m.w, ctx);
   CHECK(r.outcome == PlaceOutcome::kSlowPath);
-  CHECK(r.cpu == 0);
+  CHECK(r.cpu.value() == 0);
   // Another task queued behind p on CPU 0: CPU 1 has more idle CPUs and wins.
   m.s.cpus[0].nr_running = 2;
-  CHECK(mod->select_task_rq(m.s, ctx).cpu == 1);
+  CHECK(mod->select_task_rq(m.s, m.w, ctx).cpu.value() == 1);
   // A fork from CPU 0 (the child is nowhere yet) still goes to the idle CPU.
   m.s.cpus[0].nr_running = 1;
   WakeContext fork = wakeup(1, 0, 0, 0);
   fork.kind = WakeKind::kFork;
-  CHECK(mod->select_task_rq(m.s, fork).cpu == 1);
+  CHECK(mod->select_task_rq(m.s, m.w, fork).cpu.value() == 1);
 }
 
 TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][sis]") {
