@@ -663,9 +663,21 @@ RunOutcome execute_run(const RunRequest& req) {
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
   std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
+  // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
+  const int64_t traced = !from_trace                     ? 0
+                         : import_report.header_cpus > 0 ? import_report.header_cpus
+                                                         : w.observed.nr_cpus;
+  // migration-delta credits each recorded migration by the topology distance between the two
+  // CPUs it was recorded on: those ids only mean something on the recording machine.
+  if (run_cost.replay_overheads == ReplayOverheads::kMigrationDelta && traced > 0 &&
+      traced != static_cast<int64_t>(topo.nr_cpus()))
+    throw InputError(SourceLoc{"--cost"},
+                     fmt::format("replay_overheads=migration-delta needs the machine the trace was recorded on: it "
+                                 "credits each recorded migration by the distance between the recorded CPUs, but the "
+                                 "trace comes from a {}-CPU machine and {} has {} CPUs (replay on the recording "
+                                 "machine's topology, or use replay_overheads=recorded)",
+                                 traced, topo.name(), topo.nr_cpus()));
   if (from_trace && w.observed.present && !w.tasks.empty()) {
-    // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
-    const int64_t traced = import_report.header_cpus > 0 ? import_report.header_cpus : w.observed.nr_cpus;
     if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
       caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
                                     "observed figures are from another machine, not a prediction for this one",
