@@ -102,7 +102,7 @@ SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$SCHEDSIM" "
 import json, sys
 import os
 sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
-from fidelity_fmt import err, fmt_n, fmt_ns  # noqa: E402
+from fidelity_fmt import fmt_n, fmt_ns, lat, metric_row  # noqa: E402
 from collections import OrderedDict
 
 manifest, binary, kernels = sys.argv[1], sys.argv[2], sys.argv[3].split()
@@ -113,10 +113,6 @@ for line in open(manifest):
 
 
 # (label, observed metric name, simulated extractor, formatter)
-def lat(d, key, q):
-    h = d["latency_ns"].get(key)
-    return None if not h or h.get("count", 0) == 0 else h[q]
-
 ROWS = [
     ("makespan", "makespan_ns", lambda d: d["summary"]["makespan_ns"], fmt_ns),
     ("wakeups", "wakeups", None, fmt_n),
@@ -141,20 +137,9 @@ for name, r in runs.items():
     print(hdr)
     print("|" + "---|" * (2 + 2 * len(kernels)))
     for label, oname, simf, f in ROWS:
-        obs = None
-        bound = ""
-        cells = []
-        for k in kernels:
-            d = r["k"][k]
-            om = {o["metric"]: o for o in d.get("observed", [])}
-            o = om.get(oname)
-            if o is not None:
-                obs = o["observed"]
-                if o.get("note", "").startswith("lower bound"):
-                    bound = ">= "
-                    notes[name] = o["note"]
-            sim = simf(d) if simf else (o["simulated"] if o else None)
-            cells.append((sim, err(sim, obs)))
+        obs, bound, note, cells = metric_row([r["k"][k] for k in kernels], oname, simf)
+        if note:
+            notes[name] = note
         print(f"| {label} | {bound}{f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
     print()
     if name in notes:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fidelity_fmt import AB_ROWS, err  # noqa: E402
+from fidelity_fmt import AB_ROWS, metric_row  # noqa: E402
 
 
 def run(binary, kernel, trace, topo, sel, cfile, costs, out):
@@ -57,16 +57,7 @@ def main():
             print(f"| metric | observed | {a.label_before} | err | {a.label_after} | err |")
             print("|---|---|---|---|---|---|")
             for label, oname, simf, f in AB_ROWS:
-                cells, obs, bound = [], None, ""
-                for r in d:
-                    om = {o["metric"]: o for o in r.get("observed", [])}
-                    o = om.get(oname)
-                    if o is not None:
-                        obs = o["observed"]
-                        if o.get("note", "").startswith("lower bound"):
-                            bound = ">= "
-                    sim = simf(r) if simf else (o["simulated"] if o else None)
-                    cells.append((sim, err(sim, obs)))
+                obs, bound, _, cells = metric_row(d, oname, simf)
                 print(f"| {label} | {bound}{f(obs)} |" + "".join(f" {f(s)} | {e} |" for s, e in cells))
             print()
 

@@ -61,6 +61,23 @@ def lat(d, key, q):
     return None if not h or h.get("count", 0) == 0 else h[q]
 
 
+def metric_row(results, oname, simf):
+    """One metric across several results JSONs of the same trace: (observed value, "" or ">= "
+    when the observed figure is a lower bound, that lower-bound note or None, [(simulated,
+    relative error) per result]). simf extracts the simulated value, or None for the observed
+    entry's own "simulated" field."""
+    obs, bound, note, cells = None, "", None, []
+    for d in results:
+        o = {e["metric"]: e for e in d.get("observed", [])}.get(oname)
+        if o is not None:
+            obs = o["observed"]
+            if o.get("note", "").startswith("lower bound"):
+                bound, note = ">= ", o["note"]
+        sim = simf(d) if simf else (o["simulated"] if o else None)
+        cells.append((sim, err(sim, obs)))
+    return obs, bound, note, cells
+
+
 # The metric rows of a before/after table: (label, observed metric name, simulated extractor or
 # None for the observed entry's own "simulated" field, formatter).
 AB_ROWS = [
