@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -86,6 +87,10 @@ constexpr const char* kGenSource =
     "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
     "profile gives its own (docs/calibrate.md)";
 
+// Every mode, in the order the error message lists them.
+constexpr ReplayOverheads kReplayOverheadsModes[] = {ReplayOverheads::kRecorded, ReplayOverheads::kCharged,
+                                                     ReplayOverheads::kMigrationDelta};
+
 const char* replay_overheads_name(ReplayOverheads m) {
   switch (m) {
     case ReplayOverheads::kRecorded: return "recorded";
@@ -158,13 +163,15 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
     return;
   }
   if (name == kReplayOverheads) {
-    if (value == "recorded") replay_overheads = ReplayOverheads::kRecorded;
-    else if (value == "charged") replay_overheads = ReplayOverheads::kCharged;
-    else if (value == "migration-delta") replay_overheads = ReplayOverheads::kMigrationDelta;
-    else
-      throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value,
-                                                                 {"recorded", "charged", "migration-delta"}));
-    return;
+    std::vector<std::string> names;
+    for (ReplayOverheads m : kReplayOverheadsModes) {
+      if (value == replay_overheads_name(m)) {
+        replay_overheads = m;
+        return;
+      }
+      names.emplace_back(replay_overheads_name(m));
+    }
+    throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value, names));
   }
   const Binding* b = find_binding(name);
   const GenCostParam* g = b ? nullptr : find_gen(name);
