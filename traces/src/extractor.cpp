@@ -460,7 +460,7 @@ struct Extractor::Impl {
         // is fork latency and stays out of the wakeup latency distribution.
         if (n.selected && !n.fork_wait) {
           obs.wakeup_latency.record(ts - n.since);
-          // Placed at the CPU's previous event, the latest it can be: the sample is a lower bound.
+          // Placed at the earliest time no event contradicts (infer_switch_from_idle): a lower bound.
           if (inferring_switch_in) ++obs.wakeup_latency_inferred;
         }
         n.fork_wait = false;
@@ -498,13 +498,15 @@ struct Extractor::Impl {
 
   // A woken or queued task is seen running on a CPU that was idle, with no sched_switch from
   // the idle task in between. On the 6.18 VMs this project records on, most switches *out of
-  // idle* are missing from the trace; the switch-in is placed at the CPU's previous event (the
-  // latest time it can have happened). Returns false if the case does not apply.
+  // idle* are missing from the trace; the switch-in is placed at the CPU's previous event, or at
+  // the wakeup if that came later or the CPU had no event yet: the earliest time no event
+  // contradicts, so the wakeup-latency sample is a lower bound and the run keeps all the time
+  // the trace cannot take from it. Returns false if the case does not apply.
   bool infer_switch_from_idle(uint32_t ord, const TraceEvent& ev) {
     TaskRec& t = recs[ord];
     CpuState& cs = cpu_state(ev.cpu);
     if (t.st != St::kWoken && t.st != St::kRunnable) return false;
-    int64_t at = std::max(t.since, prev_last_ts >= 0 ? prev_last_ts : ev.ts);
+    int64_t at = std::max(t.since, prev_last_ts);
     if (cs.cur > 0 && cs.cur != t.pid) {
       // Same, but the CPU was running another task whose switch-out is missing (seen on the
       // sandbox's own agent threads, whose switch-outs never appear).

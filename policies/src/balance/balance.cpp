@@ -32,6 +32,20 @@
 //     when d > 1 + ratio; a pass that pulls credits round(1024 / (1 + ratio)) successes; every
 //     1024 calls ratio = successes and both counters halve. One generator per run, seeded from
 //     the run's seed (SchedState::seed), so a run stays reproducible.
+//   ILB_SIS_UTIL: the LLC statistics of the idle CPUs' periodic balance. A tickless idle CPU does
+//     not balance itself: at every tick of a busy CPU, nohz_balancer_kick() kicks an idle CPU
+//     (kick_ilb()) once nohz.next_balance is due and either the busy CPU has two runnable tasks
+//     or two CPUs of its LLC are busy (sd_llc_shared->nr_busy_cpus > 1); the kicked CPU
+//     (_nohz_idle_balance()) balances every idle CPU whose balance is due, at the idle interval
+//     (balance_interval, not x busy_factor). Each such LLC pass sums the LLC's utilization and
+//     refreshes SIS_UTIL's nr_idle_scan (update_idle_cpu_scan() runs for every pass but a
+//     newly-idle one), so the scan budget follows the load within a tick or so, where the busy
+//     CPUs' own passes (16 ms x 16 on a 16-CPU LLC) would leave it at its value from before the
+//     load. Modelled: the kick test, the per-CPU due time of the LLC pass (shared with the
+//     busy pass's last_balance; a CPU that never balanced is due, the machine having been quiet
+//     before the replay) and the refresh. Not modelled: the idle pass's pulls (the `kernel`
+//     module's one-task kick stays) and its non-LLC levels; nohz.next_balance is the earliest
+//     next LLC pass of the CPUs that were idle at the last kick, at least one tick on.
 #include <algorithm>
 
 #include "features.hpp"
@@ -45,7 +59,7 @@ constexpr int64_t kMigrationCost = 500000;  // sysctl_sched_migration_cost, ns
 
 /// The later kernels' rules (balance/features.def); all off = the 6.12 balance.
 struct BalanceRules {
-  bool lb_runnable = false, ni_bump = false, ni_random = false;
+  bool lb_runnable = false, ni_bump = false, ni_random = false, ilb_sis_util = false;
 };
 
 class KernelBalance final : public BalancePolicy {
@@ -58,6 +72,7 @@ class KernelBalance final : public BalancePolicy {
     per_cpu_.assign(s.cpus.size(), PerCpu{});
     for (auto& p : per_cpu_) {
       p.last_balance.assign(nl, Instant::zero());
+      p.balanced.assign(nl, false);
       p.failed.assign(nl, 0);
       p.max_newidle_cost.assign(nl, 0);
       p.ni.assign(nl, NewidleStats{});
@@ -114,6 +129,7 @@ class KernelBalance final : public BalancePolicy {
       Duration interval = std::max(Duration::ms(interval_ms), s.cost->tick);
       if (s.now >= pc.last_balance[l] + interval) {
         pc.last_balance[l] = s.now;
+        pc.balanced[l] = true;
         if (static_cast<int>(l) == s.topo->llc_level()) {
           PlacementWrites w(s);
           placement.on_periodic_balance(s, w, cpu, static_cast<int>(l));
@@ -121,6 +137,11 @@ class KernelBalance final : public BalancePolicy {
         if (periodic_) balance_level(s, ops, cpu, l);
       }
       next = std::min(next, pc.last_balance[l] + interval);
+    }
+    if (rules_.ilb_sis_util) {
+      // nohz_balancer_kick() runs at every tick of a busy CPU.
+      next = std::min(next, s.now + s.cost->tick);
+      nohz_idle_llc_pass(s, placement, cpu);
     }
     s.rq(cpu).next_balance = next;
     if (periodic_ && runnable(s, cpu.value()) >= 2) nohz_kick(s, ops, cpu);
@@ -142,6 +163,7 @@ class KernelBalance final : public BalancePolicy {
   };
   struct PerCpu {
     std::vector<Instant> last_balance;
+    std::vector<bool> balanced;  ///< the level has had a periodic pass in this run
     std::vector<uint32_t> failed;
     std::vector<int64_t> max_newidle_cost;
     std::vector<NewidleStats> ni;
@@ -247,9 +269,41 @@ class KernelBalance final : public BalancePolicy {
     }
   }
 
+  // ILB_SIS_UTIL (see the header): nohz_balancer_kick()'s test, then the LLC pass of every idle
+  // CPU whose pass is due, as _nohz_idle_balance() runs it, reduced to its SIS_UTIL refresh.
+  void nohz_idle_llc_pass(SchedState& s, PlacementPolicy& placement, CpuId kicker) {
+    const int llc = s.topo->llc_level();
+    if (llc < 0 || s.now < nohz_next_) return;
+    bool kick = runnable(s, kicker.value()) >= 2;
+    if (!kick) {
+      uint32_t busy = 0;
+      for (uint32_t c : s.topo->llc_mask(kicker.value()))
+        if (s.cpus[c].curr.valid()) ++busy;
+      kick = busy > 1;
+    }
+    if (!kick) return;
+    const auto l = static_cast<size_t>(llc);
+    Instant next = Instant::max();
+    for (uint32_t c = 0; c < s.cpus.size(); ++c) {
+      if (c == kicker.value() || !s.cpus[c].idle()) continue;
+      PerCpu& pc = per_cpu_[c];
+      const uint32_t weight = s.topo->levels()[l].span[c].count();
+      const Duration interval = std::max(Duration::ms(std::max<int64_t>(1, weight)), s.cost->tick);
+      if (!pc.balanced[l] || s.now >= pc.last_balance[l] + interval) {
+        pc.last_balance[l] = s.now;
+        pc.balanced[l] = true;
+        PlacementWrites w(s);
+        placement.on_periodic_balance(s, w, CpuId(c), llc);
+      }
+      next = std::min(next, pc.last_balance[l] + interval);
+    }
+    nohz_next_ = std::max(next == Instant::max() ? s.now : next, s.now + s.cost->tick);
+  }
+
   bool periodic_, newidle_;
   BalanceRules rules_;
   std::vector<PerCpu> per_cpu_;
+  Instant nohz_next_;
   SplitMix64 rng_{1};
 };
 
@@ -260,11 +314,13 @@ void register_balance_modules(PolicyRegistry& reg) {
                   [](const Features&) { return std::make_unique<KernelBalance>(true, true); });
   reg.add_balance({"", "kernel-6.14",
                    "kernel, with the 6.14 runnable accounting and the 6.17 / 6.18.y newidle rules as flags",
-                   feature_docs({Feature::LB_RUNNABLE, Feature::NI_BUMP, {Feature::NI_RANDOM, false}})},
+                   feature_docs({Feature::LB_RUNNABLE, Feature::NI_BUMP, {Feature::NI_RANDOM, false},
+                                 {Feature::ILB_SIS_UTIL, false}})},
                   [](const Features& f) {
                     return std::make_unique<KernelBalance>(
                         true, true,
-                        BalanceRules{f.get(Feature::LB_RUNNABLE), f.get(Feature::NI_BUMP), f.get(Feature::NI_RANDOM)});
+                        BalanceRules{f.get(Feature::LB_RUNNABLE), f.get(Feature::NI_BUMP), f.get(Feature::NI_RANDOM),
+                                     f.get(Feature::ILB_SIS_UTIL)});
                   });
   reg.add_balance({"", "newidle", "only newidle pulls when a CPU is about to go idle", {}},
                   [](const Features&) { return std::make_unique<KernelBalance>(false, true); });

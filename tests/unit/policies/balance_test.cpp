@@ -160,3 +160,68 @@ TEST_CASE("NI_RANDOM: newidle passes run in proportion to their success rate, re
   // The same seed gives the same draws.
   CHECK(passes(true, false, 7) == passes(true, false, 7));
 }
+
+namespace {
+
+/// Records the LLC passes that reach the placement module (where SIS_UTIL is refreshed).
+struct RefreshLog final : PlacementPolicy {
+  std::vector<uint32_t> cpus;
+  PlacementResult select_task_rq(const SchedState&, PlacementWrites&, const WakeContext&) override { return {}; }
+  void on_periodic_balance(const SchedState&, PlacementWrites&, CpuId cpu, int) override { cpus.push_back(cpu.value()); }
+};
+
+/// One 8-CPU LLC with CPUs 0 and 1 busy (one task each), the others idle, 4 ms into the run.
+struct EightCpus {
+  Machine m{1, 8, 1, 8};
+  FakeQueue q{8};
+  FakeOps ops;
+  RefreshLog log;
+  EightCpus() {
+    m.s.queue = &q;
+    m.busy(0, 6);
+    m.busy(1, 7);
+    m.s.now = Instant::zero() + Duration::ms(4);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("ILB_SIS_UTIL: a busy tick kicks the idle CPUs' LLC pass, which refreshes SIS_UTIL", "[policies][balance]") {
+  for (bool rule : {false, true}) {
+    INFO("ILB_SIS_UTIL " << rule);
+    EightCpus t;
+    auto b = balance({{"ILB_SIS_UTIL", rule}});
+    b->attach(t.m.s);
+    // The busy CPU's own LLC pass is not due (8 ms x busy_factor 16); two CPUs of the LLC are
+    // busy, so nohz_balancer_kick() kicks and every idle CPU (never balanced) runs its pass.
+    b->periodic(t.m.s, t.ops, t.log, CpuId(0));
+    if (!rule) {
+      CHECK(t.log.cpus.empty());
+      continue;
+    }
+    CHECK(t.log.cpus == std::vector<uint32_t>{2, 3, 4, 5, 6, 7});
+    // The next tick: nohz.next_balance is the idle CPUs' next pass (8 ms on), no kick.
+    t.log.cpus.clear();
+    t.m.s.now = t.m.s.now + Duration::ms(4);
+    b->periodic(t.m.s, t.ops, t.log, CpuId(1));
+    CHECK(t.log.cpus.empty());
+    // 8 ms after their pass the idle CPUs are due again; CPU 5 has become busy meanwhile.
+    t.m.busy(5, 5);
+    t.m.s.now = t.m.s.now + Duration::ms(4);
+    b->periodic(t.m.s, t.ops, t.log, CpuId(1));
+    CHECK(t.log.cpus == std::vector<uint32_t>{2, 3, 4, 6, 7});
+  }
+}
+
+TEST_CASE("ILB_SIS_UTIL: no kick while a single CPU of the LLC is busy with one task", "[policies][balance]") {
+  EightCpus t;
+  t.m.idle(1);
+  auto b = balance({{"ILB_SIS_UTIL", true}});
+  b->attach(t.m.s);
+  b->periodic(t.m.s, t.ops, t.log, CpuId(0));
+  CHECK(t.log.cpus.empty());
+  // Two runnable tasks on the ticking CPU also kick (rq->nr_running >= 2).
+  t.m.s.cpus[0].nr_running = 2;
+  b->periodic(t.m.s, t.ops, t.log, CpuId(0));
+  CHECK(t.log.cpus == std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7});
+}
