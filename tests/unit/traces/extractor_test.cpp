@@ -403,7 +403,7 @@ TEST_CASE("extract: an unrecorded switch-in on a CPU with no earlier event is pl
   // its own switch-out 58 us later. Nothing shows CPU 1 idle after the wakeup, so the switch-in is
   // placed at the wakeup, as when the CPU's previous event precedes the wakeup: C ran 58 us.
   // (Placing it at the switch-out instead dropped C's first run to 0 us and shifted every later
-  // action of C: on periodic-t24 the first sleeps of the 14 first-forked threads started 12-44 us
+  // action of C: on periodic-t24 the first sleeps of the 14 first-forked threads started 16-48 us
   // early, docs/fidelity.md "The periodic tail".)
   TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + fork_ev("A", 10, 0, "1.000010", "C", 20) +
               ev("A", 10, 0, "1.000012", "sched_wakeup_new", "comm=C pid=20 prio=120 target_cpu=001", "d..2.") +
