@@ -374,6 +374,7 @@ bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   pol.util->dequeue(s, p, CpuId(src), false);
   ts.cpu = to;
   note_migration(p, src, dst);
+  if (s.cpus[dst].curr.valid()) update_progress(dst);  // enqueue_entity(): update_curr() before placing
   pol.util->update(s, CpuId(dst));
   pol.util->enqueue(s, p, CpuId(dst), true);
   pol.queue->enqueue(s, CpuId(dst), p, EnqueueKind::kMigrate);
@@ -482,6 +483,10 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
     c.wake_stamp = s.jiffies();
     c.wake_avg_idle = c.avg_idle / 2;
   }
+  // enqueue_entity() runs update_curr() before place_entity(): the wakee is placed against the
+  // average that includes the running task's progress up to now (a stale curr would sit too far
+  // right once charged, and look ineligible to the wakeup check).
+  if (c.curr.valid()) update_progress(cpu);
   pol.util->update(s, CpuId(cpu));
   pol.util->enqueue(s, TaskId(t), CpuId(cpu), !is_new && src != cpu);
   pol.queue->enqueue(s, CpuId(cpu), TaskId(t), is_new ? EnqueueKind::kNew : EnqueueKind::kWakeup);
@@ -490,7 +495,6 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   if (!c.curr.valid()) {
     resched(cpu);
   } else {
-    update_progress(cpu);
     if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
   }
 }

@@ -79,6 +79,8 @@ class EevdfQueue final : public QueuePolicy {
     Se& se = se_[p.v];
     se.weight = s.tasks[p.v].weight;
     if (kind == EnqueueKind::kNew) se.is_new = true;
+    // The engine has charged curr (update_curr) before this call, as enqueue_entity() does
+    // before place_entity(): V includes curr's progress up to now.
     place_entity(rq, se);
     se.cpu = cpu.value();
     add(rq, p.v);

@@ -248,3 +248,42 @@ TEST_CASE("eevdf-6.17: without RUN_TO_PARITY the protection is a minimum quantum
     CHECK(sw.in[3].first == Instant::zero() + Duration::us(c.fourth_us));
   }
 }
+
+TEST_CASE("eevdf: a remote wakee is placed after the running task's progress is charged", "[policies][queue]") {
+  // 2 CPUs (slice 0.7 ms x 2 = 1.4 ms; a new task's first request is half of it). B and A start
+  // on CPU0 (pinned), B first: B blocks at once with zero lag (both at V); A runs from 0 with
+  // deadline (and 6.17 protection end) at v = 0.7 ms. C on CPU1 wakes B at 0.5 ms; no tick or
+  // switch on CPU0 has charged A's 0.5 ms yet. enqueue_entity() runs update_curr() before
+  // place_entity(), so B is placed at V = v_A = 0.5 ms: A stays eligible and protected and keeps
+  // the CPU until it ends at 2 ms. Placed against A's stale vruntime (0), B would sit 0.5 ms left
+  // of A once A is charged, A would be ineligible and B would preempt at 0.5 ms.
+  for (const char* queue : {"eevdf", "eevdf-6.17"}) {
+    INFO(queue);
+    Workload w;
+    TaskSpec a, b, c;
+    b.name = "B";
+    b.initial_cpu = 0;
+    b.affinity = CpuMask::of({0});
+    b.program = {Action::block(), Action::run(Duration::us(100))};
+    a.name = "A";
+    a.initial_cpu = 0;
+    a.affinity = CpuMask::of({0});
+    a.program = {Action::run(Duration::ms(2))};
+    c.name = "C";
+    c.initial_cpu = 1;
+    c.affinity = CpuMask::of({1});
+    c.program = {Action::run(Duration::us(500)), Action::wake(TaskId(0))};
+    w.add_task(b);
+    w.add_task(a);
+    w.add_task(c);
+    Switches sw;
+    SimSummary s = run(w, cpus(2), queue, "none", &sw);
+    CHECK(s.complete);
+    std::vector<int64_t> b_in;
+    for (const auto& [at, t] : sw.in)
+      if (t == TaskId(0)) b_in.push_back((at - Instant::zero()).count());
+    REQUIRE(b_in.size() == 2);
+    CHECK(b_in[0] == 0);
+    CHECK(b_in[1] == Duration::ms(2).count());
+  }
+}
