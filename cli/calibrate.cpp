@@ -90,6 +90,8 @@ int64_t nearest_rank(const std::vector<int64_t>& v, double q) {
 
 }  // namespace
 
+double robust_loss(double l2) { return std::log1p(l2); }
+
 std::optional<Prior> measured_prior(std::vector<int64_t> samples, double ipi_ns, double lo, double hi,
                                     const std::string& what) {
   if (samples.size() < kCalibrateMinPriorSamples) return std::nullopt;
@@ -245,7 +247,7 @@ double score(const Loaded& t, const RunResults& r) {
     if (w <= 0) continue;
     const Comparison* c = find_cmp(r, m.metric);
     if (!c) continue;
-    s += w * log_ratio_sq(c->simulated, c->observed, m.time);
+    s += w * robust_loss(log_ratio_sq(c->simulated, c->observed, m.time));
     n += w;
   }
   return n > 0 ? s / n : 0.0;
@@ -712,6 +714,10 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
       mf.weight = metric_weight(loaded[i], m);
       mf.in_objective = mf.weight > 0;
       mf.note = b->note.empty() ? "" : ">=";
+      if (mf.in_objective && log_ratio_sq(a->simulated, a->observed, m.time) > 1)
+        tf.damped.push_back(fmt::format("{} {:.3g}x the observed at the start", m.label,
+                                        std::max(a->simulated, m.time ? 100.0 : 1.0) /
+                                            std::max(a->observed, m.time ? 100.0 : 1.0)));
       tf.metrics.push_back(mf);
     }
     res.traces.push_back(std::move(tf));
@@ -752,8 +758,8 @@ std::string render_calibration_report(const CalibrateResult& r) {
                        "{:.4f} -> {:.4f}\n\n",
                        r.start_objective, r.fitted_objective);
   else
-    out += fmt::format("objective (mean over traces of the weighted mean squared log-ratio of the fitted metrics, plus "
-                       "the priors' penalty {:.4f} -> {:.4f}): {:.4f} -> {:.4f}\n\n",
+    out += fmt::format("objective (mean over traces of the weighted mean of ln(1 + ln(sim/obs)^2) over the fitted "
+                       "metrics, plus the priors' penalty {:.4f} -> {:.4f}): {:.4f} -> {:.4f}\n\n",
                        r.start_penalty, r.fitted_penalty, r.start_objective, r.fitted_objective);
   out += fmt::format("{:<20} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10}  {}\n", "parameter", "start", "fitted", "moved",
                      "search lo", "search hi", "prior", "note");
@@ -788,8 +794,12 @@ std::string render_calibration_report(const CalibrateResult& r) {
                            param_text(p.name, p.prior->value), p.prior->source, param_text(p.name, p.search_lo),
                            param_text(p.name, p.search_hi), param_text(p.name, p.lo), param_text(p.name, p.hi));
     }
-    for (const auto& t : r.traces)
+    for (const auto& t : r.traces) {
       if (!t.weight_reason.empty()) out += fmt::format("  {}: {}\n", t.path, t.weight_reason);
+      if (!t.damped.empty())
+        out += fmt::format("  {}: beyond a factor e, so their pull on the costs is damped by the robust loss: {}\n",
+                           t.path, join(t.damped, "; "));
+    }
     for (const auto& n : r.notes) out += "  " + n + "\n";
   }
   auto val = [](const std::string& label, double v) {

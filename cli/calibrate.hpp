@@ -8,8 +8,8 @@
 /// within a bounded number of evaluations.
 ///
 /// Objective: the mean over traces of the weighted mean over the trace's fitted metrics of
-/// ln(simulated / observed)^2 (values floored at 100 ns for times and 1 for counts), plus a prior
-/// penalty. Fitted metrics: makespan, wakeup count, wakeup latency p50/p90/p99, and the run-queue
+/// robust_loss(ln(simulated / observed)^2) (values floored at 100 ns for times and 1 for counts),
+/// plus a prior penalty. Fitted metrics: makespan, wakeup count, wakeup latency p50/p90/p99, and the run-queue
 /// wait of preempted tasks (p50) when the trace has at least 30 such samples.
 ///
 /// Generalisation (docs/calibrate.md "Priors, identifiability and excluded metrics"):
@@ -76,6 +76,11 @@ struct Prior {
 /// [lo, hi]. nullopt with fewer than kCalibrateMinPriorSamples samples or when the range is empty.
 std::optional<Prior> measured_prior(std::vector<int64_t> samples, double ipi_ns, double lo, double hi,
                                     const std::string& what);
+/// A trace metric's term in the objective, from its squared log-ratio l2: ln(1 + l2) (the Cauchy
+/// loss of robust regression). Near l2 = 0 it is l2; a metric off by more than a factor e pulls
+/// on the costs with 2l / (1 + l^2) instead of 2l, so a metric the model cannot reach (a missing
+/// mechanism, e.g. a 30x tail) does not decide the costs. The report lists those metrics.
+double robust_loss(double l2);
 /// The penalty a prior adds to the objective: weight * ln(x / value)^2.
 double prior_penalty(double x, double value, double weight);
 /// The weight of a trace's wake metrics given the wakes its start replay banked as tokens out of
@@ -136,6 +141,7 @@ struct TraceFit {
   uint64_t banked_at_start = 0;  ///< wakes the start replay banked as tokens
   double wake_weight = 1;        ///< banked_weight(): weight of makespan, wakeups, wake latency
   std::string weight_reason;     ///< why wake_weight < 1 ("" when 1)
+  std::vector<std::string> damped;  ///< metrics in the objective off by more than a factor e at the start
 };
 
 struct CalibrateResult {

@@ -280,3 +280,14 @@ TEST_CASE("calibrate excludes the wake metrics of a trace whose replay banks mos
   CHECK(r.params[0].fitted >= r.params[0].search_lo);
   CHECK(r.params[0].fitted <= r.params[0].search_hi);
 }
+
+TEST_CASE("robust_loss: quadratic for small misses, damped beyond a factor e", "[cli][calibrate]") {
+  CHECK(cli::robust_loss(0) == 0);
+  CHECK(cli::robust_loss(0.01) == Approx(0.01).epsilon(0.01));  // a 10% miss: about l^2
+  const double l_small = 0.2, l_big = 3.4;                   // a 22% and a 30x miss
+  // The pull on the costs (d loss / d l = 2l / (1 + l^2)): the 30x miss pulls less than the 22% one.
+  auto pull = [](double l) { return (cli::robust_loss((l + 1e-6) * (l + 1e-6)) - cli::robust_loss(l * l)) / 1e-6; };
+  CHECK(pull(l_small) == Approx(2 * l_small / (1 + l_small * l_small)).epsilon(1e-3));
+  CHECK(pull(l_big) < pull(1.0));
+  CHECK(pull(l_big) < 2 * l_big / 10);
+}
