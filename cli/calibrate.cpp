@@ -503,6 +503,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   for (size_t i = 0; i < sp.size(); ++i) active.push_back(i);
   auto full_point = [&](const std::vector<double>& x) {
     std::vector<double> all;
+    all.reserve(sp.size());
     for (const auto& p : sp) all.push_back(p.start);
     for (size_t k = 0; k < active.size(); ++k) all[active[k]] = x[k];
     return all;
@@ -632,6 +633,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     res.converged = true;
   } else {
     std::vector<stats::SearchParam> asp;
+    asp.reserve(active.size());
     for (size_t k : active) asp.push_back(sp[k]);
     stats::SearchOptions opt;
     opt.max_evals = req.max_evals;
