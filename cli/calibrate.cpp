@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/stats/coordinate_search.hpp"
+#include "schedsim/topology/json_input.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
@@ -80,6 +82,60 @@ std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWa
 
 namespace {
 
+// Nearest-rank percentile of sorted samples (q in 0..100); v must not be empty.
+int64_t nearest_rank(const std::vector<int64_t>& v, double q) {
+  size_t k = static_cast<size_t>(std::ceil(q / 100.0 * static_cast<double>(v.size()) - 1e-9));
+  return v[std::min(v.size(), std::max<size_t>(k, 1)) - 1];
+}
+
+}  // namespace
+
+double robust_loss(double l2) { return std::log1p(l2); }
+
+std::optional<Prior> measured_prior(std::vector<int64_t> samples, double ipi_ns, double lo, double hi,
+                                    const std::string& what) {
+  if (samples.size() < kCalibrateMinPriorSamples) return std::nullopt;
+  std::sort(samples.begin(), samples.end());
+  const auto p25 = static_cast<double>(nearest_rank(samples, 25));
+  const auto p50 = static_cast<double>(nearest_rank(samples, 50));
+  const auto p75 = static_cast<double>(nearest_rank(samples, 75));
+  // The model's idle wake is the IPI plus the exit: the exit is what remains of the measured
+  // waking-to-switch-in time. The timestamps are in whole microseconds on the recordings this
+  // was made for, so the range is at least one tick either side of the median.
+  constexpr double kTick = 1000;
+  Prior pr;
+  pr.wake_lo = std::min(p25, p50 - kTick);
+  pr.wake_hi = std::max(p75, p50 + kTick);
+  pr.wake_value = p50;
+  pr.lo = std::max(lo, pr.wake_lo - ipi_ns);
+  pr.hi = std::min(hi, pr.wake_hi - ipi_ns);
+  if (!(pr.lo < pr.hi)) return std::nullopt;
+  pr.value = std::clamp(p50 - ipi_ns, pr.lo, pr.hi);
+  pr.samples = samples.size();
+  pr.source = fmt::format("measured: p50 {} of {} {} in the training traces, minus the IPI {}; the wake (IPI + exit) "
+                          "kept in {} - {}, the samples' p25 - p75 widened to at least p50 -/+ 1 us",
+                          format_duration(Duration::ns(std::llround(p50))), samples.size(), what,
+                          format_duration(Duration::ns(std::llround(ipi_ns))),
+                          format_duration(Duration::ns(std::llround(pr.wake_lo))),
+                          format_duration(Duration::ns(std::llround(pr.wake_hi))));
+  return pr;
+}
+
+double prior_penalty(double x, double value, double weight) {
+  const double l = std::log(x / value);
+  return weight * l * l;
+}
+
+double banked_weight(uint64_t banked, uint64_t observed_wakeups) {
+  if (observed_wakeups == 0) return 1.0;
+  const double share = std::min(1.0, static_cast<double>(banked) / static_cast<double>(observed_wakeups));
+  if (share >= kBankedExclude) return 0.0;
+  if (share >= kBankedDownweight) return 1.0 - share;
+  return 1.0;
+}
+
+namespace {
+
 const CalibrationRange& range_of(const std::string& name) {
   for (const auto& r : calibration_ranges())
     if (name == r.name) return r;
@@ -106,18 +162,21 @@ struct MetricSpec {
   const char* label;
   bool time;  ///< nanoseconds (floor 100 ns) or a count (floor 1)
   bool fit;
+  /// Depends on the trace's wakes being replayed as wakes: a wake banked as a token (the wakee
+  /// not yet blocked in the replay) has no latency, no wakeup and no wait (banked_weight()).
+  bool wake;
 };
 const MetricSpec kMetrics[] = {
-    {"makespan_ns", "makespan", true, true},
-    {"wakeups", "wakeups", false, true},
-    {"wakeup_latency.p50_ns", "wake latency p50", true, true},
-    {"wakeup_latency.p90_ns", "wake latency p90", true, true},
-    {"wakeup_latency.p99_ns", "wake latency p99", true, true},
-    {"preempt_delay.p50_ns", "rq-wait (preempted) p50", true, true},
-    {"preempt_delay.count", "rq-wait (preempted) n", false, false},
-    {"preempt_delay.p90_ns", "rq-wait (preempted) p90", true, false},
-    {"migrations", "migrations", false, false},
-    {"context_switches", "context switches", false, false},
+    {"makespan_ns", "makespan", true, true, true},
+    {"wakeups", "wakeups", false, true, true},
+    {"wakeup_latency.p50_ns", "wake latency p50", true, true, true},
+    {"wakeup_latency.p90_ns", "wake latency p90", true, true, true},
+    {"wakeup_latency.p99_ns", "wake latency p99", true, true, true},
+    {"preempt_delay.p50_ns", "rq-wait (preempted) p50", true, true, false},
+    {"preempt_delay.count", "rq-wait (preempted) n", false, false, false},
+    {"preempt_delay.p90_ns", "rq-wait (preempted) p90", true, false, false},
+    {"migrations", "migrations", false, false, false},
+    {"context_switches", "context switches", false, false, false},
 };
 
 const Comparison* find_cmp(const RunResults& r, const std::string& metric) {
@@ -136,6 +195,8 @@ struct Loaded {
   std::string path;  ///< the trace, or the generator spec
   Workload w;
   bool rq_fit = false;
+  double wake_weight = 1;     ///< banked_weight() at the start point
+  std::vector<int64_t> idle_short, idle_long, idle_all;  ///< measured idle-wake samples (ns)
   bool generated = false;     ///< a generator spec, regenerated with each candidate's costs
   int64_t bench_obs_ns = -1;  ///< generated: the real benchmark time
 };
@@ -161,22 +222,35 @@ RunResults replay(const Loaded& t, const Topology& topo, const std::string& kern
 
 int64_t bench_time(const RunResults& r) { return r.benchmark_time_ns >= 0 ? r.benchmark_time_ns : r.makespan_ns; }
 
-// A trace's share of the objective: the mean squared log-ratio over its fitted metrics; a
-// generated workload's: that of its benchmark time.
+double metric_weight(const Loaded& t, const MetricSpec& m) {
+  if (!m.fit) return 0;
+  if (std::string(m.metric) == "preempt_delay.p50_ns" && !t.rq_fit) return 0;
+  return m.wake ? t.wake_weight : 1.0;
+}
+
+// Whether a trace has any metric left in the objective.
+bool counts(const Loaded& t) {
+  if (t.generated) return true;
+  for (const auto& m : kMetrics)
+    if (metric_weight(t, m) > 0) return true;
+  return false;
+}
+
+// A trace's share of the objective: the weighted mean squared log-ratio over its fitted metrics;
+// a generated workload's: that of its benchmark time.
 double score(const Loaded& t, const RunResults& r) {
   if (t.generated)
     return log_ratio_sq(static_cast<double>(bench_time(r)), static_cast<double>(t.bench_obs_ns), true);
-  double s = 0;
-  int n = 0;
+  double s = 0, n = 0;
   for (const auto& m : kMetrics) {
-    if (!m.fit) continue;
-    if (std::string(m.metric) == "preempt_delay.p50_ns" && !t.rq_fit) continue;
+    const double w = metric_weight(t, m);
+    if (w <= 0) continue;
     const Comparison* c = find_cmp(r, m.metric);
     if (!c) continue;
-    s += log_ratio_sq(c->simulated, c->observed, m.time);
-    ++n;
+    s += w * robust_loss(log_ratio_sq(c->simulated, c->observed, m.time));
+    n += w;
   }
-  return n ? s / n : 0.0;
+  return n > 0 ? s / n : 0.0;
 }
 
 Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract) {
@@ -205,12 +279,71 @@ Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract
                                                   "fewer samples is their maximum); select more tasks or record longer",
                                                   o.wakeups, kCalibrateMinWakeups));
   t.rq_fit = o.runqueue_wait.count() >= kCalibrateMinRqSamples;
+  // The machine's idle wakes, measured over all the trace's tasks (traces/import: by how long the
+  // target had been idle): under 50 us (bins 0-1), 200 us or more (bins 3-4), and all.
+  const auto& b = rep.idle_wake.by_idle;
+  for (size_t i = 0; i < 5; ++i) {
+    auto& dst = i < 2 ? t.idle_short : t.idle_long;
+    if (i != 2) dst.insert(dst.end(), b[i].begin(), b[i].end());
+    t.idle_all.insert(t.idle_all.end(), b[i].begin(), b[i].end());
+  }
   return t;
 }
 
 std::string param_text(const std::string& name, double v) {
   if (is_permille(name)) return fmt::format("{}", std::llround(v));
   return format_duration(Duration::ns(std::llround(v)));
+}
+
+// --prior: name=value or cost files. A file may hold other settings (idle_wake, parameters not
+// fitted): those are not priors; a fitted parameter's value must lie in its plausible range.
+std::map<std::string, Prior> parse_priors(const std::vector<std::string>& specs, const std::set<std::string>& fitted,
+                                          std::vector<std::string>& notes) {
+  std::map<std::string, Prior> out;
+  for (const auto& spec : specs) {
+    if (spec == "start") continue;  // handled by the caller: the start values
+    CostModel tmp;
+    std::vector<std::string> keys;
+    const size_t eq = spec.find('=');
+    if (eq != std::string::npos) {
+      const std::string key = spec.substr(0, eq);
+      bool known = false;
+      for (const auto& r : calibration_ranges()) known = known || key == r.name;
+      if (!known || is_gen_cost(key)) {
+        std::vector<std::string> names;
+        for (const auto& r : calibration_ranges())
+          if (!is_gen_cost(r.name)) names.emplace_back(r.name);
+        throw InputError(SourceLoc{"--prior"}, unknown_choice_message("parameter with a prior", key, names));
+      }
+      tmp.set(spec, "--prior");
+      keys.push_back(key);
+    } else {
+      tmp.load_json_file(spec);
+      const nlohmann::json j = parse_json_input(read_input_file(spec, "prior file"), spec);
+      for (const auto& r : calibration_ranges())
+        if (!is_gen_cost(r.name) && j.contains(r.name)) keys.emplace_back(r.name);
+    }
+    for (const auto& key : keys) {
+      const CalibrationRange& r = range_of(key);
+      const double v = std::stod(tmp.get(key));
+      if (v < r.lo || v > r.hi)
+        throw InputError(SourceLoc{"--prior"}, fmt::format("{} = {} is outside its plausible range {} - {} "
+                                                           "(docs/calibrate.md): a measurement there means the "
+                                                           "model does not describe this machine",
+                                                           key, param_text(key, v), param_text(key, r.lo),
+                                                           param_text(key, r.hi)));
+      if (!fitted.count(key)) {
+        notes.push_back(fmt::format("prior {} = {} ({}) not used: {} is not fitted", key, param_text(key, v),
+                                    eq != std::string::npos ? "--prior " + spec : spec, key));
+        continue;
+      }
+      Prior p;
+      p.value = v;
+      p.source = "given: --prior " + spec;
+      out[key] = p;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -264,8 +397,14 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   if (names.empty())
     names = default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake,
                                        base.replay_overheads == ReplayOverheads::kCharged);
+  if (generated && !req.priors.empty())
+    throw InputError(SourceLoc{"--prior"}, "applies to traces: a generated workload's parameters move by one common "
+                                           "factor fitted to one benchmark time");
+  if (!(req.prior_weight >= 0) || !std::isfinite(req.prior_weight))
+    throw InputError(SourceLoc{"--prior-weight"}, fmt::format("expected a finite weight >= 0, got {}", req.prior_weight));
+  res.prior_weight = req.prior_weight;
   std::set<std::string> seen;
-  std::vector<stats::SearchParam> sp;
+  std::vector<double> raw_start;  // the start before clamping into a prior's narrower range
   for (const auto& n : names) {
     const CalibrationRange& r = range_of(n);
     if (!seen.insert(n).second) throw InputError(SourceLoc{"--fit"}, "parameter '" + n + "' given twice");
@@ -284,14 +423,23 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
                                            ", docs/calibrate.md); fit "
                                            "it on a generated workload, or with -c replay_overheads=charged");
     double start = std::stod(base.get(n));
-    sp.push_back({n, r.lo, r.hi, std::clamp(start, r.lo, r.hi)});
-    res.params.push_back({n, r.lo, r.hi, std::clamp(start, r.lo, r.hi), 0, is_permille(n) ? "permille" : "ns", r.source});
+    raw_start.push_back(start);
+    FittedParam fp;
+    fp.name = n;
+    fp.lo = fp.search_lo = r.lo;
+    fp.hi = fp.search_hi = r.hi;
+    fp.start = std::clamp(start, r.lo, r.hi);
+    fp.unit = is_permille(n) ? "permille" : "ns";
+    fp.source = r.source;
+    res.params.push_back(std::move(fp));
   }
+  std::map<std::string, Prior> given = parse_priors(req.priors, seen, res.notes);
+  std::vector<stats::SearchParam> sp;
   // One benchmark time determines one degree of freedom: a generated workload's parameters move
   // together, by one factor kept inside every parameter's range.
   if (generated) {
     double lo = 0, hi = std::numeric_limits<double>::infinity();
-    for (const auto& p : sp) {
+    for (const auto& p : res.params) {
       lo = std::max(lo, p.lo / p.start);
       hi = std::min(hi, p.hi / p.start);
     }
@@ -303,21 +451,106 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
 
   for (const auto& p : req.traces) loaded.push_back(load_trace(p, req.extract));
 
-  auto model_for = [&](const std::vector<double>& x) {
+  int ipi_index = -1;  // ipi_same_package among the fitted parameters
+  const bool prior_start = std::find(req.priors.begin(), req.priors.end(), "start") != req.priors.end();
+  // Priors: --prior first; else the idle exit measured from the training traces' own idle wakes
+  // (the model's wake to an idle CPU is the IPI plus the exit, docs/calibrate.md).
+  if (!generated) {
+    const double ipi = std::stod(base.get("ipi_same_package"));
+    for (size_t i = 0; i < res.params.size(); ++i)
+      if (res.params[i].name == "ipi_same_package") ipi_index = static_cast<int>(i);
+    auto pooled = [&](std::vector<int64_t> Loaded::*field) {
+      std::vector<int64_t> v;
+      for (const auto& t : loaded) v.insert(v.end(), (t.*field).begin(), (t.*field).end());
+      return v;
+    };
+    for (size_t i = 0; i < res.params.size(); ++i) {
+      FittedParam& p = res.params[i];
+      if (auto g = given.find(p.name); g != given.end()) {
+        p.prior = g->second;
+      } else if (base.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_polled") {
+        p.prior = measured_prior(pooled(&Loaded::idle_short), ipi, p.lo, p.hi, "remote wakes to a CPU idle under 50 us");
+      } else if (base.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_halted") {
+        p.prior = measured_prior(pooled(&Loaded::idle_long), ipi, p.lo, p.hi, "remote wakes to a CPU idle 200 us or more");
+      } else if (base.idle_wake == IdleWakeMode::kConstant && p.name == "idle_exit") {
+        p.prior = measured_prior(pooled(&Loaded::idle_all), ipi, p.lo, p.hi, "remote wakes to an idle CPU");
+      }
+      if (!p.prior && prior_start) {
+        Prior st;
+        st.value = p.start;
+        st.source = "--prior start: the starting value (-c, else the machine's cost profile)";
+        p.prior = st;
+      }
+      if (p.prior && p.prior->hi > p.prior->lo) {
+        p.search_lo = p.prior->lo;
+        p.search_hi = p.prior->hi;
+      }
+      p.start = std::clamp(raw_start[i], p.search_lo, p.search_hi);
+    }
+    // A measured exit with the IPI fitted too: the samples fix the sum, so the exit's box is what
+    // the IPI's box leaves of the wake's range (the sum is checked in the objective).
+    for (auto& p : res.params) {
+      if (!p.prior || p.prior->wake_value <= 0 || ipi_index < 0) continue;
+      const FittedParam& q = res.params[static_cast<size_t>(ipi_index)];
+      p.search_lo = std::max(p.lo, p.prior->wake_lo - q.search_hi);
+      p.search_hi = std::min(p.hi, p.prior->wake_hi - q.search_lo);
+    }
+    for (const auto& p : res.params) sp.push_back({p.name, p.search_lo, p.search_hi, p.start});
+  }
+
+  // `active` lists the searched parameters (indices into sp); the others stay at their start.
+  std::vector<size_t> active;
+  for (size_t i = 0; i < sp.size(); ++i) active.push_back(i);
+  auto full_point = [&](const std::vector<double>& x) {
+    std::vector<double> all;
+    all.reserve(sp.size());
+    for (const auto& p : sp) all.push_back(p.start);
+    for (size_t k = 0; k < active.size(); ++k) all[active[k]] = x[k];
+    return all;
+  };
+  auto model_for = [&](const std::vector<double>& all) {
     CostModel c = base;
     if (generated) {
-      for (const auto& p : res.params) set_param(c, p.name, p.start * x[0]);
+      for (const auto& p : res.params) set_param(c, p.name, p.start * all[0]);
       return c;
     }
-    for (size_t i = 0; i < sp.size(); ++i) set_param(c, sp[i].name, x[i]);
+    for (size_t i = 0; i < sp.size(); ++i) set_param(c, sp[i].name, all[i]);
     return c;
   };
+  const double base_ipi = std::stod(base.get("ipi_same_package"));
+  auto ipi_at = [&](const std::vector<double>& all) {
+    return ipi_index >= 0 ? all[static_cast<size_t>(ipi_index)] : base_ipi;
+  };
+  auto penalty = [&](const std::vector<double>& all) {
+    double pen = 0;
+    if (generated) return pen;
+    for (size_t i = 0; i < res.params.size(); ++i) {
+      const auto& pr = res.params[i].prior;
+      if (!pr) continue;
+      if (pr->wake_value > 0)  // measured: on the wake the samples measured, IPI + exit
+        pen += prior_penalty(all[i] + ipi_at(all), pr->wake_value, req.prior_weight);
+      else
+        pen += prior_penalty(all[i], pr->value, req.prior_weight);
+    }
+    return pen;
+  };
+  // Outside a measured wake's range (IPI + exit), a candidate contradicts the samples.
+  auto feasible = [&](const std::vector<double>& all) {
+    if (generated) return true;
+    for (size_t i = 0; i < res.params.size(); ++i) {
+      const auto& pr = res.params[i].prior;
+      if (!pr || pr->wake_value <= 0) continue;
+      const double wake = all[i] + ipi_at(all);
+      if (wake < pr->wake_lo - 0.5 || wake > pr->wake_hi + 0.5) return false;
+    }
+    return true;
+  };
+  std::vector<double> x0;
+  x0.reserve(sp.size());
+  for (const auto& p : sp) x0.push_back(p.start);
   // The start point must replay completely: a trace that does not is refused, not fitted.
   std::vector<RunResults> start_results;
   {
-    std::vector<double> x0;
-    x0.reserve(sp.size());
-    for (const auto& p : sp) x0.push_back(p.start);
     CostModel c = model_for(x0);
     for (const auto& t : loaded) {
       bool complete = false;
@@ -327,37 +560,114 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
                                             "tasks blocked forever or wake tokens never consumed)");
     }
   }
-  bool first = true;
-  auto objective = [&](const std::vector<double>& x) {
+  // Wake metrics of a trace whose replay banks its wakes as tokens describe the banking (a
+  // missing mechanism: the wakee's block is fixed at its recorded point), not the costs.
+  for (size_t i = 0; i < loaded.size(); ++i)
+    if (!loaded[i].generated)
+      loaded[i].wake_weight = banked_weight(start_results[i].tokens_banked, loaded[i].w.observed.wakeups);
+  size_t counted = 0;
+  for (const auto& t : loaded) counted += counts(t) ? 1U : 0U;
+  if (counted == 0)
+    throw InputError("calibrate: every trace's fitted metrics are excluded (their replays bank at least half of the "
+                     "wakes as tokens, see the report's reasons): nothing to fit on; add traces whose wakes replay");
+  auto data_objective = [&](const std::vector<RunResults>& rs) {
     double total = 0;
-    if (first) {  // the start point was just replayed above
-      first = false;
-      for (size_t i = 0; i < loaded.size(); ++i) total += score(loaded[i], start_results[i]);
-      return total / static_cast<double>(loaded.size());
-    }
-    CostModel c = model_for(x);
+    for (size_t i = 0; i < loaded.size(); ++i)
+      if (counts(loaded[i])) total += score(loaded[i], rs[i]);
+    return total / static_cast<double>(counted);
+  };
+  // Replays every trace with `all`; nullopt when one does not complete.
+  auto replay_all = [&](const std::vector<double>& all) -> std::optional<std::vector<RunResults>> {
+    CostModel c = model_for(all);
+    std::vector<RunResults> rs;
     for (const auto& t : loaded) {
       bool complete = false;
-      RunResults r = replay(t, topo, req.kernel, c, complete);
-      if (!complete) {
-        ++res.rejected;
-        return std::numeric_limits<double>::infinity();
-      }
-      total += score(t, r);
+      rs.push_back(replay(t, topo, req.kernel, c, complete));
+      if (!complete) return std::nullopt;
     }
-    return total / static_cast<double>(loaded.size());
+    return rs;
   };
-  stats::SearchOptions opt;
-  opt.max_evals = req.max_evals;
-  stats::SearchResult sr = stats::coordinate_search(
-      sp, objective, opt, [&](uint32_t n, double best) {
-        if (req.progress) req.progress(n, req.max_evals, best);
-      });
-  res.evals = sr.evals;
-  res.converged = sr.converged;
-  res.start_objective = sr.start_value;
-  res.fitted_objective = sr.best_value;
-  res.cost = model_for(sr.best);
+  // Identifiability: a parameter whose doubling and halving (inside its search range) leaves the
+  // data objective unchanged within kCalibrateMinEffect cannot be told apart by these traces; the
+  // search would move it along a flat valley (or by the prior alone), so it keeps its start.
+  if (!generated) {
+    const double j0 = data_objective(start_results);
+    active.clear();
+    for (size_t i = 0; i < sp.size(); ++i) {
+      double effect = 0;
+      for (double f : {2.0, 0.5}) {
+        std::vector<double> probe = x0;
+        probe[i] = std::clamp(x0[i] * f, sp[i].lo, sp[i].hi);
+        if (probe[i] == x0[i]) continue;
+        ++res.probes;
+        auto rs = replay_all(probe);
+        effect = rs ? std::max(effect, std::abs(data_objective(*rs) - j0)) : std::numeric_limits<double>::infinity();
+      }
+      res.params[i].effect = effect;
+      res.params[i].identifiable = effect >= kCalibrateMinEffect;
+      if (res.params[i].identifiable) active.push_back(i);
+    }
+  }
+  bool first = true;
+  auto objective = [&](const std::vector<double>& x) {
+    const std::vector<double> all = full_point(x);
+    if (first) {  // the start point was just replayed above
+      first = false;
+      return data_objective(start_results) + penalty(all);
+    }
+    if (!feasible(all)) {
+      ++res.infeasible;
+      return std::numeric_limits<double>::infinity();
+    }
+    auto rs = replay_all(all);
+    if (!rs) {
+      ++res.rejected;
+      return std::numeric_limits<double>::infinity();
+    }
+    return data_objective(*rs) + penalty(all);
+  };
+  std::vector<double> best = x0;
+  res.start_penalty = penalty(x0);
+  if (active.empty()) {  // nothing identifiable: the start is the answer
+    res.start_objective = res.fitted_objective = data_objective(start_results) + res.start_penalty;
+    res.converged = true;
+  } else {
+    std::vector<stats::SearchParam> asp;
+    asp.reserve(active.size());
+    for (size_t k : active) asp.push_back(sp[k]);
+    stats::SearchOptions opt;
+    opt.max_evals = req.max_evals;
+    stats::SearchResult sr = stats::coordinate_search(
+        asp, objective, opt, [&](uint32_t n, double b) {
+          if (req.progress) req.progress(n, req.max_evals, b);
+        });
+    res.evals = sr.evals;
+    res.converged = sr.converged;
+    res.start_objective = sr.start_value;
+    res.fitted_objective = sr.best_value;
+    best = full_point(sr.best);
+    // A move that buys less than kCalibrateMinEffect of objective is not kept: the fitted value
+    // would then differ from the start for a gain the identifiability test calls no effect (a
+    // percentile step, a rounding of one trace), which is what makes two folds disagree.
+    for (size_t k : active) {
+      if (std::llround(best[k]) == std::llround(x0[k])) continue;  // the cost file holds whole ns
+      std::vector<double> trial = best;
+      trial[k] = x0[k];
+      if (!feasible(trial)) continue;
+      ++res.probes;
+      auto rs = replay_all(trial);
+      if (!rs) continue;
+      const double v = data_objective(*rs) + penalty(trial);
+      if (v <= res.fitted_objective + kCalibrateMinEffect) {
+        res.params[k].reverted_from = best[k];
+        res.params[k].revert_cost = v - res.fitted_objective;
+        best = trial;
+        res.fitted_objective = v;
+      }
+    }
+  }
+  res.fitted_penalty = penalty(best);
+  res.cost = model_for(best);
   for (auto& p : res.params) p.fitted = std::stod(res.cost.get(p.name));
 
   for (size_t i = 0; i < loaded.size(); ++i) {
@@ -369,15 +679,29 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     tf.span_ms = static_cast<double>(loaded[i].w.observed.span.count()) / 1e6;
     tf.start_score = score(loaded[i], start_results[i]);
     tf.fitted_score = score(loaded[i], fitted);
+    tf.banked_at_start = start_results[i].tokens_banked;
+    tf.wake_weight = loaded[i].wake_weight;
+    if (tf.wake_weight < 1) {
+      const double share = static_cast<double>(tf.banked_at_start) / static_cast<double>(tf.observed_wakeups);
+      tf.weight_reason =
+          tf.wake_weight == 0
+              ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
+                            "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
+                            "wake latency describe that missing mechanism, not the costs",
+                            tf.banked_at_start, tf.observed_wakeups, 100 * share, 100 * kBankedExclude)
+              : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
+                            "its makespan, wakeups and wake latency count for the share replayed as wakes",
+                            tf.wake_weight, tf.banked_at_start, tf.observed_wakeups, 100 * share);
+    }
     if (loaded[i].generated) {
       tf.span_ms = static_cast<double>(loaded[i].bench_obs_ns) / 1e6;
       const auto obs = static_cast<double>(loaded[i].bench_obs_ns);
       tf.metrics.push_back({"benchmark time", obs, static_cast<double>(bench_time(start_results[i])),
-                            static_cast<double>(bench_time(fitted)), true, ""});
+                            static_cast<double>(bench_time(fitted)), true, 1.0, ""});
       tf.metrics.push_back({"makespan", 0, static_cast<double>(start_results[i].makespan_ns),
-                            static_cast<double>(fitted.makespan_ns), false, ""});
+                            static_cast<double>(fitted.makespan_ns), false, 0.0, ""});
       tf.metrics.push_back({"wakeups", 0, static_cast<double>(start_results[i].placement.wakeups),
-                            static_cast<double>(fitted.placement.wakeups), false, ""});
+                            static_cast<double>(fitted.placement.wakeups), false, 0.0, ""});
     }
     for (const auto& m : kMetrics) {
       if (loaded[i].generated) break;
@@ -389,8 +713,13 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
       mf.observed = b->observed;
       mf.start = a->simulated;
       mf.fitted = b->simulated;
-      mf.in_objective = m.fit && (std::string(m.metric) != "preempt_delay.p50_ns" || loaded[i].rq_fit);
+      mf.weight = metric_weight(loaded[i], m);
+      mf.in_objective = mf.weight > 0;
       mf.note = b->note.empty() ? "" : ">=";
+      if (mf.in_objective && log_ratio_sq(a->simulated, a->observed, m.time) > 1)
+        tf.damped.push_back(fmt::format("{} {:.3g}x the observed at the start", m.label,
+                                        std::max(a->simulated, m.time ? 100.0 : 1.0) /
+                                            std::max(a->observed, m.time ? 100.0 : 1.0)));
       tf.metrics.push_back(mf);
     }
     res.traces.push_back(std::move(tf));
@@ -421,23 +750,59 @@ std::string render_cost_file(const CalibrateResult& r) {
 
 std::string render_calibration_report(const CalibrateResult& r) {
   std::string out;
-  out += fmt::format("calibration on {}{}: {} evaluation(s) of {} ({}), {} candidate(s) rejected (replay incomplete)\n",
+  out += fmt::format("calibration on {}{}: {} evaluation(s) of {} ({}), {} candidate(s) rejected (replay incomplete)",
                      r.topology, r.kernel.empty() ? "" : ", kernel " + r.kernel, r.evals, r.budget,
                      r.converged ? "converged" : "budget spent", r.rejected);
+  if (r.infeasible > 0) out += fmt::format(", {} outside a measured wake's range", r.infeasible);
+  out += "\n";
   if (r.generated)
     out += fmt::format("objective (squared log-ratio of the benchmark time; the parameters move by one common factor): "
                        "{:.4f} -> {:.4f}\n\n",
                        r.start_objective, r.fitted_objective);
   else
-    out += fmt::format("objective (mean over traces of the mean squared log-ratio of the fitted metrics): {:.4f} -> {:.4f}\n\n",
-                       r.start_objective, r.fitted_objective);
-  out += fmt::format("{:<20} {:>10} {:>10} {:>10} {:>10}  {}\n", "parameter", "start", "fitted", "range lo", "range hi", "note");
+    out += fmt::format("objective (mean over traces of the weighted mean of ln(1 + ln(sim/obs)^2) over the fitted "
+                       "metrics, plus the priors' penalty {:.4f} -> {:.4f}): {:.4f} -> {:.4f}\n\n",
+                       r.start_penalty, r.fitted_penalty, r.start_objective, r.fitted_objective);
+  out += fmt::format("{:<20} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10}  {}\n", "parameter", "start", "fitted", "moved",
+                     "search lo", "search hi", "prior", "note");
   for (const auto& p : r.params) {
     std::string note;
-    if (p.fitted <= p.lo * 1.0001) note = "at the lower bound";
-    else if (p.fitted >= p.hi * 0.9999) note = "at the upper bound";
-    out += fmt::format("{:<20} {:>10} {:>10} {:>10} {:>10}  {}\n", p.name, param_text(p.name, p.start),
-                       param_text(p.name, p.fitted), param_text(p.name, p.lo), param_text(p.name, p.hi), note);
+    if (!p.identifiable) note = "not fitted (not identifiable)";
+    else if (p.reverted_from > 0) note = "kept at start (gain under the threshold)";
+    else if (p.fitted <= p.search_lo * 1.0001) note = p.search_lo > p.lo ? "at the prior's lower bound" : "at the lower bound";
+    else if (p.fitted >= p.search_hi * 0.9999) note = p.search_hi < p.hi ? "at the prior's upper bound" : "at the upper bound";
+    out += fmt::format("{:<20} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10}  {}\n", p.name, param_text(p.name, p.start),
+                       param_text(p.name, p.fitted), fmt::format("x{:.2f}", p.start > 0 ? p.fitted / p.start : 1.0),
+                       param_text(p.name, p.search_lo), param_text(p.name, p.search_hi),
+                       p.prior ? param_text(p.name, p.prior->value) : std::string("-"), note);
+  }
+  if (!r.generated) {
+    out += fmt::format("\ndecisions ({} identifiability and threshold replay(s) of the set; prior weight {}):\n", r.probes,
+                       r.prior_weight);
+    for (const auto& p : r.params) {
+      if (!p.identifiable)
+        out += fmt::format("  {}: not identifiable from these traces: kept at {} (doubling and halving it moved the "
+                           "objective by {:.2g}, under {:.0e})\n",
+                           p.name, param_text(p.name, p.start), p.effect, kCalibrateMinEffect);
+      else
+        out += fmt::format("  {}: identifiable (doubling or halving it moves the objective by {:.2g})\n", p.name,
+                           p.effect);
+      if (p.reverted_from > 0)
+        out += fmt::format("  {}: kept at {}: the fit's {:.0f} {} lowered the objective by only {:.2g} (under {:.0e})\n",
+                           p.name, param_text(p.name, p.start), p.reverted_from, p.unit,
+                           p.revert_cost <= 0 ? 0.0 : p.revert_cost, kCalibrateMinEffect);
+      if (p.prior)
+        out += fmt::format("  {}: prior {} ({}); search range {} - {} of the plausible {} - {}\n", p.name,
+                           param_text(p.name, p.prior->value), p.prior->source, param_text(p.name, p.search_lo),
+                           param_text(p.name, p.search_hi), param_text(p.name, p.lo), param_text(p.name, p.hi));
+    }
+    for (const auto& t : r.traces) {
+      if (!t.weight_reason.empty()) out += fmt::format("  {}: {}\n", t.path, t.weight_reason);
+      if (!t.damped.empty())
+        out += fmt::format("  {}: beyond a factor e, so their pull on the costs is damped by the robust loss: {}\n",
+                           t.path, join(t.damped, "; "));
+    }
+    for (const auto& n : r.notes) out += "  " + n + "\n";
   }
   auto val = [](const std::string& label, double v) {
     if (label.find("p50") != std::string::npos || label.find("p90") != std::string::npos ||
@@ -454,15 +819,16 @@ std::string render_calibration_report(const CalibrateResult& r) {
       out += fmt::format("\n{} (benchmark time {:.2f} ms on the real machine; score {:.4f} -> {:.4f})\n", t.path,
                          t.span_ms, t.start_score, t.fitted_score);
     else
-      out += fmt::format("\n{} (span {:.2f} ms, {} wakeups; score {:.4f} -> {:.4f})\n", t.path, t.span_ms,
-                         t.observed_wakeups, t.start_score, t.fitted_score);
+      out += fmt::format("\n{} (span {:.2f} ms, {} wakeups, {} banked as tokens at the start; score {:.4f} -> {:.4f})\n",
+                         t.path, t.span_ms, t.observed_wakeups, t.banked_at_start, t.start_score, t.fitted_score);
     out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", "metric", "observed", "sim start", "err",
-                       "sim fitted", "err", "fitted");
+                       "sim fitted", "err", "weight");
     for (const auto& m : t.metrics)
       out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", m.metric,
                          m.observed == 0 && !m.in_objective ? std::string("-") : m.note + val(m.metric, m.observed),
                          val(m.metric, m.start), err(m.start, m.observed),
-                         val(m.metric, m.fitted), err(m.fitted, m.observed), m.in_objective ? "yes" : "no");
+                         val(m.metric, m.fitted), err(m.fitted, m.observed),
+                         !m.in_objective ? std::string("-") : fmt::format("{:.2f}", m.weight));
   }
   return out;
 }

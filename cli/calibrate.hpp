@@ -7,12 +7,22 @@
 /// parameters, each inside its documented plausible range (calibration_ranges()), on a log scale,
 /// within a bounded number of evaluations.
 ///
-/// Objective: the mean over traces of the mean over the trace's fitted metrics of
-/// ln(simulated / observed)^2 (values floored at 100 ns for times and 1 for counts). Fitted
-/// metrics: makespan, wakeup count, wakeup latency p50/p90/p99, and the run-queue wait of
-/// preempted tasks (p50) when the trace has at least 30 such samples.
+/// Objective: the mean over traces of the weighted mean over the trace's fitted metrics of
+/// robust_loss(ln(simulated / observed)^2) (values floored at 100 ns for times and 1 for counts),
+/// plus a prior penalty. Fitted metrics: makespan, wakeup count, wakeup latency p50/p90/p99, and the run-queue
+/// wait of preempted tasks (p50) when the trace has at least 30 such samples.
+///
+/// Generalisation (docs/calibrate.md "Priors, identifiability and excluded metrics"):
+/// * a parameter measured directly (the training traces' own idle wakes, or --prior) gets a
+///   prior: a penalty weight * ln(x / measured)^2, and, when measured from samples, a search range
+///   narrowed to the samples' interquartile range;
+/// * a parameter whose doubling and halving moves the objective by less than
+///   kCalibrateMinEffect is not fitted (not identifiable from these traces);
+/// * the wake metrics of a trace whose start replay banks many of its wakes as tokens (a missing
+///   mechanism, not a cost) are down-weighted or excluded, with the reason in the report.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +47,46 @@ inline constexpr uint64_t kCalibrateMinWakeups = 100;
 /// Run-queue wait enters the objective only with this many observed samples.
 inline constexpr uint64_t kCalibrateMinRqSamples = 30;
 
+/// A parameter below this effect (the largest change of the data objective when the parameter is
+/// doubled or halved inside its search range, the others at their start) is not fitted.
+inline constexpr double kCalibrateMinEffect = 1e-4;
+/// Measured priors need this many samples (as `trace info --idle-wake-costs`).
+inline constexpr size_t kCalibrateMinPriorSamples = 20;
+/// Token banking: a trace whose start replay banks at least kBankedDownweight of its observed
+/// wakeups gets its wake metrics weighted by the fraction replayed as wakes; at least
+/// kBankedExclude, they are excluded.
+inline constexpr double kBankedDownweight = 0.10;
+inline constexpr double kBankedExclude = 0.50;
+
+/// What is known about a parameter before the fit.
+struct Prior {
+  double value = 0;           ///< the measurement (ns, or permille)
+  double lo = 0, hi = 0;      ///< hard search range from the samples' spread; 0, 0 = none
+  uint64_t samples = 0;       ///< 0 for a value given with --prior
+  std::string source;         ///< where the value comes from, for the report
+  /// A measured idle exit: what the samples measure is the whole wake, ipi_same_package plus the
+  /// exit. wake_value is their p50, wake_lo .. wake_hi the hard range (0 = not measured). When the
+  /// IPI is fitted too, the fit keeps IPI + exit inside that range and the penalty is on the sum.
+  double wake_lo = 0, wake_value = 0, wake_hi = 0;
+};
+
+/// The prior of an idle-exit parameter measured from waking-to-switch-in samples (ns) of remote
+/// wakes to an idle CPU: value p50 - ipi_ns; hard range the samples' p25 .. p75 (widened to at
+/// least p50 -/+ 1 us, the recordings' timestamp resolution) minus ipi_ns, intersected with
+/// [lo, hi]. nullopt with fewer than kCalibrateMinPriorSamples samples or when the range is empty.
+std::optional<Prior> measured_prior(std::vector<int64_t> samples, double ipi_ns, double lo, double hi,
+                                    const std::string& what);
+/// A trace metric's term in the objective, from its squared log-ratio l2: ln(1 + l2) (the Cauchy
+/// loss of robust regression). Near l2 = 0 it is l2; a metric off by more than a factor e pulls
+/// on the costs with 2l / (1 + l^2) instead of 2l, so a metric the model cannot reach (a missing
+/// mechanism, e.g. a 30x tail) does not decide the costs. The report lists those metrics.
+double robust_loss(double l2);
+/// The penalty a prior adds to the objective: weight * ln(x / value)^2.
+double prior_penalty(double x, double value, double weight);
+/// The weight of a trace's wake metrics given the wakes its start replay banked as tokens out of
+/// the observed wakeups: 1 under kBankedDownweight, 0 from kBankedExclude, else 1 - banked share.
+double banked_weight(uint64_t banked, uint64_t observed_wakeups);
+
 struct CalibrateRequest {
   std::vector<std::string> traces;
   /// Instead of traces: a generator spec (as run --workload-gen) and the benchmark time the real
@@ -51,20 +101,34 @@ struct CalibrateRequest {
   std::vector<std::string> fit;       ///< parameter names; empty = the default set (default_fit_params)
   traces::ExtractOptions extract;
   uint32_t max_evals = 200;
+  /// Priors: name=value or cost files (every parameter the file sets that is fitted); they take
+  /// precedence over the priors measured from the traces' idle wakes. "start": every fitted
+  /// parameter left without a prior gets its starting value as one (for a start that is itself a
+  /// measurement, such as a machine profile read off its traces).
+  std::vector<std::string> priors;
+  double prior_weight = 1.0;          ///< >= 0; 0 keeps only the measured hard ranges
   /// Called after every evaluation: (evaluations so far, budget, best objective so far).
   std::function<void(uint32_t, uint32_t, double)> progress;
 };
 
 struct FittedParam {
   std::string name;
-  double lo = 0, hi = 0, start = 0, fitted = 0;
+  double lo = 0, hi = 0, start = 0, fitted = 0;  ///< lo, hi: the plausible range
+  double search_lo = 0, search_hi = 0;           ///< the range searched (narrowed by a measured prior)
   std::string unit, source;
+  std::optional<Prior> prior;
+  double effect = 0;        ///< identifiability probe: largest change of the data objective
+  bool identifiable = true; ///< false: kept at start, not searched
+  /// > 0: the search moved it there, but back at its start the objective was within
+  /// kCalibrateMinEffect (revert_cost higher), so it was kept at start.
+  double reverted_from = 0, revert_cost = 0;
 };
 
 struct MetricFit {
   std::string metric;
   double observed = 0, start = 0, fitted = 0;
   bool in_objective = false;
+  double weight = 0;  ///< in the trace's weighted mean (0 when not in the objective)
   std::string note;  ///< e.g. the observed value is a lower bound
 };
 
@@ -74,6 +138,10 @@ struct TraceFit {
   double span_ms = 0;
   std::vector<MetricFit> metrics;
   double start_score = 0, fitted_score = 0;  ///< this trace's share of the objective
+  uint64_t banked_at_start = 0;  ///< wakes the start replay banked as tokens
+  double wake_weight = 1;        ///< banked_weight(): weight of makespan, wakeups, wake latency
+  std::string weight_reason;     ///< why wake_weight < 1 ("" when 1)
+  std::vector<std::string> damped;  ///< metrics in the objective off by more than a factor e at the start
 };
 
 struct CalibrateResult {
@@ -82,6 +150,11 @@ struct CalibrateResult {
   std::vector<FittedParam> params;
   std::vector<TraceFit> traces;
   double start_objective = 0, fitted_objective = 0;
+  double start_penalty = 0, fitted_penalty = 0;  ///< the priors' share of the objectives
+  double prior_weight = 1;
+  uint32_t infeasible = 0;  ///< candidates outside a measured wake's range (not replayed)
+  uint32_t probes = 0;  ///< identifiability and threshold replays of the whole set (outside the budget)
+  std::vector<std::string> notes;  ///< e.g. a --prior for a parameter not fitted
   uint32_t evals = 0, budget = 0, rejected = 0;  ///< rejected: candidates whose replay did not complete
   bool converged = false;
   std::string topology, kernel;

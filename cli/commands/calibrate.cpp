@@ -1,6 +1,7 @@
 // `schedsim calibrate`: options -> a CalibrateRequest -> calibrate() -> the cost file (atomic)
 // and the fit report.
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <vector>
@@ -27,6 +28,8 @@ po::options_description calibrate_options() {
       ("fit", po::value<std::string>(), "comma-separated parameters to fit (default on traces: the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines, context_switch with -c replay_overheads=charged; on --workload-gen: the generator's per-operation costs)")
       ("workload-gen", po::value<std::string>(), "instead of traces: a generator spec as run takes it, whose per-operation costs are fitted to --benchmark-time")
       ("benchmark-time", po::value<std::string>(), "with --workload-gen: the time the real program reported on the machine (e.g. 15.78s)")
+      ("prior", po::value<std::vector<std::string>>()->composing(), "a measured value of a fitted parameter: name=value or a cost file (e.g. from trace info --idle-wake-costs), or 'start' (every fitted parameter without another prior: its starting value), repeatable; the fit pays --prior-weight * ln(fitted/measured)^2 to move away from it. Without it the vm-halt-poll (or constant) idle exits take their prior from the traces' own idle wakes, with the search kept in the samples' interquartile range")
+      ("prior-weight", po::value<std::string>()->default_value("1"), "weight of a prior's penalty against the data objective (>= 0; 0 keeps only the measured ranges)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
   d.add(trace_selection_options());
@@ -37,11 +40,17 @@ const char* kDescription =
     "Fits cost-model parameters so that replays of TRACE... on TOPOLOGY match what the real\n"
     "kernel did in them: makespan, wakeup count, wakeup latency p50/p90/p99 and the run-queue\n"
     "wait of preempted tasks (p50, when the trace has 30 such samples). Objective: the mean over\n"
-    "traces of the mean squared log-ratio simulated/observed; method: a deterministic coordinate\n"
+    "traces of the mean of ln(1 + ln(simulated/observed)^2) (a squared log-ratio for small misses,\n"
+    "damped beyond a factor e) plus the priors' penalty; method: a deterministic coordinate\n"
     "search on a log scale with every parameter inside a documented plausible range\n"
     "(docs/calibrate.md). Writes a cost file that run (also with --workload-gen) and sweep accept,\n"
     "and prints the fit per trace and metric. Refuses traces it cannot fit: lost events, a span under 10 ms,\n"
     "fewer than 100 wakeups, a replay that does not complete.\n"
+    "To generalise beyond its traces: a parameter measured directly (--prior, or the idle exits\n"
+    "from the traces' own idle wakes) is held near its measurement; a parameter whose doubling and\n"
+    "halving does not move the objective is not fitted (\"not identifiable\"); a trace whose replay\n"
+    "banks 10% or more of its wakes as tokens has its makespan, wakeup and latency metrics\n"
+    "down-weighted (excluded from 50%). The report says each decision and why.\n"
     "With --workload-gen SPEC --benchmark-time T it fits the generator's per-operation costs\n"
     "(one common factor) so that the simulated benchmark time on TOPOLOGY is T, the time the\n"
     "real program reported on that machine.\n\n"
@@ -103,6 +112,20 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
   if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());
   req.max_evals = vm["max-evals"].as<uint32_t>();
+  if (vm.count("prior")) req.priors = vm["prior"].as<std::vector<std::string>>();
+  {
+    const std::string w = vm["prior-weight"].as<std::string>();
+    size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(w, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != w.size() || w.empty() || !std::isfinite(v) || v < 0)
+      throw InputError(SourceLoc{"--prior-weight"}, "expected a finite number >= 0, got '" + w + "'");
+    req.prior_weight = v;
+  }
   req.extract = trace_selection(vm);
   const std::string output = vm["output"].as<std::string>();
 
@@ -115,6 +138,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   std::vector<std::string> inputs = req.traces;
   for (const auto& c : req.costs)
     if (c.find('=') == std::string::npos) inputs.push_back(c);
+  for (const auto& c : req.priors)
+    if (c.find('=') == std::string::npos && c != "start") inputs.push_back(c);
   for (const auto& in : inputs)
     if (fs::exists(output, ec) && fs::equivalent(output, in, ec))
       throw InputError(SourceLoc{output}, "--output names an input file ('" + in + "'); it would be overwritten");

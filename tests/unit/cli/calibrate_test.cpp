@@ -3,6 +3,7 @@
 // costs, and compare the fitted values with X. Also: refusals of traces that cannot be fitted.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -48,7 +49,11 @@ TEST_CASE("calibrate recovers the IPI and idle-exit costs a trace was simulated 
   REQUIRE(r.params.size() == 2);
   CHECK(r.params[0].name == "ipi_same_package");
   CHECK(r.params[0].start == 600);  // the defaults, far from the truth
-  CHECK(r.params[1].start == 2000);
+  // The idle exit starts inside the range its measured prior allows: the traces' remote wakes to
+  // an idle CPU take 7.2 us (IPI + exit), so IPI 600 ns + exit is kept in 6.2-8.2 us.
+  REQUIRE(r.params[1].prior.has_value());
+  CHECK(r.params[1].prior->wake_value == 7200);
+  CHECK(r.params[1].start == 5600);
   CHECK(std::abs(r.params[0].fitted / 1200.0 - 1) < 0.10);
   CHECK(std::abs(r.params[1].fitted / 6000.0 - 1) < 0.10);
   CHECK(r.fitted_objective < r.start_objective / 10);
@@ -150,4 +155,139 @@ TEST_CASE("calibrate fits a generator's per-operation costs to a benchmark time"
   // A trace and a generator together, or a generator cost on a trace, are refused.
   req.traces = {"x.trace"};
   CHECK_THROWS_AS(cli::calibrate(req), InputError);
+}
+
+TEST_CASE("measured_prior: the exit is the samples' median minus the IPI, kept in their interquartile range",
+          "[cli][calibrate]") {
+  std::vector<int64_t> s;
+  for (int i = 1; i <= 40; ++i) s.push_back(i * 1000);  // 1..40 us, in reverse-free order
+  std::reverse(s.begin(), s.end());                    // the input order does not matter
+  auto p = cli::measured_prior(s, 600, 500, 30000, "wakes");
+  REQUIRE(p.has_value());
+  CHECK(p->samples == 40);
+  CHECK(p->wake_value == 20000);  // nearest rank 20 of 40
+  CHECK(p->wake_lo == 10000);     // p25: rank 10
+  CHECK(p->wake_hi == 30000);     // p75: rank 30
+  CHECK(p->value == 19400);
+  CHECK(p->lo == 9400);
+  CHECK(p->hi == 29400);
+  // Intersected with the plausible range.
+  auto q = cli::measured_prior(s, 600, 500, 20000, "wakes");
+  REQUIRE(q.has_value());
+  CHECK(q->hi == 20000);
+  CHECK(q->value == 19400);
+  // Identical samples (a 1 us clock): widened to one tick either side.
+  auto flat = cli::measured_prior(std::vector<int64_t>(25, 5000), 600, 500, 30000, "wakes");
+  REQUIRE(flat.has_value());
+  CHECK(flat->lo == 3400);
+  CHECK(flat->hi == 5400);
+  // Too few samples, or a range outside the plausible one: no prior.
+  CHECK_FALSE(cli::measured_prior(std::vector<int64_t>(19, 5000), 600, 500, 30000, "wakes").has_value());
+  CHECK_FALSE(cli::measured_prior(std::vector<int64_t>(25, 5000), 600, 10000, 30000, "wakes").has_value());
+}
+
+TEST_CASE("prior_penalty is a weighted squared log-ratio, zero at the measurement", "[cli][calibrate]") {
+  CHECK(cli::prior_penalty(5000, 5000, 1) == 0);
+  CHECK(cli::prior_penalty(10000, 5000, 1) == Approx(std::log(2.0) * std::log(2.0)));
+  CHECK(cli::prior_penalty(2500, 5000, 1) == Approx(cli::prior_penalty(10000, 5000, 1)));
+  CHECK(cli::prior_penalty(10000, 5000, 3) == Approx(3 * cli::prior_penalty(10000, 5000, 1)));
+  CHECK(cli::prior_penalty(10000, 5000, 0) == 0);
+}
+
+TEST_CASE("banked_weight: wake metrics count for the share of wakes replayed as wakes", "[cli][calibrate]") {
+  CHECK(cli::banked_weight(0, 1000) == 1);
+  CHECK(cli::banked_weight(99, 1000) == 1);          // under 10%: kept
+  CHECK(cli::banked_weight(100, 1000) == Approx(0.9));
+  CHECK(cli::banked_weight(400, 1000) == Approx(0.6));
+  CHECK(cli::banked_weight(499, 1000) == Approx(0.501));
+  CHECK(cli::banked_weight(500, 1000) == 0);         // half or more: excluded
+  CHECK(cli::banked_weight(5000, 1000) == 0);
+  CHECK(cli::banked_weight(5, 0) == 1);
+}
+
+TEST_CASE("calibrate keeps a parameter the traces cannot identify at its start", "[cli][calibrate]") {
+  // smp2 has no SMT siblings: the co-run factor changes nothing in a replay on it.
+  cli::CalibrateRequest req;
+  req.traces = {simulated_trace("pipe -l 500", "pipe-ident.txt")};
+  req.topology = "smp2";
+  req.fit = {"idle_exit", "smt_corun_permille"};
+  req.costs = {"smt_corun_permille=700"};
+  req.max_evals = 40;
+  cli::CalibrateResult r = cli::calibrate(req);
+  REQUIRE(r.params.size() == 2);
+  CHECK(r.params[0].identifiable);
+  CHECK(r.params[0].effect >= cli::kCalibrateMinEffect);
+  CHECK_FALSE(r.params[1].identifiable);
+  CHECK(r.params[1].effect < cli::kCalibrateMinEffect);
+  CHECK(r.params[1].fitted == 700);
+  CHECK(r.probes >= 4);  // two per parameter, and one per threshold check of a moved one
+  const std::string report = cli::render_calibration_report(r);
+  CHECK(report.find("smt_corun_permille: not identifiable from these traces: kept at 700") != std::string::npos);
+}
+
+TEST_CASE("a prior holds a parameter near its measurement, in proportion to its weight", "[cli][calibrate]") {
+  // The ping-pong was simulated with idle_exit 6 us; a prior says 3 us.
+  cli::CalibrateRequest req;
+  req.traces = {simulated_trace("pipe -l 1000", "pipe-prior.txt")};
+  req.topology = "smp2";
+  req.fit = {"idle_exit"};
+  req.costs = {"ipi_same_package=1200ns"};
+  req.max_evals = 60;
+  req.prior_weight = 0;  // a given prior has no hard range: weight 0 is the data alone
+  req.priors = {"idle_exit=3us"};
+  cli::CalibrateResult free_fit = cli::calibrate(req);
+  REQUIRE(free_fit.params[0].prior.has_value());
+  CHECK(free_fit.params[0].prior->value == 3000);
+  CHECK(std::abs(free_fit.params[0].fitted / 6000.0 - 1) < 0.10);
+  req.prior_weight = 100;
+  cli::CalibrateResult held = cli::calibrate(req);
+  CHECK(std::abs(held.params[0].fitted / 3000.0 - 1) < 0.15);
+  CHECK(held.fitted_penalty < held.start_penalty);
+  // A prior outside its plausible range, for a parameter calibrate does not fit, or a bad weight.
+  req.priors = {"idle_exit=1s"};
+  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  req.priors = {"no_such_cost=1us"};
+  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  req.priors = {};
+  req.prior_weight = -1;
+  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+}
+
+TEST_CASE("calibrate excludes the wake metrics of a trace whose replay banks most wakes as tokens",
+          "[cli][calibrate]") {
+  const std::string dir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/xeon-vm-16cpu/";
+  cli::CalibrateRequest req;
+  req.traces = {dir + "msg-g1-l400.trace.gz"};
+  req.topology = dir + "lscpu-p.txt";
+  req.costs = {dir + "costs.json"};
+  req.kernel = "6.18";
+  req.extract.comm_regex = "loadgen";
+  req.fit = {"idle_exit_polled"};
+  req.max_evals = 3;
+  cli::CalibrateResult r = cli::calibrate(req);
+  REQUIRE(r.traces.size() == 1);
+  const cli::TraceFit& t = r.traces[0];
+  CHECK(t.banked_at_start * 2 >= t.observed_wakeups);  // 67% banked on the 16-CPU guest
+  CHECK(t.wake_weight == 0);
+  CHECK(t.weight_reason.find("excluded") != std::string::npos);
+  for (const auto& m : t.metrics) {
+    if (m.metric == "rq-wait (preempted) p50") CHECK(m.in_objective);
+    else CHECK_FALSE(m.in_objective);
+  }
+  // The measured prior of the polled exit comes from the trace's own idle wakes.
+  REQUIRE(r.params[0].prior.has_value());
+  CHECK(r.params[0].prior->samples >= cli::kCalibrateMinPriorSamples);
+  CHECK(r.params[0].fitted >= r.params[0].search_lo);
+  CHECK(r.params[0].fitted <= r.params[0].search_hi);
+}
+
+TEST_CASE("robust_loss: quadratic for small misses, damped beyond a factor e", "[cli][calibrate]") {
+  CHECK(cli::robust_loss(0) == 0);
+  CHECK(cli::robust_loss(0.01) == Approx(0.01).epsilon(0.01));  // a 10% miss: about l^2
+  const double l_small = 0.2, l_big = 3.4;                   // a 22% and a 30x miss
+  // The pull on the costs (d loss / d l = 2l / (1 + l^2)): the 30x miss pulls less than the 22% one.
+  auto pull = [](double l) { return (cli::robust_loss((l + 1e-6) * (l + 1e-6)) - cli::robust_loss(l * l)) / 1e-6; };
+  CHECK(pull(l_small) == Approx(2 * l_small / (1 + l_small * l_small)).epsilon(1e-3));
+  CHECK(pull(l_big) < pull(1.0));
+  CHECK(pull(l_big) < 2 * l_big / 10);
 }
