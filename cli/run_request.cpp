@@ -157,6 +157,26 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
                                          "please report it with this workload)", what));
   }
   r.complete = sum.complete && r.incomplete.empty();
+  if (sim.preempt != PreemptModel::kFull) {
+    bool known = false;
+    for (const TaskSpec& t : w.tasks)
+      for (const Action& a : t.program)
+        if (a.kind == ActionKind::kRun && (a.flags & kRunSyscall) != 0) {
+          known = true;
+          break;
+        }
+    if (!known)
+      out.notes.push_back(fmt::format(
+          "note: --preempt {} changes nothing here: no task's program says where its system calls are (run actions "
+          "flagged 'syscall' come from a trace recorded with syscall events and imported with --channels), so every "
+          "preemption is immediate as under full",
+          to_string(sim.preempt)));
+    else if (sim.preempt == PreemptModel::kVoluntary)
+      out.notes.push_back(
+          "warning: --preempt voluntary is replayed as none: the explicit scheduling points (cond_resched(), "
+          "might_sleep()) inside a system call are not modelled, so a preemption waits for the syscall's return "
+          "where the real kernel may switch earlier");
+  }
 }
 
 /// "1%" for 0.01: up to two decimals, no trailing zeros.
@@ -605,6 +625,9 @@ RunOutcome execute_run(const RunRequest& req) {
   SimConfig sim;
   sim.seed = req.seed;
   if (!req.jitter.empty()) sim.jitter_permille = parse_jitter(req.jitter);
+  if (!req.preempt.empty() && !parse_preempt_model(req.preempt, sim.preempt))
+    throw InputError(SourceLoc{"--preempt"},
+                     unknown_choice_message("preemption model", req.preempt, {"full", "none", "voluntary", "lazy"}));
   sim.check_invariants_full = req.check_invariants;
   if (!req.stop_at.empty()) {
     Duration d;

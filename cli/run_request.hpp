@@ -28,6 +28,7 @@ struct RunRequest {
   std::vector<std::string> costs;              ///< "name=value" or a JSON file path
   uint64_t seed = 1;
   std::string jitter;         ///< "5%" or "0.05"
+  std::string preempt;        ///< --preempt: full, none, voluntary, lazy ("" = full)
   std::string format = "table";
   std::string output = "-";
   std::string label;

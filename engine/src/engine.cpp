@@ -58,6 +58,11 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   s.idle_cores = pol.idle_cores.get();
   prog.assign(w.tasks.size(), Prog{});
   for (size_t i = 0; i < w.tasks.size(); ++i) {
+    for (const Action& a : w.tasks[i].program)
+      if (a.kind == ActionKind::kRun && (a.flags & kRunSyscall) != 0) {
+        prog[i].knows_syscalls = true;
+        break;
+      }
     prog[i].code = w.tasks[i].program.data();
     prog[i].code_size = w.tasks[i].program.size();
   }
@@ -148,6 +153,47 @@ void Simulation::Impl::arm_tick(uint32_t cpu) {
   int64_t t = cost.tick.count();
   Instant next = Instant::from_ns((s.now.ns() / t + 1) * t);
   push(next, Ev::kTick, cpu, 0, r.tick_gen);
+}
+
+// The queue module asked to preempt cpu's running task (check_preempt_wakeup() or
+// check_preempt_tick() returned true): resched_curr(), and where that takes effect under the
+// preemption model (SimConfig::preempt). Under preempt=full the switch is immediate. Under
+// none (and voluntary, replayed as none) TIF_NEED_RESCHED set while curr executes kernel code
+// for a syscall is acted on only at exit_to_user_mode(): the switch waits for the end of curr's
+// syscall (return_to_user()), and if curr blocks in it first the switch is its sleep; in user
+// space the resched IPI or the tick's own interrupt returns to user mode and switches at once.
+// Under lazy (7c70cb94d29c "sched: Add Lazy preemption model", v6.13) the fair class sets
+// TIF_NEED_RESCHED_LAZY (resched_curr_lazy()) and sends no IPI for it: it waits for curr's next
+// return to user space, or the next tick, which makes it TIF_NEED_RESCHED (on_tick()); a tick's
+// own request in user space is seen at that interrupt's return. Only a task whose program says
+// where its syscalls are (run actions flagged kRunSyscall) is ever held back: for the others
+// the mode is unknown to the replay and the switch is immediate as under full.
+void Simulation::Impl::preempt_curr(uint32_t cpu, bool from_tick) {
+  const TaskId c = s.cpus[cpu].curr;
+  bool hold = false;
+  if (c.valid()) {
+    const Prog& p = prog[c.v];
+    switch (cfg.preempt) {
+      case PreemptModel::kFull: break;
+      case PreemptModel::kNone:
+      case PreemptModel::kVoluntary: hold = p.in_syscall; break;
+      case PreemptModel::kLazy: hold = p.in_syscall || (p.knows_syscalls && !from_tick); break;
+    }
+  }
+  if (!hold) {
+    resched(cpu);
+    return;
+  }
+  if (!run[cpu].resched_deferred) {
+    run[cpu].resched_deferred = true;
+    ++sum.preempt_deferred;
+  }
+}
+
+// cpu's running task leaves a syscall for user space (exit_to_user_mode()): a preemption held
+// back by preempt_curr() happens now (schedule() picks again; curr may still be the best).
+void Simulation::Impl::return_to_user(uint32_t cpu) {
+  if (run[cpu].resched_deferred) resched(cpu);
 }
 
 // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
@@ -258,7 +304,7 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
     resched(cpu);
   } else {
     update_progress(cpu);
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) resched(cpu);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) preempt_curr(cpu, false);
   }
 }
 
@@ -380,7 +426,10 @@ bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   pol.queue->enqueue(s, CpuId(dst), p, EnqueueKind::kMigrate);
   refresh_cpu(src);
   refresh_cpu(dst);
-  if (!s.cpus[dst].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(dst), p)) resched(dst);
+  if (!s.cpus[dst].curr.valid())
+    resched(dst);
+  else if (pol.queue->check_preempt_wakeup(s, CpuId(dst), p))
+    preempt_curr(dst, false);
   return true;
 }
 
@@ -402,6 +451,11 @@ void Simulation::Impl::schedule(uint32_t cpu) {
   // Whoever runs next plans its own completion; anything pending belongs to prev.
   ++run[cpu].done_gen;
   bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
+  if (run[cpu].resched_deferred) {
+    // A held-back preemption ends here: taken (prev still runnable), or prev left first.
+    run[cpu].resched_deferred = false;
+    if (!prev_runnable) ++sum.preempt_deferred_slept;
+  }
   if (prev_runnable) {
     s.tasks[prev.v].state = TaskState::kRunnable;
     pol.queue->put_prev(s, CpuId(cpu), prev);
@@ -495,7 +549,7 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   if (!c.curr.valid()) {
     resched(cpu);
   } else {
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) preempt_curr(cpu, false);
   }
 }
 
@@ -514,7 +568,10 @@ void Simulation::Impl::on_task_start(uint32_t t) {
     pol.queue->enqueue(s, CpuId(cpu), TaskId(t), EnqueueKind::kNew);
     for (auto* o : obs) o->on_enqueue(s.now, TaskId(t), CpuId(cpu));
     refresh_cpu(cpu);
-    if (!s.cpus[cpu].curr.valid() || pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) resched(cpu);
+    if (!s.cpus[cpu].curr.valid())
+      resched(cpu);
+    else if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t)))
+      preempt_curr(cpu, false);
     return;
   }
   WakeContext ctx;
@@ -545,7 +602,10 @@ void Simulation::Impl::on_tick(uint32_t cpu, uint64_t gen) {
   if (!c.curr.valid()) return;  // nohz: an idle CPU stops its tick
   update_progress(cpu);
   pol.util->update(s, CpuId(cpu));
-  if (pol.queue->check_preempt_tick(s, CpuId(cpu))) resched(cpu);
+  // preempt=lazy: sched_tick() first turns a pending TIF_NEED_RESCHED_LAZY into
+  // TIF_NEED_RESCHED, which a preemptible kernel acts on at the interrupt's return.
+  if (cfg.preempt == PreemptModel::kLazy && r.resched_deferred) resched(cpu);
+  if (pol.queue->check_preempt_tick(s, CpuId(cpu))) preempt_curr(cpu, true);
   if (s.now >= c.next_balance) {
     pol.balance->periodic(s, *this, *pol.placement, CpuId(cpu));
     if (c.next_balance <= s.now) c.next_balance = s.now + cost.tick;
@@ -766,5 +826,24 @@ void Simulation::add_observer(Observer* o) { impl_->obs.push_back(o); }
 SimSummary Simulation::run() { return impl_->run_all(); }
 
 const SchedState& Simulation::state() const { return impl_->s; }
+
+const char* to_string(PreemptModel m) {
+  switch (m) {
+    case PreemptModel::kFull: return "full";
+    case PreemptModel::kNone: return "none";
+    case PreemptModel::kVoluntary: return "voluntary";
+    case PreemptModel::kLazy: return "lazy";
+  }
+  return "?";
+}
+
+bool parse_preempt_model(std::string_view s, PreemptModel& out) {
+  for (PreemptModel m : {PreemptModel::kFull, PreemptModel::kNone, PreemptModel::kVoluntary, PreemptModel::kLazy})
+    if (s == to_string(m)) {
+      out = m;
+      return true;
+    }
+  return false;
+}
 
 }  // namespace schedsim

@@ -47,6 +47,11 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
     }
     switch (a->kind) {
       case ActionKind::kRun: {
+        // SimConfig::preempt: a run without kRunSyscall after one with it is the return to user
+        // space (exit_to_user_mode()), where a preemption held back inside the syscall happens.
+        const bool sc = (a->flags & kRunSyscall) != 0;
+        if (pr.in_syscall && !sc) return_to_user(cpu);
+        pr.in_syscall = sc;
         int64_t d = a->arg;
         if (cfg.jitter_permille > 0 && d > 0) {
           double f = 1.0 + (rng.uniform() * 2.0 - 1.0) * static_cast<double>(cfg.jitter_permille) / 1000.0;

@@ -31,6 +31,10 @@ struct Prog {
   // (not in a block() action of its program), so the wake that releases it consumes no action.
   bool waits_before_start = false;
   int32_t last_cpu_ran = -1;
+  // SimConfig::preempt: its current run() is inside a syscall (kRunSyscall); the program has
+  // such runs at all (a task without any: nothing is known about its kernel/user mode).
+  bool in_syscall = false;
+  bool knows_syscalls = false;
   // The recorded CPU of the last run() action that carried one (replay_overheads=migration-delta).
   int32_t last_recorded_cpu = -1;
 

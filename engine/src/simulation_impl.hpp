@@ -42,6 +42,10 @@ struct Simulation::Impl : BalanceOps {
     uint64_t tick_gen = 0;
     bool tick_armed = false;
     bool need_resched = false;
+    // SimConfig::preempt: a preemption of curr was asked for while it could not take effect (curr
+    // inside a syscall, or lazy): TIF_NEED_RESCHED(_LAZY) set, acted on at curr's return to user
+    // space (interpreter) or, lazy, at the next tick; cleared by schedule().
+    bool resched_deferred = false;
     bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
     bool busy = false;      // curr valid, as last propagated to siblings and observers
     SwitchReason leave_reason = SwitchReason::kPreempt;  // why curr is leaving (set before resched)
@@ -113,6 +117,8 @@ struct Simulation::Impl : BalanceOps {
       resched_list.push_back(cpu);
     }
   }
+  void preempt_curr(uint32_t cpu, bool from_tick);
+  void return_to_user(uint32_t cpu);
   void arm_tick(uint32_t cpu);
   void leave_cpu(uint32_t t, uint32_t cpu, TaskState st);
   void do_exit(uint32_t t, uint32_t cpu);

@@ -39,6 +39,8 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.channel_reads = summary->channel_reads;
     r.channel_wakes = summary->channel_wakes;
     r.channel_sleeps = summary->channel_sleeps;
+    r.preempt_deferred = summary->preempt_deferred;
+    r.preempt_deferred_slept = summary->preempt_deferred_slept;
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
     r.incomplete = summary->incomplete;
   }

@@ -161,6 +161,9 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
       t.add({"channel ops", std::to_string(r.channel_writes) + " writes, " + std::to_string(r.channel_reads) +
                                 " reads, " + std::to_string(r.channel_wakes) + " wakes, " +
                                 std::to_string(r.channel_sleeps) + " sleeps (full or empty)"});
+    if (r.preempt_deferred > 0)
+      t.add({"held-back preemptions", std::to_string(r.preempt_deferred) + " (curr in a syscall: --preempt), " +
+                                          std::to_string(r.preempt_deferred_slept) + " ended by curr sleeping first"});
     t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
                                (r.complete ? "" : " (incomplete run)")});
     if (r.work_expected_ns >= 0)

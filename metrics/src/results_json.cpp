@@ -232,6 +232,10 @@ std::string render_json(const RunResults& r) {
     s["channel_wakes"] = r.channel_wakes;
     s["channel_sleeps"] = r.channel_sleeps;
   }
+  if (r.preempt_deferred > 0) {  // only replays whose preemption model held some back
+    s["preempt_deferred"] = r.preempt_deferred;
+    s["preempt_deferred_slept"] = r.preempt_deferred_slept;
+  }
   s["tasks"] = r.tasks;
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;
@@ -419,6 +423,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     r.channel_reads = rd.u64(s, "/summary", "channel_reads");
     r.channel_wakes = rd.u64(s, "/summary", "channel_wakes");
     r.channel_sleeps = rd.u64(s, "/summary", "channel_sleeps");
+  }
+  if (s.contains("preempt_deferred")) {
+    r.preempt_deferred = rd.u64(s, "/summary", "preempt_deferred");
+    r.preempt_deferred_slept = rd.u64(s, "/summary", "preempt_deferred_slept");
   }
   r.tasks = rd.u64(s, "/summary", "tasks");
   r.tasks_exited = rd.u64(s, "/summary", "tasks_exited");

@@ -74,6 +74,7 @@ struct TaskRec {
   int32_t initial_cpu = -1;
   int32_t fd_table = -1;          // --channels: its fd table (index into fd_tables)
   int64_t cur_sc = -1;            // --channels: the read/write syscall it is inside (index into scs)
+  bool sc_returned = false;       // --channels: a syscall exit not yet followed by a user-mode run
   int64_t early_sc = -1;          // --channels: the waker's syscall of the early waking
   std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
   std::vector<uint32_t> cancelled;  // indices into prog of wakes that turned out to be no-ops
@@ -251,11 +252,18 @@ struct Extractor::Impl {
   }
   // Each run action carries the CPU its time was recorded on (Action::body = cpu + 1), so that a
   // replay can tell where the recording migrated (replay_overheads=migration-delta).
+  // --channels: time inside a read/write syscall is a run flagged kRunSyscall; after a syscall's
+  // exit the next flush outside a syscall pushes the user-mode run even when it is 0 ns (the
+  // trace's clock did not tick between the exit and the next event), so the replay sees the
+  // return to user space (SimConfig::preempt) between two syscalls.
   void flush_run(TaskRec& t) {
-    if (t.pending_run > 0 && t.selected) {
+    const bool in_sc = t.cur_sc >= 0;
+    if ((t.pending_run > 0 || (t.sc_returned && !in_sc)) && t.selected) {
       const Duration d = Duration::ns(t.pending_run);
-      t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu))
-                                          : Action::run(d));
+      const uint8_t fl = in_sc ? kRunSyscall : 0;
+      t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu), fl)
+                                          : Action::run(d, fl));
+      if (!in_sc) t.sc_returned = false;
     }
     t.pending_run = 0;
   }
@@ -755,6 +763,10 @@ struct Extractor::Impl {
       return;
     }
     if (t.cur_sc < 0) return;
+    // The time inside the syscall ends here (flagged kRunSyscall); the write's placeholder is its
+    // last kernel step, the return to user space follows.
+    flush_at(t, ev.ts);
+    t.sc_returned = true;
     Syscall& sc = scs[static_cast<size_t>(t.cur_sc)];
     t.cur_sc = -1;
     if (sc.write != write || ev.other_value <= 0) return;
@@ -762,7 +774,6 @@ struct Extractor::Impl {
     sc.bytes = ev.other_value;
     ++rep.channels.syscalls;
     if (write) {
-      flush_at(t, ev.ts);
       sc.at = static_cast<int64_t>(t.prog.size());
       t.prog.push_back(Action::write(0, 1));  // placeholder
     }
@@ -983,9 +994,10 @@ struct Extractor::Impl {
         }
         if (a.kind == ActionKind::kRun) run_total += a.arg;
         // Adjacent runs (left by a cancelled no-op wake) merge into one when recorded on the
-        // same CPU (each run keeps its recorded CPU: replay_overheads=migration-delta).
+        // same CPU (each run keeps its recorded CPU: replay_overheads=migration-delta) and on the
+        // same side of a syscall boundary (kRunSyscall).
         if (a.kind == ActionKind::kRun && !s.program.empty() && s.program.back().kind == ActionKind::kRun &&
-            s.program.back().body == a.body)
+            s.program.back().body == a.body && s.program.back().flags == a.flags)
           s.program.back().arg += a.arg;
         else
           s.program.push_back(a);

@@ -123,6 +123,8 @@ void validate_workload(const Workload& w, const std::string& source) {
         case ActionKind::kSleep:
           if (a.arg < 0) fail(ai, "negative duration");
           if (a.arg > kMaxTimeValue) fail(ai, fmt::format("duration {} ns exceeds {} ns", a.arg, kMaxTimeValue));
+          if (a.flags != 0 && (a.kind != ActionKind::kRun || a.flags != kRunSyscall))
+            fail(ai, fmt::format("unknown {} flags {}", to_string(a.kind), a.flags));
           break;
         case ActionKind::kWake:
         case ActionKind::kFork:

@@ -569,6 +569,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     switch (f.kind) {
       case ActionKind::kRun:
       case ActionKind::kSleep:
+        if (argi == 1 && f.kind == ActionKind::kRun) {
+          if (v.type != Value::kString || *v.str != "syscall")
+            fail(unknown_choice_message("run flag", v.type == Value::kString ? *v.str : std::string("(a number)"),
+                                        {"syscall"}));
+          f.flags = kRunSyscall;
+          break;
+        }
         if (argi > 0) too_many(f);
         f.args[0] = as_duration(v);
         break;
@@ -637,7 +644,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       case ActionKind::kRun:
       case ActionKind::kSleep:
         need(1, "a duration");
-        prog.push_back(Action{f.kind, 0, 0, 0, f.args[0]});
+        prog.push_back(Action{f.kind, f.flags, 0, 0, f.args[0]});
         break;
       case ActionKind::kWake:
       case ActionKind::kFork:

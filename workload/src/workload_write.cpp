@@ -144,9 +144,10 @@ void walk_action(E& e, const Action& a) {
     case ActionKind::kRun:
     case ActionKind::kSleep:
     case ActionKind::kFork:
-      e.open_array(2);
+      e.open_array(a.flags == kRunSyscall && a.kind == ActionKind::kRun ? 3 : 2);
       e.kind(a.kind);
       e.integer(a.arg);
+      if (a.flags == kRunSyscall && a.kind == ActionKind::kRun) e.text("syscall");
       e.close();
       return;
     case ActionKind::kWake:

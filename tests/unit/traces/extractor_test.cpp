@@ -462,15 +462,71 @@ TEST_CASE("extract --channels: a write that wakes a reader becomes channel write
   CHECK(rep.channels.syscalls == 4);
   // The same on-CPU time as without channels: syscalls only split runs.
   CHECK(w.total_work() == off.total_work());
-  // The read that slept sits where it slept, before the run that followed its wakeup.
-  REQUIRE(b.program.size() >= 2);
+  // The read that slept sits where it slept, before the run that followed its wakeup: after
+  // the user time before its enter and the kernel time from the enter to the sleep.
+  REQUIRE(b.program.size() >= 3);
   CHECK(b.program[0].kind == ActionKind::kRun);
-  CHECK(b.program[1].kind == ActionKind::kRead);
+  CHECK(b.program[0].flags == 0);
+  CHECK(b.program[1].kind == ActionKind::kRun);
+  CHECK(b.program[1].flags == kRunSyscall);
+  CHECK(b.program[2].kind == ActionKind::kRead);
 
   o.channels = TraceChannels::kSocket;
   Workload s = import_trace(t.path, o);
   for (const auto& x : task(s, "A", 10).program)
     if (x.kind == ActionKind::kWrite) CHECK(x.flags == kChanSocket);
+}
+
+TEST_CASE("extract --channels: time inside a read or write is a run flagged syscall", "[traces]") {
+  // A: 100 us user, write syscall 1.000100-1.000120 (split at its wake), user until 1.000200,
+  // write 1.000200-1.000210, user until 1.000500. B: read 1.000010-1.000020 (sleeps in it),
+  // back 1.000130-1.000140, user until 1.000300, read 1.000300-1.000310, user until 1.000400.
+  TempTrace t(pipe_trace());
+  auto flagged = [](const TaskSpec& ts) {
+    int64_t in = 0;
+    for (const auto& x : ts.program)
+      if (x.kind == ActionKind::kRun && (x.flags & kRunSyscall)) in += x.arg;
+    return in;
+  };
+  Workload off = import_trace(t.path, ExtractOptions{});
+  CHECK(flagged(task(off, "A", 10)) == 0);  // without --channels the syscall events are not read
+  ExtractOptions o;
+  o.channels = TraceChannels::kPipe;
+  Workload w = import_trace(t.path, o);
+  const TaskSpec& a = task(w, "A", 10);
+  const TaskSpec& b = task(w, "B", 11);
+  CHECK(flagged(a) == 30000);
+  CHECK(flagged(b) == 30000);
+  // The return to user space follows every write: an unflagged run right after it.
+  for (size_t i = 0; i + 1 < a.program.size(); ++i)
+    if (a.program[i].kind == ActionKind::kWrite) {
+      CHECK(a.program[i + 1].kind == ActionKind::kRun);
+      CHECK(a.program[i + 1].flags == 0);
+    }
+  // The same on-CPU time as without channels.
+  CHECK(w.total_work() == off.total_work());
+}
+
+TEST_CASE("extract --channels: back-to-back syscalls keep a 0 ns user run between them", "[traces]") {
+  // A's second write enters in the same microsecond its first one returned.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sys_enter("A", 10, 0, "1.000100", "write", 4) +
+              sys_exit("A", 10, 0, "1.000120", "write", "0x64") + sys_enter("A", 10, 0, "1.000120", "write", 4) +
+              sys_exit("A", 10, 0, "1.000130", "write", "0x64") + sw("A", 10, 0, "1.000500", "S", "swapper/0", 0));
+  ExtractOptions o;
+  o.channels = TraceChannels::kPipe;
+  Workload w = import_trace(t.path, o);
+  const auto& p = task(w, "A", 10).program;
+  // user 100 us, kernel 20 us, user 0 ns, kernel 10 us, user 370 us (no write becomes a channel:
+  // nobody reads).
+  std::vector<std::pair<int64_t, uint8_t>> runs;
+  for (const auto& x : p)
+    if (x.kind == ActionKind::kRun) runs.emplace_back(x.arg, x.flags);
+  REQUIRE(runs.size() == 5);
+  CHECK(runs[0] == std::make_pair(int64_t{100000}, uint8_t{0}));
+  CHECK(runs[1] == std::make_pair(int64_t{20000}, uint8_t{kRunSyscall}));
+  CHECK(runs[2] == std::make_pair(int64_t{0}, uint8_t{0}));
+  CHECK(runs[3] == std::make_pair(int64_t{10000}, uint8_t{kRunSyscall}));
+  CHECK(runs[4] == std::make_pair(int64_t{370000}, uint8_t{0}));
 }
 
 TEST_CASE("extract --channels: a group with fewer bytes written than read keeps its tokens", "[traces]") {

@@ -388,6 +388,35 @@ TEST_CASE("channel actions: write/read round-trip in JSON and CBOR and are valid
             .find("unknown channel kind 'fifo'") != std::string::npos);
 }
 
+TEST_CASE("run actions flagged syscall round-trip in JSON and CBOR and are validated", "[workload]") {
+  Workload w;
+  w.name = "sc";
+  TaskSpec a;
+  a.name = "t";
+  a.program = {Action::run(Duration::us(3)), Action::run(Duration::us(1), kRunSyscall), Action::run(Duration::ns(0)),
+               Action::exit()};
+  w.add_task(a);
+  validate_workload(w, "sc");
+  for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
+    std::string p = scratch(fmt == WorkloadFormat::kJson ? "sc.json" : "sc.cbor").string();
+    write_workload(w, p, fmt);
+    Workload r = read_workload(p);
+    REQUIRE(r.tasks.size() == 1);
+    CHECK(r.tasks[0].program == w.tasks[0].program);
+  }
+  Workload bad = w;
+  bad.tasks[0].program[0] = Action::run(Duration::us(3), 2);
+  CHECK_THROWS_WITH(validate_workload(bad, "b"), "b: error: task 0 ('t'), action 0: unknown run flags 2");
+  Workload sleepy = w;
+  sleepy.tasks[0].program[0] = Action{ActionKind::kSleep, kRunSyscall, 0, 0, 1000};
+  CHECK_THROWS_WITH(validate_workload(sleepy, "s"), "s: error: task 0 ('t'), action 0: unknown sleep flags 1");
+  auto err = [](const std::string& name, const std::string& text) { return read_error(write_text(name, text)); };
+  CHECK(err("sc1.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"run\", 10, \"kernel\"]]}]}")
+            .find("unknown run flag 'kernel'") != std::string::npos);
+  CHECK(err("sc2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"sleep\", 10, \"syscall\"]]}]}")
+            .find("too many arguments for 'sleep'") != std::string::npos);
+}
+
 // The writers walk the schema once with a JSON and a CBOR emitter. Their bytes are pinned by
 // files the two separate writers they replaced produced for this workload: every attribute,
 // both histogram shapes, each action form, and a program long enough to wrap its JSON lines.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedsim/engine/cost_model.hpp"
@@ -19,12 +20,35 @@
 
 namespace schedsim {
 
+/// The kernel's preemption model (CONFIG_PREEMPT_* / preempt= with PREEMPT_DYNAMIC): where a
+/// preemption that the queue module's check_preempt_wakeup()/check_preempt_tick() asked for
+/// takes effect. It matters only where the workload says a task is inside a system call (run
+/// actions flagged kRunSyscall: trace imports with `--channels`); elsewhere every mode is kFull.
+enum class PreemptModel : uint8_t {
+  /// Immediate (preempt=full: resched_curr() sets TIF_NEED_RESCHED and the next
+  /// preempt_enable() or interrupt return switches, in the kernel too). The default.
+  kFull,
+  /// preempt=none: a task inside a syscall is switched only at its return to user space (a
+  /// run without kRunSyscall follows); if it blocks first the switch is a sleep. A task in
+  /// user space is switched at once (the resched IPI or the tick returns to user mode).
+  kNone,
+  /// preempt=voluntary: replayed as kNone (the cond_resched() points inside the syscall are
+  /// not modelled; the CLI warns).
+  kVoluntary,
+  /// preempt=lazy (7c70cb94d29c "sched: Add Lazy preemption model", v6.13): a fair-class
+  /// preemption sets TIF_NEED_RESCHED_LAZY, acted on at the next return to user space, or
+  /// made TIF_NEED_RESCHED by the next tick (sched_tick()). No IPI is sent for it, so a task
+  /// in user space also keeps the CPU until its next syscall return or tick.
+  kLazy,
+};
+
 struct SimConfig {
   uint64_t seed = 1;
   int64_t jitter_permille = 0;       ///< run(d) durations scaled by U[1-j, 1+j]
   bool check_invariants_full = false;  ///< O(CPUs) checks after every event (debug flag)
   Instant stop_at = Instant::max();  ///< end the simulation early (incomplete run)
   uint64_t max_events = UINT64_MAX;  ///< safety valve for runaway workloads
+  PreemptModel preempt = PreemptModel::kFull;  ///< where a requested preemption takes effect
   /// No event is processed after this simulated time: an action, start time or wakeup that would
   /// need one is an InputError naming the task and action (before any tick is simulated for it).
   /// Bounds every simulated-time value far from int64 overflow (a tick every few ms for 2^62 ns
@@ -33,6 +57,11 @@ struct SimConfig {
   static constexpr Instant kDefaultMaxTime = Instant::from_ns(86400LL * 1000000000LL);  ///< 24 h
   static constexpr Instant kMaxTimeLimit = Instant::from_ns(366LL * 86400LL * 1000000000LL);  ///< 366 days
 };
+
+/// "full", "none", "voluntary", "lazy".
+const char* to_string(PreemptModel m);
+/// Parses one of to_string()'s names; false if unknown.
+bool parse_preempt_model(std::string_view s, PreemptModel& out);
 
 class Simulation {
  public:

@@ -182,6 +182,9 @@ struct RunResults {
   /// Channel operations (write/read actions, SimSummary): completed writes and reads, the wakes
   /// they caused, and the operations that slept (write on a full, read on an empty channel).
   uint64_t channel_writes = 0, channel_reads = 0, channel_wakes = 0, channel_sleeps = 0;
+  /// run --preempt none|voluntary|lazy (SimSummary): preemptions held back while curr was in a
+  /// syscall, and of those the ones curr left the CPU before (it slept: the wakee waited).
+  uint64_t preempt_deferred = 0, preempt_deferred_slept = 0;
   uint64_t tasks = 0;
   uint64_t tasks_exited = 0;
   bool complete = true;          ///< every task exited or blocked with nothing pending

@@ -39,6 +39,10 @@ struct SimSummary {
   /// reads, wakes they caused (readers + writers; also counted in `wakeups`), and how often a
   /// write found its channel full or a read found it empty and slept.
   uint64_t channel_writes = 0, channel_reads = 0, channel_wakes = 0, channel_sleeps = 0;
+  /// SimConfig::preempt: preemptions asked for while curr was inside a syscall (or, lazy, had
+  /// no IPI coming), held until its return to user space or a tick; of those, the ones curr
+  /// left the CPU before (blocked, slept, exited: the wakee merely waited).
+  uint64_t preempt_deferred = 0, preempt_deferred_slept = 0;
   uint64_t forks = 0;
   uint64_t migrations = 0;
   uint64_t context_switches = 0;

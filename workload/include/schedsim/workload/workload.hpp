@@ -37,6 +37,15 @@ enum : uint8_t {
   kWakeSync = 1,  ///< WF_SYNC: the waker is about to sleep (pipe writes)
 };
 
+/// Run flags (run actions imported from a trace with syscall events, `--channels`).
+enum : uint8_t {
+  /// The run is time the task spent inside a read or write system call (between its
+  /// sys_enter_* and sys_exit_*): kernel code on the task's behalf. A run without it that
+  /// follows marks the return to user space (SimConfig::preempt: where a preemption requested
+  /// under preempt=none takes effect).
+  kRunSyscall = 1,
+};
+
 /// Channel flags (write/read actions): which kernel object the channel stands for.
 enum : uint8_t {
   kChanSocket = 1,  ///< a unix stream socket instead of a pipe (engine/src/channel.hpp)
@@ -57,9 +66,11 @@ struct Action {
   int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop,
                       ///< channel number for write/read
 
-  static Action run(Duration d) { return {ActionKind::kRun, 0, 0, 0, d.count()}; }
+  static Action run(Duration d, uint8_t fl = 0) { return {ActionKind::kRun, fl, 0, 0, d.count()}; }
   /// run(d) recorded on `cpu` (a trace import: replay_overheads=migration-delta reads it).
-  static Action run_recorded(Duration d, uint32_t cpu) { return {ActionKind::kRun, 0, 0, cpu + 1, d.count()}; }
+  static Action run_recorded(Duration d, uint32_t cpu, uint8_t fl = 0) {
+    return {ActionKind::kRun, fl, 0, cpu + 1, d.count()};
+  }
   static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
   static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.v}; }
   static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.v}; }
