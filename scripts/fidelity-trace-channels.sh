@@ -13,6 +13,9 @@
 #      repeats of the hackbench pipe recordings that are too large to commit, when DIR has them
 #      (DIR/hb-pipe-proc-g2-l100.r2.ftrace.gz, hb-pipe-thr-g1-l400.r3, hb-pipe-thr-g4-l50.r2).
 #
+#      PREEMPT=MODEL (default none: the recording guest's preemption model, docs/kernel-versions.md
+#      section 7) adds a third replay, channels with `--preempt MODEL`; PREEMPT= (empty) leaves it out.
+#
 # Output is deterministic for a given binary. Requires python3.
 set -euo pipefail
 
@@ -52,6 +55,7 @@ case ${CHANNELS_SET:-loaded} in
   *) echo "fidelity-trace-channels: CHANNELS_SET must be loaded or quiet" >&2; exit 2 ;;
 esac
 
+PREEMPT=${PREEMPT-none}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 manifest=$work/manifest.tsv
@@ -66,11 +70,16 @@ for entry in "${CASES[@]}"; do
     "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" "${cost_args[@]}" --progress never \
       -f json -o "$work/$i-${m/$kind/chan}.json" 2>"$work/$i-$m.err" || { cat "$work/$i-$m.err" >&2; exit 1; }
   done
+  if [ -n "$PREEMPT" ]; then
+    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$kind" --preempt "$PREEMPT" "${cost_args[@]}" \
+      --progress never -f json -o "$work/$i-preempt.json" 2>"$work/$i-preempt.err" ||
+      { cat "$work/$i-preempt.err" >&2; exit 1; }
+  fi
   printf '%s\t%s\t%s\t%s\n' "$name" "$work/$i" "$kind" "$desc" >>"$manifest"
   i=$((i + 1))
 done
 
-SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$K" <<'EOF'
+SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$K" "$PREEMPT" <<'EOF'
 import json, os, sys
 sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
 from fidelity_fmt import err, fmt_n, fmt_ns, obs_metrics, sim_metrics  # noqa: E402
@@ -80,16 +89,28 @@ TIME = {"makespan", "wake p50", "wake p90", "wake p99", "rq-wait (preempted) p50
 for line in open(sys.argv[1]):
     name, base, kind, desc = line.rstrip("\n").split("\t")
     joff, jpipe = json.load(open(base + "-off.json")), json.load(open(base + "-chan.json"))
+    pm = sys.argv[3]
+    jpre = json.load(open(base + "-preempt.json")) if pm else None
     o, a, b = obs_metrics(joff), sim_metrics(joff), sim_metrics(jpipe)
+    c = sim_metrics(jpre) if jpre else None
     print(f"#### {name}, kernel {sys.argv[2]} profile\n")
-    print(f"{desc}; replayed on `smp2` with `--channels off|{kind}`.\n")
-    print(f"| metric | observed | off | err | {kind} | err |")
-    print("|---|---|---|---|---|---|")
+    extra = f" and `--channels {kind} --preempt {pm}`" if pm else ""
+    print(f"{desc}; replayed on `smp2` with `--channels off|{kind}`{extra}.\n")
+    print(f"| metric | observed | off | err | {kind} | err |" + (f" {kind}, preempt={pm} | err |" if c else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|" if c else ""))
     for m in o:
         f = fmt_ns if m in TIME else fmt_n
-        print(f"| {m} | {f(o[m])} | {f(a[m])} | {err(a[m], o[m])} | {f(b[m])} | {err(b[m], o[m])} |")
+        row = f"| {m} | {f(o[m])} | {f(a[m])} | {err(a[m], o[m])} | {f(b[m])} | {err(b[m], o[m])} |"
+        if c:
+            row += f" {f(c[m])} | {err(c[m], o[m])} |"
+        print(row)
     s = jpipe["summary"]
     print(f"\noff: {joff['summary']['tokens_banked']} tokens banked; {kind}: {s['channel_writes']} writes, "
           f"{s['channel_reads']} reads, {s['channel_wakes']} channel wakes, {s['channel_sleeps']} channel sleeps, "
-          f"{s['tokens_banked']} tokens banked.\n")
+          f"{s['tokens_banked']} tokens banked" + ("." if not c else ""))
+    if c:
+        p = jpre["summary"]
+        print(f"; preempt={pm}: {p['channel_wakes']} channel wakes, {p.get('preempt_deferred', 0)} preemptions held "
+              f"back to a syscall's return, {p.get('preempt_deferred_slept', 0)} of them ended by curr sleeping first.")
+    print()
 EOF
