@@ -172,7 +172,7 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
           "preemption is immediate as under full",
           to_string(sim.preempt)));
     else if (sim.preempt == PreemptModel::kVoluntary)
-      out.notes.push_back(
+      out.notes.emplace_back(
           "warning: --preempt voluntary is replayed as none: the explicit scheduling points (cond_resched(), "
           "might_sleep()) inside a system call are not modelled, so a preemption waits for the syscall's return "
           "where the real kernel may switch earlier");

@@ -23,24 +23,15 @@ and the wakee merely waited. docs/fidelity.md ("Where a preemption takes effect"
 Standard library only.
 """
 import collections
-import gzip
 import re
-import subprocess
 import sys
 
-CMDS = ("hackbench", "sched-messaging", "perf")
+from channel_rhythm import CMDS, lines  # same directory: the benchmark commands, trace reader
+
 LINE = re.compile(r"^\s*(.+?)-(\d+)\s+(?:\(.*?\)\s+)?\[(\d+)\]\s+\S+\s+([\d.]+): (.*)$")
 SC = re.compile(r"^sys_(read|write)(\(| ->)")
 SWITCH = re.compile(r"sched_switch: prev_comm=(.*?) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+)")
 WAKE = re.compile(r"(sched_waking|sched_wakeup): comm=(\S+) .*?pid=(\d+) .*target_cpu=(\d+)")
-
-
-def lines(path):
-    if path.endswith(".zst"):
-        return subprocess.Popen(["zstdcat", path], stdout=subprocess.PIPE, text=True, errors="replace").stdout
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", errors="replace")
-    return open(path, errors="replace")
 
 
 def analyse(path):

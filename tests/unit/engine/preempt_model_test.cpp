@@ -6,6 +6,7 @@
 
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "two_cpus.hpp"
 #include "zero_costs.hpp"
 
 using namespace schedsim;
@@ -31,12 +32,7 @@ struct Switches : Observer {
 };
 
 SimSummary simulate(const Workload& w, PreemptModel m, Switches* sw, const char* queue = "eevdf") {
-  RegularMachine rm;
-  rm.name = "one";
-  rm.packages = 1;
-  rm.cores_per_package = 1;
-  rm.threads = 1;
-  Topology topo = Topology::build(make_regular_machine(rm));
+  Topology topo = testing::regular_cpus(1);
   PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
                                              {"queue", queue}, {"balance", "kernel"}},
                                             FeatureSet{});

@@ -5,13 +5,16 @@
 
 namespace schedsim::testing {
 
-inline Topology two_cpus() {
+// `n` CPUs in one package, no SMT.
+inline Topology regular_cpus(uint32_t n) {
   RegularMachine m;
   m.name = "test";
   m.packages = 1;
-  m.cores_per_package = 2;
+  m.cores_per_package = n;
   m.threads = 1;
   return Topology::build(make_regular_machine(m));
 }
+
+inline Topology two_cpus() { return regular_cpus(2); }
 
 }  // namespace schedsim::testing
