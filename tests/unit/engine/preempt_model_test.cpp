@@ -1,5 +1,6 @@
 // SimConfig::preempt (engine.cpp preempt_curr()/return_to_user()): where a preemption the queue
-// module asked for takes effect, on hand-written one-CPU workloads whose run actions say which
+// module (cfs: its sleeper credit makes every wakeup here preempt) asked for takes effect, on
+// hand-written one-CPU workloads whose run actions say which
 // time is inside a system call (kRunSyscall). With zero costs every switch time is a sum of
 // run() and sleep durations or a tick boundary.
 #include <catch2/catch.hpp>
@@ -31,7 +32,7 @@ struct Switches : Observer {
   }
 };
 
-SimSummary simulate(const Workload& w, PreemptModel m, Switches* sw, const char* queue = "eevdf") {
+SimSummary simulate(const Workload& w, PreemptModel m, Switches* sw, const char* queue = "cfs") {
   Topology topo = testing::regular_cpus(1);
   PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
                                              {"queue", queue}, {"balance", "kernel"}},
@@ -65,8 +66,8 @@ Action sys(Duration d) { return Action::run(d, kRunSyscall); }
 
 TEST_CASE("preempt: a wakeup preemption waits for the end of curr's syscall under none", "[engine][preempt]") {
   // A spends 2 ms in a syscall, then 1 ms in user space. B, asleep since the start, wakes at
-  // 100 us: the queue module preempts A (B comes back with the lag it left with; full switches
-  // at once), under none the switch happens at A's return to user space at 2 ms.
+  // 100 us: the CFS queue places it half a latency behind min_vruntime and preempts A (full
+  // switches at once); under none the switch happens at A's return to user space at 2 ms.
   Workload w;
   w.add_task(running("A", {sys(Duration::ms(2)), Action::run(Duration::ms(1))}));
   w.add_task(wakes_at("B", Duration::us(100), {Action::run(Duration::us(50))}));
