@@ -199,6 +199,7 @@ void Simulation::Impl::return_to_user(uint32_t cpu) {
 // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
 void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
   SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
+  update_progress(cpu);  // gives the queue time a syscall boundary held back (nothing else: now)
   s.tasks[t].state = st;
   run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
   pol.util->update(s, CpuId(cpu));
@@ -208,6 +209,7 @@ void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
 }
 
 void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
+  update_progress(cpu);  // as in leave_cpu()
   s.tasks[t].state = TaskState::kExited;
   run[cpu].leave_reason = SwitchReason::kExit;
   pol.util->update(s, CpuId(cpu));
@@ -618,7 +620,18 @@ void Simulation::Impl::on_run_done(uint32_t cpu, uint64_t gen) {
   if (gen != run[cpu].done_gen) return;
   TaskId t = s.cpus[cpu].curr;
   SCHEDSIM_ASSERT(t.valid(), "completion on idle cpu{}", cpu);
-  update_progress(cpu);
+  // A run that ends where the task enters or leaves a syscall (the next action is a run with
+  // work on the other side of kRunSyscall) is no scheduler event: the kernel calls no
+  // update_curr() at a syscall entry or exit, so the time goes to the queue at the next real
+  // event (update_progress()'s quiet mode). Without it, splitting a run at a syscall boundary
+  // would move the replay by charging vruntime more often than the kernel does.
+  const Prog& pr = prog[t.v];
+  bool quiet = false;
+  if (pr.pc < pr.code_size && pr.loops.empty()) {
+    const Action& next = pr.code[pr.pc];
+    quiet = next.kind == ActionKind::kRun && next.arg > 0 && ((next.flags & kRunSyscall) != 0) != pr.in_syscall;
+  }
+  update_progress(cpu, quiet);
   advance(t.v, cpu);
 }
 

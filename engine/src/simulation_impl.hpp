@@ -46,6 +46,9 @@ struct Simulation::Impl : BalanceOps {
     // inside a syscall, or lazy): TIF_NEED_RESCHED(_LAZY) set, acted on at curr's return to user
     // space (interpreter) or, lazy, at the next tick; cleared by schedule().
     bool resched_deferred = false;
+    // curr's run time not yet given to the scheduler (sum_exec, the queue's update_curr()):
+    // accounted at a syscall boundary, where the kernel makes no scheduler call (on_run_done()).
+    Duration unreported;
     bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
     bool busy = false;      // curr valid, as last propagated to siblings and observers
     SwitchReason leave_reason = SwitchReason::kPreempt;  // why curr is leaving (set before resched)
@@ -101,7 +104,7 @@ struct Simulation::Impl : BalanceOps {
 
   // ---- the work/rate accountant applied to CPUs (work.cpp) ----
   int64_t rate_of(uint32_t cpu) const;
-  void update_progress(uint32_t cpu);
+  void update_progress(uint32_t cpu, bool quiet = false);
   void plan_completion(uint32_t cpu);
 
   // ---- the program interpreter (interpreter.cpp) ----

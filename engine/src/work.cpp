@@ -23,17 +23,30 @@ int64_t Simulation::Impl::rate_of(uint32_t cpu) const {
 }
 
 // Accounts curr's progress up to now at the current rate (update_curr's job, for the engine).
-void Simulation::Impl::update_progress(uint32_t cpu) {
+void Simulation::Impl::update_progress(uint32_t cpu, bool quiet) {
   CpuRun& r = run[cpu];
   TaskId t = s.cpus[cpu].curr;
   Duration elapsed = s.now - r.acct.seg_start;
   r.acct.seg_start = s.now;
-  if (!t.valid() || elapsed.count() <= 0) return;
+  if (!t.valid()) return;
+  // The scheduler's view (sum_exec, the queue's update_curr()) gets the time held back by quiet
+  // calls too: the kernel charges it at its next scheduler event.
+  if (!quiet && r.unreported.count() > 0) {
+    const Duration held = r.unreported;
+    r.unreported = Duration::zero();
+    s.tasks[t.v].sum_exec += held;
+    pol.queue->update_curr(s, CpuId(cpu), held);
+  }
+  if (elapsed.count() <= 0) return;
   Prog& pr = prog[t.v];
   i128 from_work = detail::consume(pr.work, static_cast<i128>(elapsed.count()) * r.acct.rate);
   work_done_scaled += from_work;
-  s.tasks[t.v].sum_exec += elapsed;
-  pol.queue->update_curr(s, CpuId(cpu), elapsed);
+  if (quiet) {
+    r.unreported += elapsed;
+  } else {
+    s.tasks[t.v].sum_exec += elapsed;
+    pol.queue->update_curr(s, CpuId(cpu), elapsed);
+  }
   if (!obs.empty()) {
     Duration work = detail::scaled_to_ns(from_work);
     for (auto* o : obs) o->on_run(s.now, t, CpuId(cpu), elapsed, work);
