@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -300,6 +301,24 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     pt.key = a.key;
     pt.base_where = base.where[a.idx.front()];
     pt.next_where = next.where[b.idx.front()];
+    // A run that did not finish (--stop-at, a deadlock accepted with --allow-incomplete) has
+    // metrics of only the part that was simulated: a 1 ms prefix "improves" every latency by
+    // 100%. Each such record is named in a note, and a gate refuses to judge the point.
+    for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}})
+      for (size_t i : g->idx) {
+        const Record& rec = f->records[i];
+        if (rec.complete) continue;
+        pt.incomplete.push_back(fmt::format("{} {}{}", side, f->where[i],
+                                            rec.incomplete.empty() ? std::string()
+                                                                   : " (" + rec.incomplete.front() + ")"));
+      }
+    if (!pt.incomplete.empty()) {
+      std::string first = pt.incomplete.front();
+      c.notes.push_back(fmt::format(
+          "point {}: {} run(s) did not finish (\"complete\": false), first {}: their metrics cover only the "
+          "simulated part, so changes at this point are not a measure of the treatment",
+          pi + 1, pt.incomplete.size(), first));
+    }
     bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
     bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;
     for (size_t mi = 0; mi < metrics.size(); ++mi) {
@@ -641,6 +660,13 @@ GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gate
       for (const auto& r : c.points[pi].rows) {
         if (r.metric != g.metric) continue;
         std::string where = fmt::format("point {} ({})", pi + 1, point_name(c, pi));
+        if (!c.points[pi].incomplete.empty()) {
+          out.untestable.push_back(fmt::format("--fail-on '{}': {}: {} run(s) did not finish (\"complete\": false), "
+                                               "first {}; gate on complete runs only",
+                                               g.text, where, c.points[pi].incomplete.size(),
+                                               c.points[pi].incomplete.front()));
+          continue;
+        }
         // A gate needs run-to-run spread: within-run intervals (one run per side) understate it.
         if (r.kind != RowKind::kRepetitions) {
           out.untestable.push_back("--fail-on '" + g.text + "': " + where + ": " + r.metric +
