@@ -585,9 +585,14 @@ std::string observed_table(const RunResults& r) {
   std::string s =
       "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>observed</th><th>rel error</th>"
       "</tr></thead><tbody>\n";
-  for (const auto& o : r.observed)
-    s += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td></tr>\n", esc(o.metric), o.simulated,
-                     o.observed, o.observed != 0 ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+  for (const auto& o : r.observed) {
+    // A mean or percentile of no samples is undefined: "-" (as in the text table).
+    const ComparisonEmpty e = comparison_empty(r.observed, o);
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(o.metric),
+                     e.simulated ? "-" : fmt::format("{:.3f}", o.simulated),
+                     e.observed ? "-" : fmt::format("{:.3f}", o.observed),
+                     o.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+  }
   s += "</tbody></table>\n";
   return s;
 }
