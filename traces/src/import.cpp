@@ -416,6 +416,18 @@ class Pass {
           "states use 'trace-cmd report -N'",
           h.plugin_letters[0], h.plugin_letters[1], h.plugin_letters[2], h.plugin_letters[3]));
     }
+    // Options that only apply to some traces: said when they had nothing to act on, so that a
+    // user who believed the trace needed them learns that the figures were read without them.
+    if (opt_.clock_hz > 0 && !h.integer_ts)
+      rep_.warnings.push_back(fmt::format(
+          "--clock-hz {} ignored: this trace's timestamps are seconds with a fraction (a nanosecond "
+          "clock such as local, global or mono), not integer ticks",
+          opt_.clock_hz));
+    if (!opt_.kernel_version.empty() && !h.numeric_state)
+      rep_.warnings.push_back(fmt::format(
+          "--kernel-version {} ignored: it only decodes a numeric prev_state (trace-cmd report -R), and "
+          "this trace prints prev_state as letters",
+          opt_.kernel_version));
     if (rep_.entries_written > rep_.entries_in_buffer && rep_.entries_in_buffer >= 0)
       rep_.warnings.push_back(fmt::format(
           "the ring buffer overwrote {} of {} events (entries-in-buffer/entries-written); the "
