@@ -672,6 +672,12 @@ std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, co
                               "its own --label",
                               idx.size(), label, join(files, ", ")));
   }
+  // A run that did not finish (--stop-at, or accepted with --allow-incomplete) has the figures of
+  // the simulated part only: next to complete runs its latencies look better than they are.
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (!runs[i].complete)
+      out.push_back(fmt::format("{} did not finish (\"complete\": false{}): its figures cover only the simulated part",
+                                name(i), runs[i].incomplete.empty() ? "" : ": " + runs[i].incomplete.front()));
   if (runs.empty()) return out;
   const Provenance& first = runs[0].config.provenance;
   for (size_t i = 1; i < runs.size(); ++i) {
