@@ -382,6 +382,9 @@ class Pass {
   }
 
  public:
+  /// The buffers whose events were skipped (not the one kept), with their event counts.
+  const std::map<std::string, uint64_t>& skipped_buffers() const { return skipped_other_buffer_; }
+
   void finish_report() {
     if (print_continuations_ > 0)
       rep_.warnings.push_back(fmt::format(
@@ -815,6 +818,15 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   if (rep.events == 0 && rep.repairs.count("truncated-stream"))
     throw InputError(SourceLoc{path}, fmt::format("no trace events before the {} stream ends early (file "
                                                   "cut or damaged)", rep.compression));
+  if (rep.events == 0 && !opt.buffer.empty() && !pass.skipped_buffers().empty()) {
+    // Every event belonged to other buffers: the name is wrong, not the file.
+    std::vector<std::string> held;
+    for (const auto& [name, n] : pass.skipped_buffers())
+      held.push_back(fmt::format("'{}' ({} events)", name.empty() ? "(top level)" : name, n));
+    throw InputError(SourceLoc{path}, fmt::format("--buffer '{}': no event of this trace belongs to that buffer; it "
+                                                  "holds {}",
+                                                  opt.buffer, join(held, ", ")));
+  }
   if (rep.events == 0)
     throw InputError(SourceLoc{path}, rep.bytes == 0 ? "empty file: no trace events"
                                                      : "no trace events found (expected ftrace text, trace-cmd "
