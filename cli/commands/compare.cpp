@@ -89,7 +89,7 @@ int compare_main(const po::variables_map& vm) {
     }
   if (o.metrics.empty() && !gates.empty()) {
     for (const auto& d : metric_catalog())
-      if (d.compare_default) o.metrics.push_back(d.name);
+      if (d.compare_default) o.metrics.emplace_back(d.name);
     for (const auto& g : gates)
       if (std::find(o.metrics.begin(), o.metrics.end(), g.metric) == o.metrics.end()) o.metrics.push_back(g.metric);
   }

@@ -152,12 +152,12 @@ std::vector<std::string> selected_metrics(const CompareOptions& o) {
   std::vector<std::string> m;
   if (o.metrics.empty()) {
     for (const auto& d : metric_catalog())
-      if (d.compare_default) m.push_back(d.name);
+      if (d.compare_default) m.emplace_back(d.name);
   } else if (o.metrics.size() == 1 && o.metrics[0] == "all") {
-    for (const auto& d : metric_catalog()) m.push_back(d.name);
+    for (const auto& d : metric_catalog()) m.emplace_back(d.name);
   } else {
     std::vector<std::string> known;
-    for (const auto& d : metric_catalog()) known.push_back(d.name);
+    for (const auto& d : metric_catalog()) known.emplace_back(d.name);
     for (const auto& x : o.metrics) {
       if (!find_metric(x)) throw InputError(SourceLoc{"--metrics"}, unknown_choice_message("metric", x, known));
       if (!contains(m, x)) m.push_back(x);
@@ -248,7 +248,7 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
   std::vector<Group> gb = group_records(base, o, dropped, "BASE"), gn = group_records(next, o, dropped, "NEW");
   std::vector<std::pair<size_t, size_t>> pairs;
   if (o.allow_mismatch && gb.size() == 1 && gn.size() == 1) {
-    pairs.push_back({0, 0});
+    pairs.emplace_back(0, 0);
   } else {
     for (size_t i = 0; i < gb.size(); ++i) {
       auto it = std::find_if(gn.begin(), gn.end(), [&](const Group& g) { return g.key == gb[i].key; });
@@ -264,7 +264,7 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
                              ". Runs on different workloads, machines or noise are refused unless --allow-mismatch; " +
                              "choose the matching key with --by or drop parameters with --ignore");
       }
-      pairs.push_back({i, static_cast<size_t>(it - gn.begin())});
+      pairs.emplace_back(i, static_cast<size_t>(it - gn.begin()));
     }
     for (size_t j = 0; j < gn.size(); ++j)
       if (std::none_of(pairs.begin(), pairs.end(), [j](const auto& p) { return p.second == j; }))
@@ -404,12 +404,12 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         c.notes.push_back(f->path + ": repetitions ran without noise (--noise none); they differ only where a "
                           "module draws random numbers, so the tests do not measure run-to-run noise");
   if (any_dist || any_single)
-    c.notes.push_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
+    c.notes.emplace_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
                       "inside each run (its latency histogram); a verdict marked 'within run' may not survive "
                       "repetition. Use run --repeat N (docs/compare.md)");
   if (any_single && !any_dist)
-    c.notes.push_back("rows marked 'not tested' have one value per side and no histogram to resample");
-  if (any_small) c.notes.push_back("a point with fewer than 2 repetitions on a side is not tested");
+    c.notes.emplace_back("rows marked 'not tested' have one value per side and no histogram to resample");
+  if (any_small) c.notes.emplace_back("a point with fewer than 2 repetitions on a side is not tested");
   return c;
 }
 
@@ -647,7 +647,7 @@ Gate parse_gate(const std::string& text) {
   g.threshold = v / 100.0;
   if (!find_metric(g.metric)) {
     std::vector<std::string> known;
-    for (const auto& d : metric_catalog()) known.push_back(d.name);
+    for (const auto& d : metric_catalog()) known.emplace_back(d.name);
     throw InputError(SourceLoc{"--fail-on"}, unknown_choice_message("metric", g.metric, known));
   }
   return g;

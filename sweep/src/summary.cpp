@@ -97,8 +97,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   };
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = key_titles;
-  if (keys.empty()) head.push_back("point");
-  head.push_back("runs");
+  if (keys.empty()) head.emplace_back("point");
+  head.emplace_back("runs");
   if (opts.format == "csv") {
     for (const auto& c : opts.columns) {
       head.push_back(c.name + " mean");
@@ -111,6 +111,7 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   std::vector<std::string> incomplete_points, empty_cells;
   for (size_t p = 0; p < points.size(); ++p) {
     std::vector<std::string> row;
+    row.reserve(keys.size() + 1 + 2 * opts.columns.size());
     for (const auto& k : keys) row.push_back(value_of(points[p], k));
     if (keys.empty()) row.push_back(std::to_string(p));
     row.push_back(std::to_string(runs[p]));
@@ -126,8 +127,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
       const Acc& a = acc[p][c];
       int d = opts.columns[c].decimals;
       if (runs[p] == 0 || a.n == 0) {
-        row.push_back("-");
-        if (opts.format == "csv") row.push_back("-");
+        row.emplace_back("-");
+        if (opts.format == "csv") row.emplace_back("-");
       } else if (opts.format == "csv") {
         row.push_back(fmt::format("{:.{}f}", a.mean(), d + 1));
         row.push_back(fmt::format("{:.{}f}", a.stddev(), d + 1));

@@ -30,6 +30,7 @@ const std::vector<double> kBase = {100, 101, 99, 100, 102, 98, 100, 101, 99, 100
 
 std::vector<double> scaled(double f) {
   std::vector<double> v;
+  v.reserve(kBase.size());
   for (double x : kBase) v.push_back(x * f);
   return v;
 }
@@ -71,6 +72,7 @@ TEST_CASE("verdicts honour significance, minimum effect and direction") {
   CHECK(t2.points[0].rows[0].verdict == "regressed");
   // Overlapping samples (shift 0.5 within a spread of 4): neither test is significant.
   std::vector<double> shifted;
+  shifted.reserve(kBase.size());
   for (double x : kBase) shifted.push_back(x + 0.5);
   CompareResult t3 = compare_records(file("x", kBase, kBase), file("y", shifted, kBase), o);
   CHECK_FALSE(t3.points[0].rows[0].significant);
