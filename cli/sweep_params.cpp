@@ -266,12 +266,13 @@ sweep::SummaryOptions summary_options(const std::string& format) {
   sweep::SummaryOptions o;
   o.format = format;
   o.columns = {
-      {"wakeup mean µs", "/results/latency_ns/wakeup/mean", 0.001, 2},
-      {"wakeup p50 µs", "/results/latency_ns/wakeup/p50", 0.001, 2},
-      {"wakeup p99 µs", "/results/latency_ns/wakeup/p99", 0.001, 2},
-      {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3},
+      {"wakeup mean µs", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count"},
+      {"wakeup p50 µs", "/results/latency_ns/wakeup/p50", 0.001, 2, "/results/latency_ns/wakeup/count"},
+      {"wakeup p99 µs", "/results/latency_ns/wakeup/p99", 0.001, 2, "/results/latency_ns/wakeup/count"},
+      {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, ""},
   };
   o.complete_pointer = "/results/summary/complete";
+  o.incomplete_pointer = "/results/summary/incomplete";
   return o;
 }
 

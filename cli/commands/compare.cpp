@@ -89,7 +89,7 @@ int compare_main(const po::variables_map& vm) {
     }
   if (o.metrics.empty() && !gates.empty()) {
     for (const auto& d : metric_catalog())
-      if (d.compare_default) o.metrics.push_back(d.name);
+      if (d.compare_default) o.metrics.emplace_back(d.name);
     for (const auto& g : gates)
       if (std::find(o.metrics.begin(), o.metrics.end(), g.metric) == o.metrics.end()) o.metrics.push_back(g.metric);
   }
@@ -101,6 +101,13 @@ int compare_main(const po::variables_map& vm) {
                      : format == "json"   ? render_compare_json(c)
                      : format == "csv"    ? render_compare_csv(c)
                                           : render_compare_table(c);
+  // Printed on stderr as well as in the rendering: with -o the table goes to a file nobody reads
+  // before trusting the exit code.
+  for (size_t pi = 0; pi < c.points.size(); ++pi)
+    if (!c.points[pi].incomplete.empty())
+      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << c.points[pi].incomplete.size()
+                << " run(s) did not finish (\"complete\": false), first " << c.points[pi].incomplete.front()
+                << ": their metrics cover only the simulated part\n";
   GateOutcome g = evaluate_gates(c, gates);
   if (!g.untestable.empty()) {
     for (const auto& u : g.untestable) std::cerr << "schedsim compare: error: " << u << "\n";

@@ -48,6 +48,12 @@ int run_import(const std::vector<std::string>& args) {
   traces::ImportReport rep;
   const std::string in = vm["trace"].as<std::string>();
   Workload w = import_trace_arg(in, opt, &rep);
+  // An empty workload is no conversion of the trace: `run` of it ends with exit 4 (nothing
+  // simulated), so writing it with exit 0 would only move the surprise to a later command.
+  if (w.tasks.empty())
+    throw InputError(SourceLoc{in}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
+                                                "in the trace; no workload written",
+                                                rep.selection, rep.tasks_seen));
   write_workload(w, out, wf);
   std::ostream& summary = out == "-" ? std::cerr : std::cout;
   summary << fmt::format("imported {} ({}): {} tasks, {} repairs, {} lost-event windows -> {}\n", in,

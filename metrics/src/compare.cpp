@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -151,12 +152,12 @@ std::vector<std::string> selected_metrics(const CompareOptions& o) {
   std::vector<std::string> m;
   if (o.metrics.empty()) {
     for (const auto& d : metric_catalog())
-      if (d.compare_default) m.push_back(d.name);
+      if (d.compare_default) m.emplace_back(d.name);
   } else if (o.metrics.size() == 1 && o.metrics[0] == "all") {
-    for (const auto& d : metric_catalog()) m.push_back(d.name);
+    for (const auto& d : metric_catalog()) m.emplace_back(d.name);
   } else {
     std::vector<std::string> known;
-    for (const auto& d : metric_catalog()) known.push_back(d.name);
+    for (const auto& d : metric_catalog()) known.emplace_back(d.name);
     for (const auto& x : o.metrics) {
       if (!find_metric(x)) throw InputError(SourceLoc{"--metrics"}, unknown_choice_message("metric", x, known));
       if (!contains(m, x)) m.push_back(x);
@@ -247,7 +248,7 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
   std::vector<Group> gb = group_records(base, o, dropped, "BASE"), gn = group_records(next, o, dropped, "NEW");
   std::vector<std::pair<size_t, size_t>> pairs;
   if (o.allow_mismatch && gb.size() == 1 && gn.size() == 1) {
-    pairs.push_back({0, 0});
+    pairs.emplace_back(0, 0);
   } else {
     for (size_t i = 0; i < gb.size(); ++i) {
       auto it = std::find_if(gn.begin(), gn.end(), [&](const Group& g) { return g.key == gb[i].key; });
@@ -263,7 +264,7 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
                              ". Runs on different workloads, machines or noise are refused unless --allow-mismatch; " +
                              "choose the matching key with --by or drop parameters with --ignore");
       }
-      pairs.push_back({i, static_cast<size_t>(it - gn.begin())});
+      pairs.emplace_back(i, static_cast<size_t>(it - gn.begin()));
     }
     for (size_t j = 0; j < gn.size(); ++j)
       if (std::none_of(pairs.begin(), pairs.end(), [j](const auto& p) { return p.second == j; }))
@@ -300,6 +301,24 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     pt.key = a.key;
     pt.base_where = base.where[a.idx.front()];
     pt.next_where = next.where[b.idx.front()];
+    // A run that did not finish (--stop-at, a deadlock accepted with --allow-incomplete) has
+    // metrics of only the part that was simulated: a 1 ms prefix "improves" every latency by
+    // 100%. Each such record is named in a note, and a gate refuses to judge the point.
+    for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}})
+      for (size_t i : g->idx) {
+        const Record& rec = f->records[i];
+        if (rec.complete) continue;
+        pt.incomplete.push_back(fmt::format("{} {}{}", side, f->where[i],
+                                            rec.incomplete.empty() ? std::string()
+                                                                   : " (" + rec.incomplete.front() + ")"));
+      }
+    if (!pt.incomplete.empty()) {
+      std::string first = pt.incomplete.front();
+      c.notes.push_back(fmt::format(
+          "point {}: {} run(s) did not finish (\"complete\": false), first {}: their metrics cover only the "
+          "simulated part, so changes at this point are not a measure of the treatment",
+          pi + 1, pt.incomplete.size(), first));
+    }
     bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
     bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;
     for (size_t mi = 0; mi < metrics.size(); ++mi) {
@@ -385,12 +404,12 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         c.notes.push_back(f->path + ": repetitions ran without noise (--noise none); they differ only where a "
                           "module draws random numbers, so the tests do not measure run-to-run noise");
   if (any_dist || any_single)
-    c.notes.push_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
+    c.notes.emplace_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
                       "inside each run (its latency histogram); a verdict marked 'within run' may not survive "
                       "repetition. Use run --repeat N (docs/compare.md)");
   if (any_single && !any_dist)
-    c.notes.push_back("rows marked 'not tested' have one value per side and no histogram to resample");
-  if (any_small) c.notes.push_back("a point with fewer than 2 repetitions on a side is not tested");
+    c.notes.emplace_back("rows marked 'not tested' have one value per side and no histogram to resample");
+  if (any_small) c.notes.emplace_back("a point with fewer than 2 repetitions on a side is not tested");
   return c;
 }
 
@@ -628,7 +647,7 @@ Gate parse_gate(const std::string& text) {
   g.threshold = v / 100.0;
   if (!find_metric(g.metric)) {
     std::vector<std::string> known;
-    for (const auto& d : metric_catalog()) known.push_back(d.name);
+    for (const auto& d : metric_catalog()) known.emplace_back(d.name);
     throw InputError(SourceLoc{"--fail-on"}, unknown_choice_message("metric", g.metric, known));
   }
   return g;
@@ -641,6 +660,13 @@ GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gate
       for (const auto& r : c.points[pi].rows) {
         if (r.metric != g.metric) continue;
         std::string where = fmt::format("point {} ({})", pi + 1, point_name(c, pi));
+        if (!c.points[pi].incomplete.empty()) {
+          out.untestable.push_back(fmt::format("--fail-on '{}': {}: {} run(s) did not finish (\"complete\": false), "
+                                               "first {}; gate on complete runs only",
+                                               g.text, where, c.points[pi].incomplete.size(),
+                                               c.points[pi].incomplete.front()));
+          continue;
+        }
         // A gate needs run-to-run spread: within-run intervals (one run per side) understate it.
         if (r.kind != RowKind::kRepetitions) {
           out.untestable.push_back("--fail-on '" + g.text + "': " + where + ": " + r.metric +

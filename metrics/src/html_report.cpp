@@ -585,9 +585,14 @@ std::string observed_table(const RunResults& r) {
   std::string s =
       "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>observed</th><th>rel error</th>"
       "</tr></thead><tbody>\n";
-  for (const auto& o : r.observed)
-    s += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td></tr>\n", esc(o.metric), o.simulated,
-                     o.observed, o.observed != 0 ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+  for (const auto& o : r.observed) {
+    // A mean or percentile of no samples is undefined: "-" (as in the text table).
+    const ComparisonEmpty e = comparison_empty(r.observed, o);
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(o.metric),
+                     e.simulated ? "-" : fmt::format("{:.3f}", o.simulated),
+                     e.observed ? "-" : fmt::format("{:.3f}", o.observed),
+                     o.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+  }
   s += "</tbody></table>\n";
   return s;
 }
@@ -667,6 +672,12 @@ std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, co
                               "its own --label",
                               idx.size(), label, join(files, ", ")));
   }
+  // A run that did not finish (--stop-at, or accepted with --allow-incomplete) has the figures of
+  // the simulated part only: next to complete runs its latencies look better than they are.
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (!runs[i].complete)
+      out.push_back(fmt::format("{} did not finish (\"complete\": false{}): its figures cover only the simulated part",
+                                name(i), runs[i].incomplete.empty() ? "" : ": " + runs[i].incomplete.front()));
   if (runs.empty()) return out;
   const Provenance& first = runs[0].config.provenance;
   for (size_t i = 1; i < runs.size(); ++i) {

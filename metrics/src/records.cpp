@@ -124,6 +124,18 @@ void read_rep(const json& j, const std::string& path, const std::string& ptr, lo
     if (!it.value().is_number()) fail(path, where("metrics/" + it.key()) + ": expected a number", line);
     r.metrics[it.key()] = it.value().get<double>();
   }
+  // Optional: present (false) only for a run that did not finish.
+  if (auto c = j.find("complete"); c != j.end()) {
+    if (!c->is_boolean()) fail(path, where("complete") + ": expected true or false", line);
+    r.complete = c->get<bool>();
+  }
+  if (auto inc = j.find("incomplete"); inc != j.end()) {
+    if (!inc->is_array()) fail(path, where("incomplete") + ": expected an array of strings", line);
+    for (size_t i = 0; i < inc->size(); ++i) {
+      if (!(*inc)[i].is_string()) fail(path, where("incomplete/" + std::to_string(i)) + ": expected a string", line);
+      r.incomplete.push_back((*inc)[i].get<std::string>());
+    }
+  }
 }
 
 void read_params(const json& j, const std::string& path, const std::string& ptr, long line, Record& r) {
@@ -154,6 +166,10 @@ ojson rep_json(const Record& r) {
   for (const auto& d : kCatalog)
     if (auto it = r.metrics.find(d.name); it != r.metrics.end()) m[d.name] = it->second;
   j["metrics"] = std::move(m);
+  if (!r.complete) {
+    j["complete"] = false;
+    j["incomplete"] = r.incomplete;
+  }
   return j;
 }
 
@@ -254,6 +270,8 @@ Record make_record(const RunResults& r, const std::string& noise, uint32_t rep, 
   rec.rep = rep;
   rec.seed = seed;
   rec.metrics = scalar_metrics(r);
+  rec.complete = r.complete;
+  rec.incomplete = r.incomplete;
   return rec;
 }
 

@@ -112,6 +112,19 @@ std::string task_group_name(const std::string& comm) {
   return n == 0 ? comm : comm.substr(0, n);
 }
 
+ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x) {
+  ComparisonEmpty e;
+  size_t dot = x.metric.rfind('.');
+  if (dot == std::string::npos || x.metric.compare(dot, std::string::npos, ".count") == 0) return e;
+  const std::string count = x.metric.substr(0, dot) + ".count";
+  for (const auto& c : rows)
+    if (c.metric == count) {
+      e.simulated = c.simulated == 0;
+      e.observed = c.observed == 0;
+    }
+  return e;
+}
+
 std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus) {
   const RunConfig& c = r.config;
   std::string out;
@@ -291,8 +304,11 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
         mark = x.note.rfind("lower bound", 0) == 0 ? ">=" : "*";
         if (std::find(notes.begin(), notes.end(), x.note) == notes.end()) notes.push_back(x.note);
       }
-      t.add({x.metric, num(x.simulated), mark + num(x.observed),
-             x.observed != 0 ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
+      // A mean or percentile of no samples (no preemption simulated, say) is undefined: "-",
+      // and so is its error, rather than 0 and -100%.
+      const ComparisonEmpty e = comparison_empty(r.observed, x);
+      t.add({x.metric, e.simulated ? "-" : num(x.simulated), e.observed ? "-" : mark + num(x.observed),
+             x.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
     }
     out += t.render();
     for (const auto& n : notes) out += "  " + std::string(n.rfind("lower bound", 0) == 0 ? ">=" : "*") + " observed wakeup_latency is a " + n + "\n";

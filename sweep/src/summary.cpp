@@ -1,6 +1,7 @@
 // The sweep summary table (aligned text, CSV, Markdown).
 #include "schedsim/sweep/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -48,6 +49,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   for (const auto& a : spec.axes) keys.insert(keys.end(), a.keys.begin(), a.keys.end());
   std::vector<std::vector<Acc>> acc(points.size(), std::vector<Acc>(opts.columns.size()));
   std::vector<size_t> runs(points.size(), 0), incomplete(points.size(), 0);
+  std::vector<std::string> first_reason(points.size());
+  std::vector<std::vector<size_t>> empty(points.size(), std::vector<size_t>(opts.columns.size(), 0));
   for (const auto& line : records) {
     auto j = nlohmann::json::parse(line);
     uint64_t p = j[kRecordPoint].get<uint64_t>();
@@ -55,12 +58,27 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     ++runs[p];
     if (!opts.complete_pointer.empty()) {
       nlohmann::json::json_pointer cp(opts.complete_pointer);
-      if (j.contains(cp) && j[cp].is_boolean() && !j[cp].get<bool>()) ++incomplete[p];
+      if (j.contains(cp) && j[cp].is_boolean() && !j[cp].get<bool>()) {
+        ++incomplete[p];
+        if (!opts.incomplete_pointer.empty() && first_reason[p].empty()) {
+          nlohmann::json::json_pointer ip(opts.incomplete_pointer);
+          if (j.contains(ip) && j[ip].is_array() && !j[ip].empty() && j[ip][0].is_string())
+            first_reason[p] = j[ip][0].get<std::string>();
+        }
+      }
     }
     for (size_t c = 0; c < opts.columns.size(); ++c) {
       nlohmann::json::json_pointer ptr(opts.columns[c].pointer);
       if (!j.contains(ptr) || !j[ptr].is_number())
         throw InputError(fmt::format("sweep record of point {} has no number at {}", p, opts.columns[c].pointer));
+      if (!opts.columns[c].count_pointer.empty()) {
+        // A mean or percentile of no samples is undefined, not 0 (the record holds 0 for it).
+        nlohmann::json::json_pointer np(opts.columns[c].count_pointer);
+        if (j.contains(np) && j[np].is_number() && j[np].get<double>() == 0) {
+          ++empty[p][c];
+          continue;
+        }
+      }
       acc[p][c].add(j[ptr].get<double>() * opts.columns[c].scale);
     }
   }
@@ -79,8 +97,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   };
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = key_titles;
-  if (keys.empty()) head.push_back("point");
-  head.push_back("runs");
+  if (keys.empty()) head.emplace_back("point");
+  head.emplace_back("runs");
   if (opts.format == "csv") {
     for (const auto& c : opts.columns) {
       head.push_back(c.name + " mean");
@@ -90,19 +108,27 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     for (const auto& c : opts.columns) head.push_back(c.name);
   }
   size_t total_incomplete = 0, missing_points = 0;
+  std::vector<std::string> incomplete_points, empty_cells;
   for (size_t p = 0; p < points.size(); ++p) {
     std::vector<std::string> row;
+    row.reserve(keys.size() + 1 + 2 * opts.columns.size());
     for (const auto& k : keys) row.push_back(value_of(points[p], k));
     if (keys.empty()) row.push_back(std::to_string(p));
     row.push_back(std::to_string(runs[p]));
     total_incomplete += incomplete[p];
+    std::string name = points[p].label.empty() ? "point " + std::to_string(p) : points[p].label;
+    if (incomplete[p])
+      incomplete_points.push_back(fmt::format("{} ({} of {}{})", name, incomplete[p], runs[p],
+                                              first_reason[p].empty() ? "" : ": " + first_reason[p]));
     if (runs[p] == 0) ++missing_points;
+    if (size_t e = empty[p].empty() ? 0 : *std::max_element(empty[p].begin(), empty[p].end()); e > 0)
+      empty_cells.push_back(fmt::format("{} ({} of {} runs)", name, e, runs[p]));
     for (size_t c = 0; c < opts.columns.size(); ++c) {
       const Acc& a = acc[p][c];
       int d = opts.columns[c].decimals;
-      if (runs[p] == 0) {
-        row.push_back("-");
-        if (opts.format == "csv") row.push_back("-");
+      if (runs[p] == 0 || a.n == 0) {
+        row.emplace_back("-");
+        if (opts.format == "csv") row.emplace_back("-");
       } else if (opts.format == "csv") {
         row.push_back(fmt::format("{:.{}f}", a.mean(), d + 1));
         row.push_back(fmt::format("{:.{}f}", a.stddev(), d + 1));
@@ -114,10 +140,20 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     }
     rows.push_back(std::move(row));
   }
+  auto some = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < 3; ++i) s += (i ? "; " : "") + v[i];
+    if (v.size() > 3) s += fmt::format("; and {} more", v.size() - 3);
+    return s;
+  };
   if (total_incomplete)
-    warnings.push_back(fmt::format("{} run(s) did not finish (\"complete\": false: a deadlock, --stop-at, or tasks left "
-                                   "blocked); their figures cover only the simulated part",
-                                   total_incomplete));
+    warnings.push_back(fmt::format("{} run(s) did not finish (\"complete\": false); their figures cover only the "
+                                   "simulated part: {}",
+                                   total_incomplete, some(incomplete_points)));
+  if (!empty_cells.empty())
+    warnings.push_back(fmt::format("runs with no samples of a latency column (no wakeup) are left out of it (\"-\" "
+                                   "when no run of the point has one): {}",
+                                   some(empty_cells)));
   if (missing_points) warnings.push_back(fmt::format("{} point(s) have no records yet", missing_points));
 
   std::string out;

@@ -30,6 +30,7 @@ const std::vector<double> kBase = {100, 101, 99, 100, 102, 98, 100, 101, 99, 100
 
 std::vector<double> scaled(double f) {
   std::vector<double> v;
+  v.reserve(kBase.size());
   for (double x : kBase) v.push_back(x * f);
   return v;
 }
@@ -71,6 +72,7 @@ TEST_CASE("verdicts honour significance, minimum effect and direction") {
   CHECK(t2.points[0].rows[0].verdict == "regressed");
   // Overlapping samples (shift 0.5 within a spread of 4): neither test is significant.
   std::vector<double> shifted;
+  shifted.reserve(kBase.size());
   for (double x : kBase) shifted.push_back(x + 0.5);
   CompareResult t3 = compare_records(file("x", kBase, kBase), file("y", shifted, kBase), o);
   CHECK_FALSE(t3.points[0].rows[0].significant);
@@ -120,4 +122,43 @@ TEST_CASE("gates: syntax, threshold direction, significance") {
   CHECK(evaluate_gates(up, {parse_gate("makespan<-5%")}).failures.empty());
   CompareResult same = compare_records(file("x", kBase, kBase), file("y", kBase, kBase), o);
   CHECK(evaluate_gates(same, {g}).failures.empty());
+}
+
+TEST_CASE("a run that did not finish is named in a note, and a gate refuses to judge its point") {
+  CompareOptions o;
+  o.metrics = {"makespan"};
+  RecordFile stopped = file("y", scaled(0.05), kBase);
+  stopped.records[1].complete = false;
+  stopped.records[1].incomplete = {"stopped at 0.000100 s (stop_at) with events still pending"};
+  CompareResult c = compare_records(file("x", kBase, kBase), stopped, o);
+  REQUIRE(c.points.size() == 1);
+  REQUIRE(c.points[0].incomplete.size() == 1);
+  CHECK(c.points[0].incomplete[0] == "NEW y.jsonl:2 (stopped at 0.000100 s (stop_at) with events still pending)");
+  bool noted = false;
+  for (const auto& n : c.notes) noted = noted || n.find("did not finish") != std::string::npos;
+  CHECK(noted);
+  GateOutcome g = evaluate_gates(c, {parse_gate("makespan>+5%")});
+  CHECK(g.failures.empty());
+  REQUIRE(g.untestable.size() == 1);
+  CHECK(g.untestable[0].find("gate on complete runs only") != std::string::npos);
+  // Complete runs: no note, the gate judges.
+  CompareResult ok = compare_records(file("x", kBase, kBase), file("y", scaled(0.05), kBase), o);
+  CHECK(ok.points[0].incomplete.empty());
+  CHECK(evaluate_gates(ok, {parse_gate("makespan>+5%")}).untestable.empty());
+}
+
+TEST_CASE("records keep \"complete\": false and its reasons through JSON Lines") {
+  Record r;
+  r.params = {{"workload", "w"}};
+  r.metrics = {{"makespan", 1.0}};
+  std::string complete = render_jsonl({r});
+  CHECK(complete.find("complete") == std::string::npos);  // complete records are written as before
+  r.complete = false;
+  r.incomplete = {"stopped at 1 s"};
+  RecordFile f = parse_record_text(render_jsonl({r}), "r.jsonl");
+  REQUIRE(f.records.size() == 1);
+  CHECK_FALSE(f.records[0].complete);
+  CHECK(f.records[0].incomplete == std::vector<std::string>{"stopped at 1 s"});
+  CHECK(parse_record_text(complete, "r.jsonl").records[0].complete);
+  CHECK_THROWS_AS(parse_record_text(R"({"schema":"schedsim-record","version":1,"params":{},"rep":0,"seed":1,"metrics":{},"complete":"no"})" "\n", "r.jsonl"), InputError);
 }

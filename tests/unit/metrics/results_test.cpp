@@ -310,3 +310,36 @@ TEST_CASE("an incomplete run keeps its reasons in every format", "[metrics][json
   CHECK(o.work_expected_ns == -1);
   CHECK(o.incomplete.empty());
 }
+
+TEST_CASE("simulated vs observed: a statistic of no samples is '-', not 0 and -100%") {
+  RunResults r;
+  r.has_observed = true;
+  auto row = [](const std::string& m, double sim, double obs) {
+    Comparison c;
+    c.metric = m;
+    c.simulated = sim;
+    c.observed = obs;
+    c.rel_error = obs != 0 ? (sim - obs) / obs : 0;
+    return c;
+  };
+  r.observed = {row("preempt_delay.count", 0, 18), row("preempt_delay.p99_ns", 0, 12049000),
+                row("wakeup_latency.count", 4, 0), row("wakeup_latency.mean_ns", 1000, 0),
+                row("migrations", 0, 9)};
+  CHECK(comparison_empty(r.observed, r.observed[1]).simulated);
+  CHECK_FALSE(comparison_empty(r.observed, r.observed[1]).observed);
+  CHECK(comparison_empty(r.observed, r.observed[3]).observed);
+  CHECK_FALSE(comparison_empty(r.observed, r.observed[0]).simulated);  // a count is a count
+  CHECK_FALSE(comparison_empty(r.observed, r.observed[4]).simulated);  // a scalar 0 is a 0
+  std::string t = render_table(r, 20, 64);
+  auto cells = [&t](const std::string& metric) {
+    size_t at = t.find("  " + metric + " ");
+    REQUIRE(at != std::string::npos);
+    std::istringstream line(t.substr(at, t.find('\n', at) - at));
+    std::vector<std::string> v;
+    for (std::string w; line >> w;) v.push_back(w);
+    return v;
+  };
+  CHECK(cells("preempt_delay.p99_ns") == std::vector<std::string>{"preempt_delay.p99_ns", "-", "12049000", "-"});
+  CHECK(cells("wakeup_latency.mean_ns") == std::vector<std::string>{"wakeup_latency.mean_ns", "1000", "-", "-"});
+  CHECK(cells("migrations") == std::vector<std::string>{"migrations", "0", "9", "-100.0%"});  // a real -100%
+}

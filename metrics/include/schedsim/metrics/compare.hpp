@@ -45,6 +45,9 @@ struct CompareRow {
 struct ComparePoint {
   std::vector<std::pair<std::string, std::string>> key;  ///< the matching parameters
   std::string base_where, next_where;                    ///< first record of each side
+  /// Records of this point whose run did not finish ("complete": false), each as
+  /// "BASE path:line (reason)": their metrics cover only the simulated part.
+  std::vector<std::string> incomplete;
   std::vector<CompareRow> rows;
 };
 
@@ -84,7 +87,8 @@ struct Gate {
 Gate parse_gate(const std::string& text);
 struct GateOutcome {
   std::vector<std::string> failures;   ///< significant changes crossing a threshold
-  std::vector<std::string> untestable; ///< rows a gate names that have no test (one run per side)
+  std::vector<std::string> untestable; ///< rows a gate names that have no test (one run per side, or
+                                       ///< a run that did not finish)
 };
 GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gates);
 

@@ -43,6 +43,11 @@ struct Record {
   uint32_t rep = 0;                           ///< repetition index
   uint64_t seed = 0;                          ///< the seed this repetition ran with
   std::map<std::string, double> metrics;      ///< every catalog metric
+  /// False when the run did not finish (--stop-at, tasks blocked forever, --allow-incomplete):
+  /// its metrics cover only the simulated part. Written as "complete": false with the reasons
+  /// ("incomplete") only then, so complete records read as before.
+  bool complete = true;
+  std::vector<std::string> incomplete;        ///< why, as the run's results say (summary.incomplete)
 };
 
 /// The run's parameters, flattened: workload, workload_source, topology, nr_cpus, seed, label,

@@ -165,6 +165,14 @@ struct Comparison {
   std::string note;              ///< why the observed figure may be off ("" = none), e.g. a lower bound
 };
 
+/// For a statistic row of a distribution in `rows` ("wakeup_latency.p99_ns"), whether the
+/// simulated and the observed side had no samples (their ".count" row is 0): such a mean or
+/// percentile is undefined, not 0, and is shown as "-". Both false for counts and scalars.
+struct ComparisonEmpty {
+  bool simulated = false, observed = false;
+};
+ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x);
+
 struct RunResults {
   RunConfig config;
   // Totals.

@@ -13,12 +13,17 @@ struct MetricColumn {
   std::string pointer;   ///< JSON pointer into a record, e.g. "/results/latency_ns/wakeup/p99"
   double scale = 1;      ///< multiply the value (ns -> us: 0.001)
   int decimals = 1;
+  /// For a statistic of a distribution (a mean, a percentile): the pointer to its sample count.
+  /// A run with no samples has no such statistic (the record holds 0): it is left out of the
+  /// column, and a point where no run has samples shows "-". Empty: every value counts.
+  std::string count_pointer;
 };
 
 struct SummaryOptions {
   std::string format = "table";          ///< table, csv, markdown
   std::vector<MetricColumn> columns;
   std::string complete_pointer;          ///< a boolean member: false = the run did not finish
+  std::string incomplete_pointer;        ///< an array of strings: why (the first is quoted)
 };
 
 /// Renders the summary of `records` (record lines in any order; several per point). Appends to

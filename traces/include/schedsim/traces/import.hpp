@@ -32,7 +32,9 @@ TraceChannels parse_trace_channels(const std::string& s);
 /// Idle-exit and IPI latencies measured in the trace itself (ImportReport::idle_wake; docs/traces.md
 /// "Idle wakes measured from the trace"). Over every task of the trace, not only the selected ones:
 /// they describe the machine. Samples in ns.
-struct IdleWakeObserved {
+// clang-tidy 14 reports the '__i0' of the struct's implicit member-wise copy (compiler-generated),
+// not a name in this code.
+struct IdleWakeObserved {  // NOLINT(bugprone-reserved-identifier)
   /// Upper bounds (ns) of the idle-duration bins; the last bin is open.
   static constexpr int64_t kBinEdges[4] = {20'000, 50'000, 200'000, 2'000'000};
   /// Remote wakeups of a task switched in on a CPU that was idle at the sched_waking: waking to

@@ -1,0 +1,51 @@
+// The sweep summary: a latency column of runs without samples is left out (not averaged in as 0),
+// and the warnings name the points whose runs did not finish and why.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "schedsim/sweep/summary.hpp"
+
+using namespace schedsim;
+using namespace schedsim::sweep;
+
+namespace {
+
+std::string run_line(uint64_t point, uint32_t rep, uint64_t count, double mean, bool complete) {
+  return fmt::format(
+      R"({{"type":"run","point":{},"rep":{},"results":{{"summary":{{"makespan_ns":1000000,"complete":{},"incomplete":{}}},"latency_ns":{{"wakeup":{{"count":{},"mean":{}}}}}}}}})",
+      point, rep, complete ? "true" : "false", complete ? "[]" : R"x(["stopped at 0.001000 s (stop_at)"])x", count, mean);
+}
+
+SummaryOptions options(const std::string& format) {
+  SummaryOptions o;
+  o.format = format;
+  o.columns = {{"wakeup mean us", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count"},
+               {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, ""}};
+  o.complete_pointer = "/results/summary/complete";
+  o.incomplete_pointer = "/results/summary/incomplete";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sweep summary: a mean of no samples is '-', not 0, and incomplete points are named") {
+  Spec s = spec_from_cli({"stop-at=1ms,10s"}, {});
+  s.repeat = 2;
+  // Point 0: both runs stopped before any wakeup. Point 1: one run with samples, one without.
+  std::vector<std::string> recs = {run_line(0, 0, 0, 0, false), run_line(0, 1, 0, 0, false),
+                                   run_line(1, 0, 10, 5000, true), run_line(1, 1, 0, 0, true)};
+  std::vector<std::string> warnings;
+  std::string table = render_summary(s, recs, options("table"), warnings);
+  INFO(table);
+  CHECK(table.find("1ms         2               -  1.000 ± 0.000") != std::string::npos);
+  CHECK(table.find("5.00") != std::string::npos);   // point 1: the run without samples is left out
+  CHECK(table.find("2.50") == std::string::npos);   // not (5 + 0) / 2
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == "2 run(s) did not finish (\"complete\": false); their figures cover only the simulated part: "
+                       "stop-at=1ms (2 of 2: stopped at 0.001000 s (stop_at))");
+  CHECK(warnings[1].find("stop-at=1ms (2 of 2 runs); stop-at=10s (1 of 2 runs)") != std::string::npos);
+  std::vector<std::string> w2;
+  std::string csv = render_summary(s, recs, options("csv"), w2);
+  CHECK(csv.find("1ms,2,-,-,1.0000,0.0000") != std::string::npos);
+}
