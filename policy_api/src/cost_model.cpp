@@ -217,6 +217,7 @@ IdleCostTable parse_table_json(const std::string& name, const nlohmann::json& v,
   }
   return build_table(name, steps, loc);
 }
+
 constexpr const char* kReplayOverheads = "replay_overheads";
 constexpr const char* kGenSource =
     "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
