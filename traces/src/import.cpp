@@ -424,20 +424,20 @@ class Pass {
     auto& k = rep_.kernel_hints;
     k.clear();
     if (h.flag_width == 0) {
-      if (h.perf_prefix) k.push_back("no flag columns (perf script never prints them)");
-      else if (rep_.format.rfind("trace-cmd", 0) == 0) k.push_back("no flag columns (trace-cmd report < 3.3)");
-      else k.push_back("no flag columns (options/irq-info off, or a kernel < 3.3)");
+      if (h.perf_prefix) k.emplace_back("no flag columns (perf script never prints them)");
+      else if (rep_.format.rfind("trace-cmd", 0) == 0) k.emplace_back("no flag columns (trace-cmd report < 3.3)");
+      else k.emplace_back("no flag columns (options/irq-info off, or a kernel < 3.3)");
     }
-    else if (h.flag_width == 4) k.push_back("4 flag columns: 3.3 - 5.14");
-    else if (h.flag_width == 5) k.push_back("5 flag columns: >= 5.15");
+    else if (h.flag_width == 4) k.emplace_back("4 flag columns: 3.3 - 5.14");
+    else if (h.flag_width == 5) k.emplace_back("5 flag columns: >= 5.15");
     else if (h.flag_width >= 6) k.push_back(fmt::format("{} flag columns: PREEMPT_RT", h.flag_width));
     if (h.max_pid_width >= 8 && !h.perf_prefix && rep_.format.rfind("trace-cmd", 0) != 0)
-      k.push_back("7-wide pid field: >= 5.10");
-    if (h.tgid_column) k.push_back("TGID column (record-tgid)");
-    if (h.waking_seen) k.push_back("sched_waking: >= 4.3");
-    if (h.success_field) k.push_back("success= in wakeups: <= 4.2 text (or a raw dump)");
-    if (h.group_dead) k.push_back("sched_process_exit group_dead: >= 6.16");
-    if (h.vruntime) k.push_back("sched_stat_runtime vruntime: <= 6.7");
+      k.emplace_back("7-wide pid field: >= 5.10");
+    if (h.tgid_column) k.emplace_back("TGID column (record-tgid)");
+    if (h.waking_seen) k.emplace_back("sched_waking: >= 4.3");
+    if (h.success_field) k.emplace_back("success= in wakeups: <= 4.2 text (or a raw dump)");
+    if (h.group_dead) k.emplace_back("sched_process_exit group_dead: >= 6.16");
+    if (h.vruntime) k.emplace_back("sched_stat_runtime vruntime: <= 6.7");
     if (h.numeric_state) {
       if (!opt_.kernel_version.empty())
         k.push_back(fmt::format("numeric prev_state decoded with the {} layout", opt_.kernel_version));
@@ -447,7 +447,7 @@ class Pass {
                                 candidates_ > 1 ? fmt::format("; {} layouts fit and read them alike", candidates_) : ""));
     }
     if (h.integer_ts) k.push_back(fmt::format("integer clock at {} Hz", opt_.clock_hz));
-    else if (h.nine_decimals) k.push_back("nanosecond timestamps");
+    else if (h.nine_decimals) k.emplace_back("nanosecond timestamps");
   }
 
  private:
@@ -486,6 +486,7 @@ class Pass {
   };
   static std::vector<std::string> values_text(const std::vector<uint64_t>& v) {
     std::vector<std::string> out;
+    out.reserve(v.size());
     for (uint64_t x : v) out.push_back(std::to_string(x));
     return out;
   }
@@ -868,8 +869,8 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
         "sleep(observed), without wake causality", no_wake->second.count));
     rep.repairs.erase(no_wake);
   }
-  if (rep.kernel_hints.size() > 0 && rep.kernel_hints[0].rfind("no flag columns", 0) == 0 && wake_events > 0)
-    rep.warnings.push_back(
+  if (!rep.kernel_hints.empty() && rep.kernel_hints[0].rfind("no flag columns", 0) == 0 && wake_events > 0)
+    rep.warnings.emplace_back(
         "no flag columns: a wakeup from interrupt context cannot be told from one by the "
         "interrupted task, so some wake() actions may belong to interrupts");
   w.name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);

@@ -37,7 +37,7 @@ struct IdleWakeObserved {
   static constexpr int64_t kBinEdges[4] = {20'000, 50'000, 200'000, 2'000'000};
   /// Remote wakeups of a task switched in on a CPU that was idle at the sched_waking: waking to
   /// switch-in, by how long the target had been idle at the waking (from its switch to idle).
-  std::vector<int64_t> by_idle[5];
+  std::array<std::vector<int64_t>, 5> by_idle;
   /// One sampled wake: how long the target had been idle at the waking, and waking to switch-in.
   struct Sample {
     int64_t idle;
