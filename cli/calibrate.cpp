@@ -73,6 +73,10 @@ std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWa
     p.emplace_back("idle_exit_polled");
     p.emplace_back("idle_exit_halted");
     p.emplace_back("timer_wake_local");
+  } else if (mode == IdleWakeMode::kTable) {
+    // The table's exit costs are measured per idle class (trace info --idle-wake-costs): a fit
+    // would trade them against the mechanisms the replay lacks (docs/fidelity.md "fork-2000
+    // hold-out"), so no idle-exit parameter is searched.
   } else {
     p.emplace_back("idle_exit");
   }
@@ -741,7 +745,7 @@ std::string render_cost_file(const CalibrateResult& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& k : r.cost_json_keys) {
     std::string v = r.cost.get(k);
-    if (k == "idle_wake" || k == "replay_overheads") j[k] = v;
+    if (k == "idle_wake" || k == "replay_overheads" || CostModel::is_table(k)) j[k] = v;
     else if (is_permille(k)) j[k] = std::stoll(v);
     else j[k] = v + "ns";
   }

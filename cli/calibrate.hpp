@@ -163,7 +163,8 @@ struct CalibrateResult {
 
 /// The default parameters to fit on traces for this topology and idle-wake model:
 /// ipi_same_package (+ ipi_cross_package with several packages), the idle exit (idle_exit for
-/// `constant`; idle_exit_polled, idle_exit_halted, timer_wake_local for `vm-halt-poll`) and
+/// `constant`; idle_exit_polled, idle_exit_halted, timer_wake_local for `vm-halt-poll`; none for
+/// `table`, whose costs are measured by idle class, not fitted) and
 /// smt_corun_permille when the machine has SMT; context_switch too when replay_overheads is
 /// `charged` (otherwise a replay does not charge it: the trace already contains it).
 std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode,

@@ -568,6 +568,7 @@ CostModel build_cost_model(const std::vector<std::string>& costs, const Topology
       if (config) config->cost_overrides[c.substr(0, c.find('='))] = c.substr(c.find('=') + 1);
     }
   }
+  cost.validate("--cost");
   return cost;
 }
 

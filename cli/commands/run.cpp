@@ -32,7 +32,7 @@ po::options_description run_options() {
       ("queue", po::value<std::string>(), "run-queue module ('list' to list)")
       ("balance", po::value<std::string>(), "load-balance module ('list' to list)")
       ("feature,F", po::value<std::vector<std::string>>()->composing(), "sched_feat flag X or NO_X, repeatable ('list' to list)")
-      ("cost,c", po::value<std::vector<std::string>>()->composing(), "cost parameter name=value, a JSON file of them, or 'list', repeatable")
+      ("cost,c", po::value<std::vector<std::string>>()->composing(), "cost parameter name=value, a JSON file of them, or 'list', repeatable; idle_wake=table charges the idle exit by the target's idle time from idle_exit_table=FROM:COST,... (e.g. 0:3400ns,50us:6400ns,100us:16400ns; written by `trace info --idle-wake-costs`)")
       ("seed", po::value<uint64_t>()->default_value(1), "seed for jitter and randomized modules (random-idle placement, NI_RANDOM newidle balance)")
       ("jitter", po::value<std::string>(), "scale each run() by U[1-j,1+j], e.g. 5%")
       ("preempt", po::value<std::string>(), "preemption model of the kernel replayed: full (default: a preemption is immediate), none or voluntary (a task inside a system call is switched at its return to user space; if it blocks first it just sleeps), lazy (also waits for the next tick or syscall return in user space); only tasks whose program marks its system calls (a trace with syscall events imported with --channels) are affected (docs/fidelity.md)")

@@ -82,6 +82,142 @@ const Binding kBindings[] = {
      "16-vCPU KVM guest, periodic-t24: 4671 such wakes, p50 1-2 us, p90 2-5 us (exit paid before the waking)"},
 };
 constexpr const char* kIdleWake = "idle_wake";
+
+// The idle-duration cost tables (idle_wake.hpp, mode "table"): name, member, doc, source.
+struct TableBinding {
+  const char* name;
+  IdleCostTable CostModel::*table;
+  const char* doc;
+  const char* source;
+};
+const TableBinding kTables[] = {
+    {"idle_exit_table", &CostModel::idle_exit_table,
+     "table: wake cost after the IPI by the target's idle time, steps idle_from:cost (ns), e.g. 0:5400,150us:13400",
+     "measured per machine by `trace info --idle-wake-costs` (p50 waking-to-switch-in by idle class, minus the IPI); "
+     "docs/fidelity.md 'The idle-exit table'"},
+    {"timer_wake_table", &CostModel::timer_wake_table,
+     "table: timer wake on the sleeper's own idle CPU by its idle time, steps idle_from:cost (ns); - = timer_wake_local",
+     "measured per machine by `trace info --idle-wake-costs` from local timer wakes with a recorded switch from idle"},
+};
+const TableBinding* find_table(const std::string& name) {
+  for (const auto& t : kTables)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+// One step as written: its idle_from and cost texts, and where each came from (for errors).
+struct StepText {
+  std::string from, cost;
+  std::string from_loc, cost_loc;
+};
+
+// Durations of a table step: parse_duration's forms (no sign), at most kMaxCost for a cost.
+Duration parse_step_duration(const std::string& name, const std::string& what, const std::string& text,
+                             const std::string& loc) {
+  Duration d;
+  if (!parse_duration(text, d))
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': {} expected a duration like 0, 50us, 2ms, got '{}{}'", name,
+                                                 what, printable(text.substr(0, 40)), text.size() > 40 ? "..." : ""));
+  if (what == "cost" && d > kMaxCost)
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': cost '{}' is too large (at most {})", name,
+                                                 printable(text), format_duration(kMaxCost)));
+  return d;
+}
+
+// A table from its steps: at most kMaxIdleCostSteps, the first from 0, idle_from strictly
+// increasing (a lookup must find exactly one step for every idle duration).
+IdleCostTable build_table(const std::string& name, const std::vector<StepText>& steps, const std::string& loc) {
+  if (steps.empty()) throw InputError(SourceLoc{loc}, fmt::format("cost '{}': the table has no step", name));
+  if (steps.size() > kMaxIdleCostSteps)
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': {} steps, at most {}", name, steps.size(), kMaxIdleCostSteps));
+  IdleCostTable t;
+  for (const auto& st : steps) {
+    IdleCostStep s{parse_step_duration(name, "idle_from", st.from, st.from_loc),
+                   parse_step_duration(name, "cost", st.cost, st.cost_loc)};
+    if (t.empty() && s.idle_from != Duration::zero())
+      throw InputError(SourceLoc{st.from_loc},
+                       fmt::format("cost '{}': the first step must start at idle_from 0 (every idle time needs a cost), "
+                                   "got {}",
+                                   name, format_duration(s.idle_from)));
+    if (!t.empty() && s.idle_from <= t.back().idle_from)
+      throw InputError(SourceLoc{st.from_loc}, fmt::format("cost '{}': idle_from must increase from step to step: {} "
+                                                           "after {}",
+                                                           name, format_duration(s.idle_from),
+                                                           format_duration(t.back().idle_from)));
+    t.push_back(s);
+  }
+  return t;
+}
+
+// "FROM:COST,FROM:COST" (the --cost form); "-" is the empty table (`--cost list` prints it so).
+IdleCostTable parse_table_text(const std::string& name, const std::string& value, const std::string& source) {
+  if (value == "-") return {};
+  std::vector<std::string> items;
+  for (size_t pos = 0;;) {
+    size_t comma = value.find(',', pos);
+    items.push_back(value.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (items.size() > kMaxIdleCostSteps)
+    throw InputError(SourceLoc{source}, fmt::format("cost '{}': {} steps, at most {}", name, items.size(), kMaxIdleCostSteps));
+  std::vector<StepText> steps;
+  for (const auto& item : items) {
+    const std::string loc = fmt::format("{}: {} step {}", source, name, steps.size() + 1);
+    size_t colon = item.find(':');
+    if (colon == std::string::npos)
+      throw InputError(SourceLoc{loc}, fmt::format("cost '{}': expected idle_from:cost like 150us:13us, got '{}'", name,
+                                                   printable(item.substr(0, 40))));
+    steps.push_back({item.substr(0, colon), item.substr(colon + 1), loc, loc});
+  }
+  return build_table(name, steps, source);
+}
+
+// A JSON step value as duration text: a string as written, an integer as ns.
+std::string json_step_text(const std::string& name, const nlohmann::json& v, const std::string& loc) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) {
+    if (v.is_number_unsigned() || v.get<int64_t>() >= 0) return v.dump();
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': must not be negative, got {}", name, v.dump()));
+  }
+  throw InputError(SourceLoc{loc}, fmt::format("cost '{}': expected a string like \"2us\" or an integer (ns), got {} {}",
+                                               name, v.type_name(), describe_json_value(v)));
+}
+
+// [{"idle_from": ..., "cost": ..., "samples": n}, ...] (the cost-file form; samples records how
+// many measured wakes the step's cost is the p50 of, and is not used by the model).
+IdleCostTable parse_table_json(const std::string& name, const nlohmann::json& v, const std::string& loc) {
+  if (!v.is_array())
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': expected an array of {{\"idle_from\": ..., \"cost\": ...}} "
+                                                 "or a string like \"0:5us,150us:13us\", got {} {}",
+                                                 name, v.type_name(), describe_json_value(v)));
+  std::vector<StepText> steps;
+  if (v.size() > kMaxIdleCostSteps)
+    throw InputError(SourceLoc{loc}, fmt::format("cost '{}': {} steps, at most {}", name, v.size(), kMaxIdleCostSteps));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string at = fmt::format("{}/{}", loc, i);
+    const auto& e = v[i];
+    if (!e.is_object())
+      throw InputError(SourceLoc{at}, fmt::format("cost '{}': expected an object {{\"idle_from\": ..., \"cost\": ...}}, "
+                                                  "got {} {}",
+                                                  name, e.type_name(), describe_json_value(e)));
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (it.key() != "idle_from" && it.key() != "cost" && it.key() != "samples")
+        throw InputError(SourceLoc{at + "/" + it.key()},
+                         fmt::format("cost '{}': unknown key (a step has idle_from, cost and samples)", name));
+    for (const char* k : {"idle_from", "cost"})
+      if (!e.contains(k)) throw InputError(SourceLoc{at}, fmt::format("cost '{}': the step has no '{}'", name, k));
+    if (e.contains("samples") && !(e["samples"].is_number_unsigned() ||
+                                   (e["samples"].is_number_integer() && e["samples"].get<int64_t>() >= 0)))
+      throw InputError(SourceLoc{at + "/samples"},
+                       fmt::format("cost '{}': samples is a count of measured wakes, got {}", name,
+                                   describe_json_value(e["samples"])));
+    steps.push_back({json_step_text(name, e["idle_from"], at + "/idle_from"), json_step_text(name, e["cost"], at + "/cost"),
+                     at + "/idle_from", at + "/cost"});
+  }
+  return build_table(name, steps, loc);
+}
+
 constexpr const char* kReplayOverheads = "replay_overheads";
 constexpr const char* kGenSource =
     "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
@@ -115,6 +251,7 @@ const Binding* find_binding(const std::string& name) {
 std::vector<std::string> binding_names() {
   std::vector<std::string> n{kIdleWake, kReplayOverheads};
   for (const auto& b : kBindings) n.emplace_back(b.name);
+  for (const auto& t : kTables) n.emplace_back(t.name);
   for (const auto& g : kGenCostParams) n.emplace_back(g.name);
   return n;
 }
@@ -126,9 +263,12 @@ const std::vector<CostModel::Param>& CostModel::params() {
     for (const auto& b : kBindings) {
       if (std::string(b.name) == "halt_poll_min")
         v.push_back({kIdleWake, "mode",
-                     "idle-wake cost model: constant (ipi + idle_exit) or vm-halt-poll (exit cost by the target's idle time)",
+                     "idle-wake cost model: constant (ipi + idle_exit), vm-halt-poll (exit cost ramps with the target's idle "
+                     "time) or table (exit cost by idle time from idle_exit_table)",
                      "docs/fidelity.md 'Idle-wake cost model'"});
       v.push_back({b.name, b.unit, b.doc, b.source});
+      if (std::string(b.name) == "timer_wake_local")
+        for (const auto& t : kTables) v.push_back({t.name, "table", t.doc, t.source});
     }
     v.push_back({kReplayOverheads, "mode",
                  "recorded (a replayed trace's on-CPU times already contain switch and refill costs: not charged "
@@ -141,10 +281,13 @@ const std::vector<CostModel::Param>& CostModel::params() {
   return p;
 }
 
+bool CostModel::is_table(const std::string& name) { return find_table(name) != nullptr; }
+
 std::string CostModel::get(const std::string& name) const {
   if (name == kIdleWake) return idle_wake_mode_name(idle_wake);
   if (name == kReplayOverheads) return replay_overheads_name(replay_overheads);
   if (find_gen(name)) return std::to_string(gen_cost(gen_ops, name).count());
+  if (const TableBinding* t = find_table(name)) return format_idle_cost_table(this->*(t->table));
   const Binding* b = find_binding(name);
   if (!b) throw InputError(unknown_choice_message("cost parameter", name, binding_names()));
   if (b->dur) return std::to_string((this->*(b->dur)).count());
@@ -172,6 +315,10 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
       names.emplace_back(replay_overheads_name(m));
     }
     throw InputError(SourceLoc{source}, unknown_choice_message("replay_overheads mode", value, names));
+  }
+  if (const TableBinding* t = find_table(name)) {
+    this->*(t->table) = parse_table_text(name, value, source);
+    return;
   }
   const Binding* b = find_binding(name);
   const GenCostParam* g = b ? nullptr : find_gen(name);
@@ -209,12 +356,22 @@ void CostModel::load_json(std::string_view text, const std::string& path) {
   if (!j.is_object()) throw InputError(SourceLoc{path}, "expected a JSON object of name: value");
   for (auto it = j.begin(); it != j.end(); ++it) {
     const auto& v = it.value();
+    if (const TableBinding* t = find_table(it.key()); t && !v.is_string()) {
+      this->*(t->table) = parse_table_json(it.key(), v, path + ": /" + it.key());
+      continue;
+    }
     if (!v.is_string() && !v.is_number_integer())
       throw InputError(SourceLoc{path + ": /" + it.key()},
                        fmt::format("cost '{}': expected a string like \"2us\" or an integer, got {} {}", it.key(),
                                    v.type_name(), describe_json_value(v)));
     set(it.key() + "=" + (v.is_string() ? v.get<std::string>() : v.dump()), path + ": /" + it.key());
   }
+}
+
+void CostModel::validate(const std::string& source) const {
+  if (idle_wake == IdleWakeMode::kTable && idle_exit_table.empty())
+    throw InputError(SourceLoc{source}, "idle_wake=table needs idle_exit_table (a cost file written by `trace info "
+                                        "--idle-wake-costs`, or --cost idle_exit_table=0:5us,150us:13us)");
 }
 
 CostModel CostModel::for_input(bool from_trace) const {

@@ -10,6 +10,9 @@
 // hard-irq flag), so the IPI is charged on top as before.
 #include "schedsim/engine/idle_wake.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "schedsim/base/int128.hpp"
 #include "schedsim/engine/cost_model.hpp"
 
@@ -23,6 +26,7 @@ struct ModeName {
 constexpr ModeName kModes[] = {
     {IdleWakeMode::kConstant, "constant"},
     {IdleWakeMode::kVmHaltPoll, "vm-halt-poll"},
+    {IdleWakeMode::kTable, "table"},
 };
 }  // namespace
 
@@ -47,6 +51,22 @@ bool parse_idle_wake_mode(const std::string& text, IdleWakeMode& out) {
   return false;
 }
 
+Duration idle_table_lookup(const IdleCostTable& t, Duration idle_for) {
+  // The steps are sorted by idle_from: the answer is the step before the first one that starts
+  // after idle_for.
+  auto after = std::upper_bound(t.begin(), t.end(), idle_for,
+                                [](Duration d, const IdleCostStep& s) { return d < s.idle_from; });
+  return after == t.begin() ? Duration::zero() : std::prev(after)->cost;
+}
+
+std::string format_idle_cost_table(const IdleCostTable& t) {
+  if (t.empty()) return "-";
+  std::string out;
+  for (const auto& s : t)
+    out += (out.empty() ? "" : ",") + std::to_string(s.idle_from.count()) + ":" + std::to_string(s.cost.count());
+  return out;
+}
+
 Duration idle_wake_cost(const CostModel& c, Duration idle_for, bool timer_local) {
   switch (c.idle_wake) {
     case IdleWakeMode::kConstant:
@@ -61,6 +81,9 @@ Duration idle_wake_cost(const CostModel& c, Duration idle_for, bool timer_local)
       const Int128 a = c.idle_exit_polled.count(), b = c.idle_exit_halted.count();
       return Duration::ns(static_cast<int64_t>(a + (b - a) * into / span));
     }
+    case IdleWakeMode::kTable:
+      if (timer_local) return c.timer_wake_table.empty() ? c.timer_wake_local : idle_table_lookup(c.timer_wake_table, idle_for);
+      return idle_table_lookup(c.idle_exit_table, idle_for);
   }
   return c.idle_exit;
 }

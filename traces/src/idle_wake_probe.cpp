@@ -31,10 +31,12 @@ void IdleWakeProbe::on_event(const TraceEvent& ev) {
         pending_.erase(it);
         // Idle already at the waking: a wake that had to bring the CPU out of idle.
         if (from_idle && here.since >= 0 && here.since <= w.ts) {
+          const int64_t d = w.ts - here.since, lat = ev.ts - w.ts;
           if (w.cpu == ev.cpu) {
             ++out_.local_wakes;
+            out_.local.push_back({d, lat});
           } else {
-            const int64_t d = w.ts - here.since, lat = ev.ts - w.ts;
+            out_.remote.push_back({d, lat});
             size_t bin = 0;
             while (bin < 4 && d >= IdleWakeObserved::kBinEdges[bin]) ++bin;
             out_.by_idle[bin].push_back(lat);

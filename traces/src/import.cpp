@@ -639,12 +639,6 @@ std::string latency_row(const std::string& label, const std::vector<int64_t>& v)
                      static_cast<double>(percentile(v, 99)) / 1e3);
 }
 
-std::vector<int64_t> merged(const IdleWakeObserved& m, size_t from, size_t to) {
-  std::vector<int64_t> v;
-  for (size_t b = from; b < to; ++b) v.insert(v.end(), m.by_idle[b].begin(), m.by_idle[b].end());
-  return v;
-}
-
 constexpr int64_t kModelIpi = 600;          // CostModel's ipi_same_package default (ns)
 constexpr size_t kMinIdleWakeSamples = 20;
 
@@ -664,30 +658,84 @@ std::string describe_idle_wake(const IdleWakeObserved& m) {
   return o;
 }
 
-std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note) {
-  const std::vector<int64_t> shrt = merged(m, 0, 2), lng = merged(m, 3, 5);
-  if (shrt.size() < kMinIdleWakeSamples)
-    throw InputError(SourceLoc{trace}, fmt::format("--idle-wake-costs: {} remote wakes to a CPU idle under 50 us "
-                                                   "with a recorded switch from idle; at least {} are needed",
-                                                   shrt.size(), kMinIdleWakeSamples));
-  const int64_t p_short = percentile(shrt, 50);
-  const int64_t polled = std::max<int64_t>(0, p_short - kModelIpi);
-  int64_t halted = polled;
-  std::string n = fmt::format("idle_exit_polled {} ns = p50 {} ns of {} wakes to CPUs idle < 50 us - ipi {} ns", polled,
-                              p_short, shrt.size(), kModelIpi);
-  if (lng.size() >= kMinIdleWakeSamples) {
-    const int64_t p_long = percentile(lng, 50);
-    halted = std::max<int64_t>(0, p_long - kModelIpi);
-    n += fmt::format("; idle_exit_halted {} ns = p50 {} ns of {} wakes to CPUs idle >= 200 us - ipi", halted, p_long,
-                     lng.size());
-  } else {
-    n += fmt::format("; idle_exit_halted = idle_exit_polled: only {} wakes to CPUs idle >= 200 us (fewer than {})",
-                     lng.size(), kMinIdleWakeSamples);
+std::vector<IdleClass> idle_classes(const std::vector<IdleWakeObserved::Sample>& samples, size_t min_samples,
+                                    std::vector<std::string>* merges) {
+  // Each class as its samples' latencies; edges[i] = the class's lower idle bound.
+  std::vector<int64_t> edges(std::begin(kIdleClassEdges), std::end(kIdleClassEdges));
+  std::vector<std::vector<int64_t>> lat(edges.size());
+  for (const auto& s : samples) {
+    size_t c = static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), s.idle) - edges.begin());
+    lat[c == 0 ? 0 : c - 1].push_back(s.latency);  // a negative idle time (clock repair) counts as 0
   }
+  for (size_t i = lat.size(); i-- > 0;)
+    if (lat[i].empty()) {
+      lat.erase(lat.begin() + static_cast<std::ptrdiff_t>(i));
+      edges.erase(edges.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  auto label = [&](size_t i) {
+    const std::string hi = i + 1 < edges.size() ? format_duration(Duration::ns(edges[i + 1])) : "";
+    return fmt::format("{}-{}", format_duration(Duration::ns(edges[i])), hi);
+  };
+  while (lat.size() > 1) {
+    size_t small = 0;
+    for (size_t i = 1; i < lat.size(); ++i)
+      if (lat[i].size() < lat[small].size()) small = i;
+    if (lat[small].size() >= min_samples) break;
+    size_t into = small == 0 ? 1 : small - 1;
+    if (small > 0 && small + 1 < lat.size() && lat[small + 1].size() < lat[small - 1].size()) into = small + 1;
+    if (merges)
+      merges->push_back(fmt::format("idle {} (n={}) merged into idle {} (n={})", label(small), lat[small].size(),
+                                    label(into), lat[into].size()));
+    lat[into].insert(lat[into].end(), lat[small].begin(), lat[small].end());
+    // The merged class starts at the lower of the two edges.
+    const size_t lo = std::min(small, into), hi = std::max(small, into);
+    if (into == hi) lat[lo].swap(lat[hi]);
+    lat.erase(lat.begin() + static_cast<std::ptrdiff_t>(hi));
+    edges.erase(edges.begin() + static_cast<std::ptrdiff_t>(hi));
+  }
+  std::vector<IdleClass> out;
+  for (size_t i = 0; i < lat.size(); ++i) out.push_back({edges[i], lat[i].size(), percentile(lat[i], 50)});
+  if (!out.empty()) out.front().from = 0;  // the table covers every idle time from 0
+  return out;
+}
+
+namespace {
+// A cost table's JSON and its note: per class, p50 - ipi (not below 0).
+std::string table_json(const std::vector<IdleClass>& classes, int64_t ipi, std::string& note) {
+  std::string j = "[";
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const IdleClass& c = classes[i];
+    const int64_t cost = std::max<int64_t>(0, c.p50 - ipi);
+    j += fmt::format("{}\n    {{\"idle_from\": {}, \"cost\": {}, \"samples\": {}}}", i ? "," : "", c.from, cost, c.n);
+    note += fmt::format("{}idle >= {}: {} ns (p50 {} ns of {})", i ? ", " : "", format_duration(Duration::ns(c.from)),
+                        cost, c.p50, c.n);
+  }
+  return j + "\n  ]";
+}
+}  // namespace
+
+std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note) {
+  if (m.remote.size() < kMinIdleWakeSamples)
+    throw InputError(SourceLoc{trace}, fmt::format("--idle-wake-costs: {} remote wakes to an idle CPU with a recorded "
+                                                   "switch from idle; at least {} are needed",
+                                                   m.remote.size(), kMinIdleWakeSamples));
+  std::vector<std::string> merges;
+  std::string n = fmt::format("idle_exit_table (waking to switch-in p50 - ipi {} ns): ", kModelIpi);
+  std::string json = fmt::format("{{\n  \"idle_wake\": \"table\",\n  \"ipi_same_package\": {},\n  \"idle_exit_table\": {}",
+                                 kModelIpi, table_json(idle_classes(m.remote, kMinIdleWakeSamples, &merges), kModelIpi, n));
+  if (m.local.size() >= kMinIdleWakeSamples) {
+    // A local timer wake sends no IPI: its cost is the whole waking-to-switch-in time.
+    std::vector<std::string> timer_merges;
+    n += "; timer_wake_table (local timer wakes, waking to switch-in p50): ";
+    json += ",\n  \"timer_wake_table\": " + table_json(idle_classes(m.local, kMinIdleWakeSamples, &timer_merges), 0, n);
+    for (const auto& mg : timer_merges) merges.push_back("timer " + mg);
+  } else {
+    n += fmt::format("; no timer_wake_table: {} local timer wakes with a recorded switch from idle (fewer than {})",
+                     m.local.size(), kMinIdleWakeSamples);
+  }
+  for (const auto& mg : merges) n += "; " + mg;
   if (note) *note = n;
-  return fmt::format("{{\n  \"idle_wake\": \"vm-halt-poll\",\n  \"ipi_same_package\": {},\n  \"idle_exit_polled\": {},\n"
-                     "  \"idle_exit_halted\": {}\n}}\n",
-                     kModelIpi, polled, halted);
+  return json + "\n}\n";
 }
 
 std::string describe_workload(const Workload& w) {

@@ -135,3 +135,104 @@ TEST_CASE("a timer wake on its own idle CPU pays timer_wake_local, no IPI or exi
     CHECK(s.end == Instant::zero() + Duration::us(515) + f.delay);
   }
 }
+
+namespace {
+CostModel table_model() {
+  CostModel c = halt_poll();
+  c.idle_wake = IdleWakeMode::kTable;
+  c.idle_exit_table = {{Duration::zero(), Duration::ns(5400)},
+                       {Duration::us(150), Duration::ns(13400)},
+                       {Duration::ms(2), Duration::ns(20000)}};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("idle_wake=table: the step with the largest idle_from <= the idle time", "[engine][idle-wake]") {
+  CostModel c = table_model();
+  CHECK(idle_wake_cost(c, Duration::zero(), false) == Duration::ns(5400));
+  CHECK(idle_wake_cost(c, Duration::us(149), false) == Duration::ns(5400));  // flat, no ramp
+  CHECK(idle_wake_cost(c, Duration::us(150), false) == Duration::ns(13400));  // the edge belongs to the step above
+  CHECK(idle_wake_cost(c, Duration::ms(1), false) == Duration::ns(13400));
+  CHECK(idle_wake_cost(c, Duration::s(5), false) == Duration::ns(20000));
+  // timer wakes: timer_wake_local while timer_wake_table is empty, else its step
+  CHECK(idle_wake_cost(c, Duration::ms(1), true) == Duration::ns(1700));
+  c.timer_wake_table = {{Duration::zero(), Duration::ns(7000)}, {Duration::us(500), Duration::ns(9000)}};
+  CHECK(idle_wake_cost(c, Duration::us(499), true) == Duration::ns(7000));
+  CHECK(idle_wake_cost(c, Duration::ms(1), true) == Duration::ns(9000));
+  CHECK(idle_table_lookup({}, Duration::ms(1)) == Duration::zero());
+  CHECK(format_idle_cost_table(c.idle_exit_table) == "0:5400,150000:13400,2000000:20000");
+  CHECK(format_idle_cost_table({}) == "-");
+}
+
+TEST_CASE("the engine charges the table's step for the target's idle time", "[engine][idle-wake]") {
+  CostModel c = table_model();
+  CHECK(wake_delay_after(c, Duration::us(100)) == Duration::ns(600 + 5400));
+  CHECK(wake_delay_after(c, Duration::us(300)) == Duration::ns(600 + 13400));
+  // B ran 280 us on cpu1 and blocked: idle 20 us at the wake, the first step
+  CHECK(wake_delay_after(c, Duration::us(300), Duration::us(280)) == Duration::ns(600 + 5400));
+}
+
+TEST_CASE("idle-duration tables: --cost text form, JSON form, and their errors", "[engine][idle-wake]") {
+  CostModel c;
+  c.set("idle_wake=table");
+  CHECK(c.get("idle_wake") == "table");
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("idle_wake=table needs idle_exit_table"));
+  c.set("idle_exit_table=0:5us,150us:13400ns");
+  CHECK(c.idle_exit_table == IdleCostTable{{Duration::zero(), Duration::us(5)}, {Duration::us(150), Duration::ns(13400)}});
+  CHECK(c.get("idle_exit_table") == "0:5000,150000:13400");
+  CHECK_NOTHROW(c.validate());
+  CHECK(c.get("timer_wake_table") == "-");
+  // the printed form reads back, "-" included
+  CostModel d;
+  d.set("idle_exit_table=" + c.get("idle_exit_table"));
+  CHECK(d.idle_exit_table == c.idle_exit_table);
+  d.set("idle_exit_table=-");
+  CHECK(d.idle_exit_table.empty());
+  CHECK_THROWS_WITH(c.set("idle_exit_table=20us:5us"), Catch::Contains("first step must start at idle_from 0"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table=0:5us,150us:13us,100us:9us"),
+                    Catch::Contains("must increase") && Catch::Contains("step 3"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table=0:5us,0:6us"), Catch::Contains("must increase"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table=0:-5us"), Catch::Contains("expected a duration"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table=0:2s"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table=0"), Catch::Contains("expected idle_from:cost"));
+  CHECK_THROWS_WITH(c.set("idle_exit_table="), Catch::Contains("expected idle_from:cost"));
+  std::string many = "0:1us";
+  for (int i = 1; i <= 32; ++i) many += "," + std::to_string(i) + "us:1us";
+  CHECK_THROWS_WITH(c.set("idle_exit_table=" + many), Catch::Contains("33 steps, at most 32"));
+  // a failed set leaves the table as it was
+  CHECK(c.get("idle_exit_table") == "0:5000,150000:13400");
+
+  CostModel j;
+  j.load_json(R"({"idle_wake": "table", "idle_exit_table": [{"idle_from": 0, "cost": "5us", "samples": 30},
+                  {"idle_from": "150us", "cost": 13400}], "timer_wake_table": "0:7us"})",
+              "c.json");
+  CHECK(j.idle_exit_table == IdleCostTable{{Duration::zero(), Duration::us(5)}, {Duration::us(150), Duration::ns(13400)}});
+  CHECK(j.timer_wake_table == IdleCostTable{{Duration::zero(), Duration::us(7)}});
+  auto json_err = [](const char* text) {
+    try {
+      CostModel m;
+      m.load_json(text, "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0, "cost": 1}, {"idle_from": 0, "cost": 2}]})"),
+             Catch::Contains("c.json: /idle_exit_table/1/idle_from") && Catch::Contains("must increase"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0, "cost": -1}]})"),
+             Catch::Contains("/idle_exit_table/0/cost") && Catch::Contains("must not be negative"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0, "cost": "2s"}]})"),
+             Catch::Contains("/idle_exit_table/0/cost") && Catch::Contains("too large"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0}]})"),
+             Catch::Contains("/idle_exit_table/0") && Catch::Contains("no 'cost'"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0, "cost": 1, "p50": 3}]})"),
+             Catch::Contains("/idle_exit_table/0/p50") && Catch::Contains("unknown key"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [{"idle_from": 0, "cost": 1, "samples": -3}]})"),
+             Catch::Contains("/idle_exit_table/0/samples"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": [3]})"), Catch::Contains("/idle_exit_table/0") && Catch::Contains("object"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": []})"), Catch::Contains("no step"));
+  CHECK_THAT(json_err(R"({"idle_exit_table": 5})"), Catch::Contains("expected an array"));
+  std::string big = R"({"idle_exit_table": [)";
+  for (int i = 0; i < 33; ++i) big += std::string(i ? "," : "") + R"({"idle_from": )" + std::to_string(i * 1000) + R"(, "cost": 1})";
+  CHECK_THAT(json_err((big + "]}").c_str()), Catch::Contains("33 steps, at most 32"));
+}

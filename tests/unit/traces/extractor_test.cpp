@@ -610,25 +610,80 @@ TEST_CASE("idle wakes: latency by idle duration and state, IPI to an idle CPU, f
   REQUIRE(m.ipi_to_idle.size() == 1);
   CHECK(m.ipi_to_idle[0] == 3000);
   CHECK(m.local_wakes == 1);
+  // the same samples with their idle times: the remote wake after 100 us, the local (timer) one
+  // after 100 us of idle (B switched out at 1.000200, woken at 1.000300, ran at 1.000302)
+  REQUIRE(m.remote.size() == 1);
+  CHECK(m.remote[0].idle == 100000);
+  CHECK(m.remote[0].latency == 6000);
+  REQUIRE(m.local.size() == 1);
+  CHECK(m.local[0].idle == 100000);
+  CHECK(m.local[0].latency == 2000);
   CHECK(rep.describe().find("idle 50-200us      n=1      p50=6.0us") != std::string::npos);
   // Too few wakes to derive costs from: an error naming the trace.
   CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
-                    Catch::Contains("t.trace") && Catch::Contains("0 remote wakes to a CPU idle under 50 us"));
+                    Catch::Contains("t.trace") && Catch::Contains("1 remote wakes to an idle CPU"));
 }
 
-TEST_CASE("idle wakes: the cost file takes the p50s of short and long idle minus the IPI", "[traces]") {
+TEST_CASE("idle classes: cut at the candidate edges, small classes merged into their smaller neighbour",
+          "[traces]") {
+  using S = IdleWakeObserved::Sample;
+  std::vector<S> v;
+  auto add = [&](int64_t idle_us, int n, int64_t lat_ns) {
+    for (int i = 0; i < n; ++i) v.push_back({idle_us * 1000, lat_ns});
+  };
+  add(10, 25, 5000);    // 0-20 us
+  add(30, 25, 6000);    // 20-50 us
+  add(120, 5, 7000);    // 100-150 us: too few
+  add(170, 8, 14000);   // 150-200 us: too few
+  add(300, 30, 15000);  // 200-500 us
+  std::vector<std::string> merges;
+  auto c = idle_classes(v, 20, &merges);
+  // 100-150 (5) is the smallest: its neighbours are 20-50 (25) and 150-200 (8): into 150-200,
+  // which starts the merged class at 100 us; 100-200 then has 13, merged into 20-50 (25, smaller
+  // than 200-500's 30)
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].from == 0);
+  CHECK(c[0].n == 25);
+  CHECK(c[0].p50 == 5000);
+  CHECK(c[1].from == 20000);
+  CHECK(c[1].n == 38);
+  CHECK(c[1].p50 == 6000);
+  CHECK(c[2].from == 200000);
+  CHECK(c[2].n == 30);
+  CHECK(c[2].p50 == 15000);
+  REQUIRE(merges.size() == 2);
+  CHECK(merges[0].find("100.0us-150.0us (n=5) merged into idle 150.0us-200.0us (n=8)") != std::string::npos);
+  // a first class above 0 still covers idle 0; one class left when nothing reaches the minimum
+  c = idle_classes({{300000, 1}, {400000, 3}}, 20, nullptr);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].from == 0);
+  CHECK(c[0].n == 2);
+  CHECK(idle_classes({}, 20, nullptr).empty());
+}
+
+TEST_CASE("idle wakes: the cost file is a table of p50s by idle class minus the IPI", "[traces]") {
   IdleWakeObserved m;
-  for (int i = 0; i < 30; ++i) m.by_idle[0].push_back(4000 + (i % 3) * 1000);  // p50 5000
-  for (int i = 0; i < 25; ++i) m.by_idle[3].push_back(14000);
+  for (int i = 0; i < 30; ++i) m.remote.push_back({10000, 4000 + (i % 3) * 1000});  // p50 5000
+  for (int i = 0; i < 25; ++i) m.remote.push_back({300000, 14000});
   std::string note;
   std::string json = idle_wake_costs_json(m, "t", &note);
-  CHECK(json.find("\"idle_wake\": \"vm-halt-poll\"") != std::string::npos);
-  CHECK(json.find("\"idle_exit_polled\": 4400") != std::string::npos);
-  CHECK(json.find("\"idle_exit_halted\": 13400") != std::string::npos);
-  m.by_idle[3].resize(5);
+  CHECK(json.find("\"idle_wake\": \"table\"") != std::string::npos);
+  CHECK(json.find("{\"idle_from\": 0, \"cost\": 4400, \"samples\": 30}") != std::string::npos);
+  CHECK(json.find("{\"idle_from\": 200000, \"cost\": 13400, \"samples\": 25}") != std::string::npos);
+  CHECK(json.find("timer_wake_table") == std::string::npos);
+  CHECK(note.find("0 local timer wakes") != std::string::npos);
+  // (the engine tests read this form back; golden trace-idle-wake-costs-pingsleep writes one)
+  // 20 local timer wakes: a timer table, without an IPI taken off
+  for (int i = 0; i < 20; ++i) m.local.push_back({1000000, 7000});
   json = idle_wake_costs_json(m, "t", &note);
-  CHECK(json.find("\"idle_exit_halted\": 4400") != std::string::npos);
-  CHECK(note.find("only 5 wakes") != std::string::npos);
+  CHECK(json.find("\"timer_wake_table\": [\n    {\"idle_from\": 0, \"cost\": 7000, \"samples\": 20}\n  ]") !=
+        std::string::npos);
+  // too few long-idle wakes: merged into the short class, and the note says so
+  m.remote.resize(35);
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("\"idle_exit_table\": [\n    {\"idle_from\": 0, \"cost\": 4400, \"samples\": 35}\n  ]") !=
+        std::string::npos);
+  CHECK(note.find("(n=5) merged into") != std::string::npos);
 }
 
 TEST_CASE("extract: each run action carries the CPU it was recorded on; a migration starts a new one",

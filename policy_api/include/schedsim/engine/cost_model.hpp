@@ -42,6 +42,8 @@ struct CostModel {
   Duration idle_exit_polled = Duration::ns(3400);    ///< vm-halt-poll: exit while the host still polls
   Duration idle_exit_halted = Duration::ns(13400);   ///< vm-halt-poll: exit after the host descheduled the vCPU
   Duration timer_wake_local = Duration::us(2);       ///< vm-halt-poll: timer wake on its own idle CPU, after the waking
+  IdleCostTable idle_exit_table;                     ///< table: exit cost after the IPI by the target's idle time
+  IdleCostTable timer_wake_table;                    ///< table: local timer wake by idle time (empty: timer_wake_local)
   // ---- what a replayed trace's recorded on-CPU time already contains ----
   /// `replay_overheads=recorded` (the default): a task replayed from a kernel trace is not
   /// charged context_switch and refill_* again, because `sched_switch` is emitted before the
@@ -69,6 +71,9 @@ struct CostModel {
   };
   /// Every parameter with its doc and source, in a fixed order.
   static const std::vector<Param>& params();
+  /// True for the idle-duration tables (idle_exit_table, timer_wake_table): get() gives their
+  /// text form, not a number.
+  static bool is_table(const std::string& name);
   /// Current value of a parameter as text (ns, or permille for the co-run factor).
   std::string get(const std::string& name) const;
   /// Sets "name=value" (durations accept ns/us/ms/s suffixes). Throws InputError naming `source`.
@@ -77,6 +82,9 @@ struct CostModel {
   void load_json_file(const std::string& path);
   /// The same on the file's text (`path` names it in errors).
   void load_json(std::string_view text, const std::string& path);
+  /// Checks what single assignments cannot: idle_wake=table needs an idle_exit_table. Throws
+  /// InputError naming `source`.
+  void validate(const std::string& source = "--cost") const;
   /// The table `--cost list` prints.
   std::string describe() const;
 };

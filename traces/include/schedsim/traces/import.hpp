@@ -39,14 +39,24 @@ struct IdleWakeObserved {  // NOLINT(bugprone-reserved-identifier)
   static constexpr int64_t kBinEdges[4] = {20'000, 50'000, 200'000, 2'000'000};
   /// Remote wakeups of a task switched in on a CPU that was idle at the sched_waking: waking to
   /// switch-in, by how long the target had been idle at the waking (from its switch to idle).
-  std::vector<int64_t> by_idle[5];
+  std::array<std::vector<int64_t>, 5> by_idle;
+  /// One sampled wake: how long the target had been idle at the waking, and waking to switch-in.
+  struct Sample {
+    int64_t idle;
+    int64_t latency;
+  };
+  /// Every by_idle sample with its idle duration (the cost table's classes are cut from these).
+  std::vector<Sample> remote;
+  /// Local wakes (an interrupt on the idle target wakes a task there: timer wakes) whose switch
+  /// from idle was recorded: waking to switch-in, by how long that CPU had been idle.
+  std::vector<Sample> local;
   /// The same samples by the idle state the target last entered (power:cpu_idle), when recorded.
   std::map<int64_t, std::vector<int64_t>> by_state;
   /// ipi_send_cpu to a CPU that was idle: send to that CPU's next event (with power:cpu_idle
   /// recorded, its idle exit): IPI delivery plus idle exit.
   std::vector<int64_t> ipi_to_idle;
   uint64_t cpu_idle_events = 0, ipi_events = 0;
-  uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): not sampled
+  uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): in `local`, not in by_idle
   uint64_t unrecorded = 0;      ///< CPUs leaving idle with no recorded switch from idle (their wakes are not sampled)
 };
 
@@ -172,11 +182,32 @@ Workload import_trace_buffer(std::string_view data, const std::string& name, con
 /// power:cpu_idle or ipi events).
 std::string describe_idle_wake(const IdleWakeObserved& m);
 
-/// A cost file (JSON, the `--cost FILE` format) setting the `vm-halt-poll` idle-wake model's exit
-/// costs from the trace's measured idle wakes (`trace info --idle-wake-costs`): the waking-to-
-/// switch-in p50 of targets idle under 50 us and of targets idle 200 us or more, minus the model's
-/// IPI cost. `note` receives what was derived from what. Throws InputError when fewer than 20 wakes
-/// to CPUs idle under 50 us were measured.
+/// One class of an idle-duration cost table: samples whose idle time is >= from (and below the
+/// next class's from), their count and their p50 (ns).
+struct IdleClass {
+  int64_t from;
+  size_t n;
+  int64_t p50;
+};
+/// Candidate class edges (ns): where the mechanisms put steps (50 us and 200 us: the old
+/// vm-halt-poll bounds, 200 us being KVM's default halt_poll_ns; 150 us: where the 16-vCPU guest's
+/// cost steps up) and a 1-2-5 ladder to 5 ms.
+inline constexpr int64_t kIdleClassEdges[] = {0,       20'000,  50'000,    100'000,   150'000,
+                                              200'000, 500'000, 1'000'000, 2'000'000, 5'000'000};
+/// Cuts `samples` into kIdleClassEdges' classes, then merges every class with fewer than
+/// `min_samples` into a neighbour: the smallest class first (the lower one on a tie), into its
+/// smaller neighbour (the lower one on a tie), until every class has `min_samples` or one class is
+/// left. Empty classes vanish; `merges` (if given) receives one line per merge. Empty result for
+/// no samples.
+std::vector<IdleClass> idle_classes(const std::vector<IdleWakeObserved::Sample>& samples, size_t min_samples,
+                                    std::vector<std::string>* merges);
+
+/// A cost file (JSON, the `--cost FILE` format) selecting the `table` idle-wake model with the
+/// trace's measured idle wakes (`trace info --idle-wake-costs`): idle_exit_table = per idle class
+/// (idle_classes, at least 20 wakes each) the waking-to-switch-in p50 of remote wakes to an idle
+/// CPU minus the model's IPI cost; timer_wake_table = the same of local timer wakes, when 20 of
+/// them were measured. `note` receives the classes and merges. Throws InputError when fewer than
+/// 20 remote wakes to an idle CPU were measured.
 std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
