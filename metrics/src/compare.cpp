@@ -128,6 +128,21 @@ std::vector<double> metric_values(const RecordFile& f, const Group& g, const std
   return v;
 }
 
+// A latency statistic (wakeup.mean, preempt.p99, ...) of a run that recorded no sample of that
+// latency is stored as 0: it is undefined, not zero. Counts the runs of g whose companion
+// "<prefix>.count" says so (metrics without a .count companion cannot be checked).
+size_t runs_without_samples(const RecordFile& f, const Group& g, const std::string& metric) {
+  size_t dot = metric.rfind('.');
+  if (dot == std::string::npos || metric.compare(dot + 1, std::string::npos, "count") == 0) return 0;
+  const std::string count_key = metric.substr(0, dot) + ".count";
+  size_t n = 0;
+  for (size_t i : g.idx) {
+    auto it = f.records[i].metrics.find(count_key);
+    if (it != f.records[i].metrics.end() && it->second == 0) ++n;
+  }
+  return n;
+}
+
 std::vector<stats::Bin> bins_of(const Distribution& d) {
   std::vector<stats::Bin> b;
   for (const auto& x : d.buckets) b.push_back({static_cast<double>(x.lo), static_cast<double>(x.hi), x.count});
@@ -328,6 +343,13 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
       std::vector<double> va = metric_values(base, a, r.metric), vb = metric_values(next, b, r.metric);
       r.base = stats::summarize(va);
       r.next = stats::summarize(vb);
+      size_t na = runs_without_samples(base, a, r.metric), nb = runs_without_samples(next, b, r.metric);
+      r.runs_without_samples = na + nb;
+      if (na + nb > 0)
+        c.notes.push_back(fmt::format(
+            "point {}: {}: {} of {} base and {} of {} new run(s) recorded no sample of it; their value is stored "
+            "as 0 and is averaged in, so this row is not a measure of the latency",
+            pi + 1, r.metric, na, a.idx.size(), nb, b.idx.size()));
       r.change = rel_change(r.base.mean, r.next.mean);
       r.p_welch = r.p_mw = r.p_welch_adj = r.p_mw_adj = r.ks_d = r.ks_p = kNaN;
       r.ci = {kNaN, kNaN};
@@ -665,6 +687,12 @@ GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gate
                                                "first {}; gate on complete runs only",
                                                g.text, where, c.points[pi].incomplete.size(),
                                                c.points[pi].incomplete.front()));
+          continue;
+        }
+        if (r.runs_without_samples > 0) {
+          out.untestable.push_back(fmt::format("--fail-on '{}': {}: {} run(s) recorded no sample of {} (stored as 0); "
+                                               "gate on runs that measured it",
+                                               g.text, where, r.runs_without_samples, r.metric));
           continue;
         }
         // A gate needs run-to-run spread: within-run intervals (one run per side) understate it.

@@ -162,3 +162,35 @@ TEST_CASE("records keep \"complete\": false and its reasons through JSON Lines")
   CHECK(parse_record_text(complete, "r.jsonl").records[0].complete);
   CHECK_THROWS_AS(parse_record_text(R"({"schema":"schedsim-record","version":1,"params":{},"rep":0,"seed":1,"metrics":{},"complete":"no"})" "\n", "r.jsonl"), InputError);
 }
+
+TEST_CASE("a latency statistic of runs with no sample is noted, and a gate refuses it") {
+  CompareOptions o;
+  o.metrics = {"preempt.mean"};
+  auto with_preempt = [](RecordFile f, double count, double mean) {
+    for (auto& r : f.records) {
+      r.metrics["preempt.count"] = count;
+      r.metrics["preempt.mean"] = mean;
+    }
+    return f;
+  };
+  // NEW recorded no preemption at all: its preempt.mean is stored as 0, which is not a latency.
+  CompareResult c = compare_records(with_preempt(file("x", kBase, kBase), 5, 3000),
+                                    with_preempt(file("y", kBase, kBase), 0, 0), o);
+  REQUIRE(c.points.size() == 1);
+  REQUIRE(c.points[0].rows.size() == 1);
+  CHECK(c.points[0].rows[0].runs_without_samples == kBase.size());
+  bool noted = false;
+  for (const auto& n : c.notes)
+    noted = noted || n.find("preempt.mean: 0 of 10 base and 10 of 10 new run(s) recorded no sample") != std::string::npos;
+  CHECK(noted);
+  GateOutcome g = evaluate_gates(c, {parse_gate("preempt.mean>+5%")});
+  CHECK(g.failures.empty());
+  REQUIRE(g.untestable.size() == 1);
+  CHECK(g.untestable[0].find("gate on runs that measured it") != std::string::npos);
+  // Both sides measured it: no note, the gate judges.
+  CompareResult ok = compare_records(with_preempt(file("x", kBase, kBase), 5, 3000),
+                                     with_preempt(file("y", kBase, kBase), 5, 4000), o);
+  CHECK(ok.points[0].rows[0].runs_without_samples == 0);
+  CHECK(evaluate_gates(ok, {parse_gate("preempt.mean>+5%")}).untestable.empty());
+  CHECK(evaluate_gates(ok, {parse_gate("preempt.mean>+5%")}).failures.size() == 1);
+}

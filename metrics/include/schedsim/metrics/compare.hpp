@@ -40,6 +40,7 @@ struct CompareRow {
   double ks_d = 0, ks_p = 0;      ///< two-sample KS of the values (repetitions) or histograms (one run)
   bool significant = false;
   std::string verdict;            ///< improved, regressed, changed, no significant change, not tested
+  size_t runs_without_samples = 0;  ///< runs (both sides) whose latency statistic is undefined (stored as 0)
 };
 
 struct ComparePoint {
