@@ -132,9 +132,8 @@ std::vector<double> metric_values(const RecordFile& f, const Group& g, const std
 // latency is stored as 0: it is undefined, not zero. Counts the runs of g whose companion
 // "<prefix>.count" says so (metrics without a .count companion cannot be checked).
 size_t runs_without_samples(const RecordFile& f, const Group& g, const std::string& metric) {
-  size_t dot = metric.rfind('.');
-  if (dot == std::string::npos || metric.compare(dot + 1, std::string::npos, "count") == 0) return 0;
-  const std::string count_key = metric.substr(0, dot) + ".count";
+  const std::string count_key = sample_count_metric(metric);
+  if (count_key.empty()) return 0;
   size_t n = 0;
   for (size_t i : g.idx) {
     auto it = f.records[i].metrics.find(count_key);

@@ -112,11 +112,16 @@ std::string task_group_name(const std::string& comm) {
   return n == 0 ? comm : comm.substr(0, n);
 }
 
+std::string sample_count_metric(const std::string& statistic) {
+  size_t dot = statistic.rfind('.');
+  if (dot == std::string::npos || statistic.compare(dot, std::string::npos, ".count") == 0) return {};
+  return statistic.substr(0, dot) + ".count";
+}
+
 ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x) {
   ComparisonEmpty e;
-  size_t dot = x.metric.rfind('.');
-  if (dot == std::string::npos || x.metric.compare(dot, std::string::npos, ".count") == 0) return e;
-  const std::string count = x.metric.substr(0, dot) + ".count";
+  const std::string count = sample_count_metric(x.metric);
+  if (count.empty()) return e;
   for (const auto& c : rows)
     if (c.metric == count) {
       e.simulated = c.simulated == 0;

@@ -343,3 +343,10 @@ TEST_CASE("simulated vs observed: a statistic of no samples is '-', not 0 and -1
   CHECK(cells("wakeup_latency.mean_ns") == std::vector<std::string>{"wakeup_latency.mean_ns", "1000", "-", "-"});
   CHECK(cells("migrations") == std::vector<std::string>{"migrations", "0", "9", "-100.0%"});  // a real -100%
 }
+
+TEST_CASE("sample_count_metric names the count behind a statistic, and nothing for counts and scalars") {
+  CHECK(sample_count_metric("wakeup.p99") == "wakeup.count");
+  CHECK(sample_count_metric("wakeup_latency.p99_ns") == "wakeup_latency.count");
+  CHECK(sample_count_metric("preempt.count").empty());
+  CHECK(sample_count_metric("makespan").empty());
+}

@@ -165,6 +165,11 @@ struct Comparison {
   std::string note;              ///< why the observed figure may be off ("" = none), e.g. a lower bound
 };
 
+/// The metric that counts the samples behind a statistic of a distribution: "wakeup.count" for
+/// "wakeup.p99", "wakeup_latency.count" for "wakeup_latency.p99_ns"; "" for a name without a
+/// distribution prefix and for a count itself. A statistic whose count is 0 is undefined.
+std::string sample_count_metric(const std::string& statistic);
+
 /// For a statistic row of a distribution in `rows` ("wakeup_latency.p99_ns"), whether the
 /// simulated and the observed side had no samples (their ".count" row is 0): such a mean or
 /// percentile is undefined, not 0, and is shown as "-". Both false for counts and scalars.
