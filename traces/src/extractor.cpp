@@ -154,6 +154,7 @@ struct Extractor::Impl {
   bool seen_waking = false;
   bool inferring_switch_in = false;  // switch_in() is placing a switch-in the trace did not record
   int64_t first_ts = -1, last_ts = -1;
+  long first_line = 0;  // input line of first_ts, for the span error
   int64_t prev_last_ts = -1;  // the event CPU's previous event (before the current one)
   int64_t sel_first = -1, sel_last = -1;
   std::vector<uint32_t> lost_pending;  // CPUs whose next event starts after a lost window
@@ -669,7 +670,21 @@ struct Extractor::Impl {
   void on_event(const TraceEvent& ev) {
     cur_ev = &ev;
     idle_probe.on_event(ev);
-    if (first_ts < 0) first_ts = ev.ts;
+    if (first_ts < 0) {
+      first_ts = ev.ts;
+      first_line = ev.line;
+    }
+    // Every time the workload holds (a run, a sleep, a start time) is a difference of two event
+    // timestamps, and the workload format bounds one time value by kMaxTimeValue (11.6 days) so
+    // that sums stay far from int64's limit. Events arrive in timestamp order (the importer's
+    // reorder window clamps the rest), so checking each against the first bounds them all; a
+    // longer trace is refused here rather than yielding a workload its own validator rejects.
+    if (ev.ts - first_ts > kMaxTimeValue)
+      throw InputError(SourceLoc{path, ev.line, 0},
+                       fmt::format("this event is {} after the trace's first event (line {}); schedsim "
+                                   "replays at most {} ns (about 11.6 days) of trace",
+                                   format_duration(Duration::ns(ev.ts - first_ts)), first_line,
+                                   kMaxTimeValue));
     last_ts = std::max(last_ts, ev.ts);
     CpuState& cs = cpu_state(ev.cpu);
     if (cs.first_ts < 0) cs.first_ts = ev.ts;
