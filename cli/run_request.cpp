@@ -7,6 +7,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -441,6 +442,11 @@ std::string workload_hash(const Workload& w) {
     h.num(static_cast<int64_t>(t.start));
     h.num(t.start_time.ns());
     h.num(t.initial_cpu);
+    // Only a custom slice is hashed, so workloads without one keep the hashes they had.
+    if (t.slice.count() != 0) {
+      h.str("slice");
+      h.num(t.slice.count());
+    }
     h.num(static_cast<int64_t>(t.program.size()));
     for (const auto& a : t.program) {
       h.num(static_cast<int64_t>(a.kind));
@@ -468,6 +474,7 @@ std::string default_label(const RunRequest& req, const RunConfig& config) {
   for (const auto& [slot, name] : req.modules)
     if (slot != "placement") parts.push_back(slot + "=" + name);
   for (const auto& f : req.features) parts.push_back(f);
+  for (const auto& sl : req.slices) parts.push_back("slice:" + sl);
   for (const auto& c : req.costs)
     parts.push_back(c.find('=') == std::string::npos ? std::filesystem::path(c).filename().string() : c);
   return join(parts, "+") + "@" + config.topology;
@@ -600,6 +607,54 @@ std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost
                       topology, join(differ, ", "), topology)};
 }
 
+void apply_slices(Workload& w, const std::vector<std::string>& specs) {
+  for (const std::string& spec : specs) {
+    const SourceLoc where{"--slice"};
+    const size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw InputError(where, fmt::format("expected REGEX=DURATION (e.g. 'rt-.*=300us'), got '{}'", spec));
+    const std::string pattern = spec.substr(0, eq);
+    const std::string value = spec.substr(eq + 1);
+    Duration d;
+    if (!parse_duration(value, d) || d < kMinSlice || d > kMaxSlice)
+      throw InputError(where, fmt::format("'{}': expected a slice from {} to {} (the range sched_setattr() allows "
+                                          "sched_runtime), got '{}'",
+                                          spec, format_duration(kMinSlice), format_duration(kMaxSlice), value));
+    std::regex re;
+    try {
+      re = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw InputError(where, fmt::format("'{}': bad regex '{}': {}", spec, pattern, e.what()));
+    }
+    size_t matched = 0;
+    for (TaskSpec& t : w.tasks)
+      if (std::regex_search(t.name, re)) {
+        t.slice = d;
+        ++matched;
+      }
+    if (matched == 0) throw InputError(where, fmt::format("'{}': no task name matches /{}/", spec, pattern));
+  }
+}
+
+// Custom slices are read only by the EEVDF queues, and exist only from 6.12 (857b158dc5e8):
+// say so when a workload sets them where they change nothing or where the kernel had none.
+std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig& config) {
+  const auto custom = std::count_if(w.tasks.begin(), w.tasks.end(), [](const TaskSpec& t) { return t.slice.count() != 0; });
+  if (custom == 0) return std::nullopt;
+  auto q = config.modules.find("queue");
+  const std::string queue = q == config.modules.end() ? "" : q->second;
+  if (queue.rfind("eevdf", 0) != 0)
+    return fmt::format("note: {} task(s) have a custom slice, which the queue module {} does not read (only the "
+                       "EEVDF queues do): the slices change nothing here",
+                       custom, queue);
+  const std::string& kernel = config.provenance.kernel;
+  if (kernel.rfind("6.6", 0) == 0 && (kernel.size() == 3 || kernel[3] == ' '))
+    return fmt::format("warning: {} task(s) have a custom slice, but 6.6 has none (sched_runtime sets a fair "
+                       "task's slice from 6.12, 857b158dc5e8): the eevdf queue applies them anyway",
+                       custom);
+  return std::nullopt;
+}
+
 RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
@@ -675,6 +730,7 @@ RunOutcome execute_run(const RunRequest& req) {
     config.cost_overrides["smt_normalize"] = fmt::format("recorded on {}, co-run {} permille", topo.name(), cost.smt_corun_permille);
   }
   Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops);
+  apply_slices(w, req.slices);
   const bool from_trace = !import_report.path.empty();
   if (req.smt_normalize && !from_trace)  // a workload on standard input
     throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
@@ -707,6 +763,7 @@ RunOutcome execute_run(const RunRequest& req) {
                                     "observed figures are from another machine, not a prediction for this one",
                                     traced, topo.name(), topo.nr_cpus()));
   }
+  if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
   config.provenance.workload_hash = workload_hash(w);
   config.provenance.topology_hash = hash_hex(fnv1a64(topology_to_json(topo.spec())));
   config.provenance.noise = NoiseModel{0, sim.jitter_permille}.text();

@@ -29,6 +29,9 @@ struct RunRequest {
   uint64_t seed = 1;
   std::string jitter;         ///< "5%" or "0.05"
   std::string preempt;        ///< --preempt: full, none, voluntary, lazy ("" = full)
+  /// --slice REGEX=DURATION, in order: a custom slice (sched_attr.sched_runtime) for every task
+  /// whose name matches REGEX (std::regex_search); a later one wins where several match.
+  std::vector<std::string> slices;
   std::string format = "table";
   std::string output = "-";
   std::string label;
@@ -113,6 +116,11 @@ inline constexpr double kDefaultSpeedStd = 0.01;
 inline constexpr int64_t kDefaultJitterPermille = 50;
 /// Parses "speed=1%,jitter=5%" (either part may be left out: 0), or "none". Throws InputError.
 NoiseModel parse_noise(const std::string& spec);
+/// Applies `run --slice` specs ("REGEX=DURATION", RunRequest::slices) to `w`: each sets
+/// TaskSpec::slice of every task whose name matches REGEX. Throws InputError naming --slice for
+/// a malformed spec, a bad regex, a duration outside kMinSlice..kMaxSlice or a REGEX that
+/// matches no task.
+void apply_slices(Workload& w, const std::vector<std::string>& specs);
 /// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the

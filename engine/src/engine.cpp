@@ -73,6 +73,7 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
     TaskSched& ts = s.tasks[i];
     ts.weight = kNiceWeight[std::clamp(spec.nice, -20, 19) + 20];
     ts.kthread = spec.kthread;
+    ts.custom_slice = spec.slice;
     ts.affinity = spec.affinity.empty() ? &topo.all_cpus() : &spec.affinity;
     ts.cpu = CpuId(spec.initial_cpu >= 0 ? static_cast<uint32_t>(spec.initial_cpu) : ts.affinity->first());
   }

@@ -35,7 +35,9 @@ std::map<std::string, bool> flags_6_12() {
           {"UTIL_EST_FASTUP", true},
           // EEVDF's delayed dequeue, on by default since v6.12 (152e11f6df29, 54a58a787791).
           {"DELAY_DEQUEUE", true},
-          {"DELAY_ZERO", true}};
+          {"DELAY_ZERO", true},
+          // Shorter custom slices may wake-up preempt, on by default since v6.12 (85e511df3cec).
+          {"PREEMPT_SHORT", true}};
 }
 
 // 6.12's flags plus the balance flags of `kernel-6.14` (balance/features.def): the 6.14 runnable
@@ -92,6 +94,7 @@ const std::vector<KernelProfile>& kernel_profiles() {
        slots("sis-5.12", "eevdf"),
        {{"DELAY_DEQUEUE", false},  // from 6.12
         {"DELAY_ZERO", false},
+        {"PREEMPT_SHORT", false},  // from 6.12
         {"SIS_PROP", false},
         {"SIS_UTIL", true},
         {"WA_IDLE", true},
@@ -99,13 +102,13 @@ const std::vector<KernelProfile>& kernel_profiles() {
         {"WA_BIAS", true},
         {"UTIL_EST", true},
         {"UTIL_EST_FASTUP", true}}},
-      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF with DELAY_DEQUEUE; PREEMPT_SHORT not modelled",
+      {"6.12", "SIS_UTIL only (SIS_PROP removed), cluster aware, EEVDF with DELAY_DEQUEUE and PREEMPT_SHORT",
        slots("sis-util", "eevdf"),
        flags_6_12()},
       // ---- 6.13-6.18 (docs/kernel-versions.md). Modelled: the 6.14 runnable accounting for
       // balance (LB_RUNNABLE), the 6.15 base slice, the 6.17 slice protection (eevdf-6.17) and
-      // newidle cost bump (NI_BUMP), the 6.18.y NI_RANDOM. Not modelled: PREEMPT_SHORT (no
-      // per-task slices in the workload model), PREEMPT_LAZY.
+      // newidle cost bump (NI_BUMP), the 6.18.y NI_RANDOM; PREEMPT_SHORT with the 6.17 rule
+      // (eevdf-6.17). Not modelled: PREEMPT_LAZY as a profile default (run --preempt lazy).
       {"6.15", "6.12 plus the 6.14 runnable balance accounting and the 0.70 ms base slice (2ae891b82695)",
        slots("sis-util", "eevdf-6.15", "kernel-6.14"),
        flags_6_14(false, false)},

@@ -23,6 +23,7 @@ Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std:
       .value("count", "periods per task, instead of --duration")
       .value("phase", "start offsets: 'random' within one period (seeded, default) or 'zero'")
       .value("nice", "nice value of every task (default 0)")
+      .value("slice", "custom EEVDF slice of every task, as sched_setattr()'s sched_runtime sets one (100us..100ms; default none: the base slice)")
       .value("name", "task name prefix (default 'periodic')");
   if (help_only) {
     *help = o.help();
@@ -49,6 +50,7 @@ Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std:
                        2 * n * count));
   const std::string phase = o.choice("phase", "random", {"random", "zero"});
   const auto nice = static_cast<int32_t>(o.integer("nice", 0, -20, 19));
+  const Duration slice = o.has("slice") ? o.duration("slice", kMinSlice, kMinSlice, kMaxSlice) : Duration::zero();
   const std::string prefix = o.text("name", "periodic");
   Rng rng(o.seed());
 
@@ -57,6 +59,7 @@ Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std:
   for (int64_t i = 0; i < n; ++i) {
     TaskSpec t = make_task(fmt::format("{}{}", prefix, i), StartState::kRunnable, 1000 + i, 1000 + i);
     t.nice = nice;
+    t.slice = slice;
     if (phase == "random") t.start_time = Instant::from_ns(static_cast<int64_t>(rng.below(static_cast<uint64_t>(period.count()))));
     if (jitter == 0.0) {
       std::vector<Action> body = {Action::run(run)};

@@ -104,6 +104,8 @@ void validate_workload(const Workload& w, const std::string& source) {
       throw InputError(SourceLoc{source}, fmt::format("task {} ('{}'), action {}: {}", ti, t.name, ai, msg));
     };
     if (t.nice < -20 || t.nice > 19) fail(0, fmt::format("nice {} outside -20..19", t.nice));
+    if (t.slice.count() != 0 && (t.slice < kMinSlice || t.slice > kMaxSlice))
+      fail(0, fmt::format("slice {} ns outside {}..{} ns", t.slice.count(), kMinSlice.count(), kMaxSlice.count()));
     if (t.start_time.ns() < 0 || t.start_time.ns() > kMaxTimeValue)
       fail(0, fmt::format("start_time {} ns outside 0..{} ns", t.start_time.ns(), kMaxTimeValue));
     // Loops must nest: a loop's body may not start inside another loop's body and end after it.

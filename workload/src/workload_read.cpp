@@ -278,7 +278,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     static const std::vector<std::string> hist = {"count", "min", "max", "sum", "sum_sq", "samples", "buckets"};
     static const std::vector<std::string> task = {"name",       "pid",        "tgid",        "nice",   "affinity",
                                                   "kthread",    "start",      "start_time",  "initial_cpu",
-                                                  "program"};
+                                                  "slice",      "program"};
     static const std::vector<std::string> none;
     switch (c) {
       case Ctx::kRoot: return root;
@@ -529,6 +529,13 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
       if (c < -1 || c >= static_cast<int64_t>(CpuMask::kMaxCpus))
         fail(fmt::format("initial_cpu {} out of range: expected -1 (none) or 0..{}", c, CpuMask::kMaxCpus - 1));
       t.initial_cpu = static_cast<int32_t>(c);
+    } else if (f.key == "slice") {
+      const Duration d = Duration::ns(as_duration(v));
+      if (d < kMinSlice || d > kMaxSlice)
+        fail(fmt::format("slice {} outside {}..{} (the range sched_setattr() allows a custom slice; leave "
+                         "\"slice\" out for the base slice)",
+                         format_duration(d), format_duration(kMinSlice), format_duration(kMaxSlice)));
+      t.slice = d;
     } else {
       expected("an array of actions", v);
     }

@@ -16,8 +16,30 @@
 // counted in nr_running) until picked (then its dequeue completes and the pick repeats) or woken
 // in place (requeue_delayed(); the engine skips select_task_rq, as ttwu_runnable() does).
 //
-// Simplifications: one level (no groups); PREEMPT_SHORT is moot because every task has the base
-// slice; delayed tasks are never migrated (the 6.14 rule).
+// Custom slices (6.12, 857b158dc5e8): a task that set sched_attr.sched_runtime (TaskSched::
+// custom_slice, clamped to 0.1..100 ms as __setscheduler_params() does) keeps that slice, unscaled, at
+// every placement and deadline renewal; every other task gets the scaled base slice then.
+//
+// PREEMPT_SHORT (flag; 6.12, 85e511df3cec "sched/eevdf: Allow shorter slices to wakeup-preempt"):
+// a wakee whose slice is shorter than curr's may get past curr's slice protection.
+//   6.12-6.16 (`eevdf`, `eevdf-6.15`): check_preempt_wakeup_fair() cancels curr's protection
+//     when the wakee is eligible and either its deadline is earlier than curr's or curr is no
+//     longer eligible (do_preempt_short()); the cancellation stands even if the pick that follows
+//     is not the wakee, and from then on every update_curr() that finds curr ineligible asks for
+//     a reschedule (did_preempt_short()). Simplification: the kernel's did_preempt_short() tests
+//     only that the marker differs from the deadline, which is also true of a curr whose
+//     deadline was renewed while it ran alone (no pick re-armed the marker): with PREEMPT_SHORT
+//     on, 6.12-6.16 reschedule such a curr once it is ineligible even among equal slices. Here
+//     only a PREEMPT_SHORT cancellation arms it, so equal-slice results are those of
+//     NO_PREEMPT_SHORT (docs/kernel-versions.md, section 2).
+//   6.17+ (`eevdf-6.17`; 9de74a9850b9 "sched/fair: Remove spurious shorter slice preemption",
+//     052c3d87c82e): a shorter wakee slice alone makes the wakeup check pick without curr's
+//     protection; the protection is cancelled only if that pick is the wakee (then it preempts);
+//     otherwise, with RUN_TO_PARITY, curr's protection end is pulled in to
+//     vprot = min(vprot, v + calc_delta_fair(shortest slice queued, curr included)).
+//
+// Simplifications: one level (no groups, so the min_slice propagation of the 6.12 series does
+// not arise); delayed tasks are never migrated (the 6.14 rule).
 //
 // Base slice (sysctl_sched_base_slice, scaled by tunable_factor()): 0.75 ms up to 6.14, 0.70 ms
 // from 6.15 (2ae891b82695 "sched: Reduce the default slice to avoid tasks getting an extra
@@ -36,12 +58,15 @@
 //     protection over requests a reschedule while others are queued, not only the one that
 //     renews the deadline. A re-pick of the task that was just running keeps its vprot (the
 //     kernel does not call set_next_entity() when prev is picked again). Equal slices (every
-//     workload here) give vprot = d: the difference is the reschedule at each update after it.
+//     workload without custom slices) give vprot = d: the difference is the reschedule at each
+//     update after it.
+#include <limits>
 #include <set>
 
 #include "queue/tunables.hpp"
 #include "features.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "schedsim/workload/workload.hpp"
 
 namespace schedsim {
 namespace {
@@ -58,7 +83,8 @@ class EevdfQueue final : public QueuePolicy {
       : base_slice_ns_(base_slice_ns), protect_(protect), place_lag_(f.get(Feature::PLACE_LAG)),
         deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)), rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)),
         run_to_parity_(f.get(Feature::RUN_TO_PARITY)), wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)),
-        delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)) {}
+        delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)),
+        preempt_short_(f.get(Feature::PREEMPT_SHORT)) {}
 
   void attach(SchedState& s) override {
     base_slice_ = base_slice_ns_ * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
@@ -70,6 +96,7 @@ class EevdfQueue final : public QueuePolicy {
   void task_fork(const SchedState& s, TaskId, TaskId child) override {
     Se& c = se_[child.v];
     c.weight = s.tasks[child.v].weight;
+    c.custom_slice = custom_slice(s.tasks[child.v]);
     c.vlag = 0;
     c.is_new = true;
   }
@@ -78,6 +105,7 @@ class EevdfQueue final : public QueuePolicy {
     Rq& rq = rq_[cpu.value()];
     Se& se = se_[p.v];
     se.weight = s.tasks[p.v].weight;
+    se.custom_slice = custom_slice(s.tasks[p.v]);
     if (kind == EnqueueKind::kNew) se.is_new = true;
     // The engine has charged curr (update_curr) before this call, as enqueue_entity() does
     // before place_entity(): V includes curr's progress up to now.
@@ -138,8 +166,9 @@ class EevdfQueue final : public QueuePolicy {
     Se& se = se_[best];
     if (protect_ == Protect::kDeadlineMarker) {
       se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
+      se.short_cancelled = false;
     } else if (best != prev) {
-      set_protect_slice(se);  // set_next_entity() runs only when the task changes
+      set_protect_slice(rq, se);  // set_next_entity() runs only when the task changes
     }
     return rq.curr;
   }
@@ -161,12 +190,19 @@ class EevdfQueue final : public QueuePolicy {
     rq.sum_wkey += static_cast<i128>(se.weight) * dv;
     // update_deadline(): a used-up request gets a new slice and deadline, and a reschedule.
     if (se.vruntime >= se.deadline) {
-      se.slice = base_slice_;
+      se.slice = slice_of(se);
       se.deadline = se.vruntime + calc_delta_fair(se.slice, se.weight);
       if (rq.nr > 1) rq.resched = true;
     }
     // 6.17 (0b9ca2dcabc3): a reschedule whenever the protected period is over.
     if (protect_ == Protect::kVprot617 && rq.nr > 1 && se.vruntime >= se.vprot) rq.resched = true;
+    // 6.12 did_preempt_short(): once PREEMPT_SHORT cancelled curr's protection, curr is
+    // rescheduled as soon as it is not eligible. The kernel tests only "marker != deadline", which
+    // also holds after a renewal that no pick followed (curr ran alone); that case is left out
+    // here (see the file comment).
+    if (protect_ == Protect::kDeadlineMarker && se.short_cancelled && rq.nr > 1 && se.vlag != se.deadline &&
+        !eligible(rq, se))
+      rq.resched = true;
     update_min_vruntime(rq);
   }
 
@@ -179,7 +215,27 @@ class EevdfQueue final : public QueuePolicy {
       return true;
     }
     if (!wakeup_preemption_) return false;
-    return pick_eevdf(rq) == wakee.v;
+    Se& curr = se_[rq.curr.v];
+    const Se& pse = se_[wakee.v];
+    const bool shorter = preempt_short_ && pse.slice < curr.slice;
+    if (protect_ == Protect::kDeadlineMarker) {
+      // 6.12 do_preempt_short(), then cancel_protect_slice(): marker = deadline + 1.
+      if (shorter && eligible(rq, pse) && (pse.deadline < curr.deadline || !eligible(rq, curr)) &&
+          curr.vlag == curr.deadline) {
+        curr.vlag = curr.deadline + 1;
+        curr.short_cancelled = true;
+      }
+      return pick_eevdf(rq) == wakee.v;
+    }
+    // 6.17: pick without curr's protection when the wakee's slice is shorter; cancel it
+    // (vprot = v) only if that pick is the wakee, else shorten it to the shortest queued slice.
+    if (pick_eevdf(rq, !shorter) == wakee.v) {
+      if (shorter && curr.vruntime < curr.vprot) curr.vprot = curr.vruntime;
+      return true;
+    }
+    if (shorter && run_to_parity_)
+      curr.vprot = std::min(curr.vprot, curr.vruntime + calc_delta_fair(min_slice(rq, &curr), curr.weight));
+    return false;
   }
 
   bool check_preempt_tick(const SchedState&, CpuId cpu) override {
@@ -217,9 +273,11 @@ class EevdfQueue final : public QueuePolicy {
   static constexpr uint32_t kNone = 0xffffffffu;
   struct Se {
     int64_t vruntime = 0, deadline = 0, vlag = 0, slice = 0;
+    int64_t custom_slice = 0;  // se->custom_slice: the clamped sched_runtime, 0 = the base slice
     int64_t vprot = 0;  // 6.17: end of the slice protection (vruntime)
     uint32_t weight = 1024, cpu = 0;
     bool is_new = false, rel_deadline = false;
+    bool short_cancelled = false;  // 6.12: PREEMPT_SHORT cancelled the protection since the last pick
     bool delayed = false;  // asleep but still queued (DELAY_DEQUEUE)
   };
   struct Rq {
@@ -229,6 +287,7 @@ class EevdfQueue final : public QueuePolicy {
     i128 sum_wkey = 0;  // sum w_i (v_i - min_vruntime), curr included
     int64_t sum_w = 0;  // sum w_i, curr included
     uint32_t nr = 0;
+    uint32_t nr_custom = 0;     // entities in the trees with a custom slice
     uint32_t last_put = kNone;  // the task put_prev() just put back, if any
     bool resched = false;
   };
@@ -243,11 +302,12 @@ class EevdfQueue final : public QueuePolicy {
   bool eligible(const Rq& rq, const Se& se) const {
     return rq.sum_wkey >= static_cast<i128>(se.vruntime - rq.min_vruntime) * rq.sum_w;
   }
-  uint32_t pick_eevdf(const Rq& rq) const {
+  // __pick_eevdf(protect): `protect` false ignores curr's slice protection (6.17 PREEMPT_SHORT).
+  uint32_t pick_eevdf(const Rq& rq, bool protect = true) const {
     const Se* curr = rq.curr.valid() ? &se_[rq.curr.v] : nullptr;
     if (rq.nr == 1) return curr ? rq.curr.v : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
     if (curr && !eligible(rq, *curr)) curr = nullptr;
-    if (curr && protected_curr(*curr)) return rq.curr.v;
+    if (curr && protect && protected_curr(*curr)) return rq.curr.v;
     uint32_t best = kNone;
     for (const auto& [d, t] : rq.by_deadline)
       if (eligible(rq, se_[t])) {
@@ -264,14 +324,29 @@ class EevdfQueue final : public QueuePolicy {
   }
   // set_protect_slice() (6.17): q = the shortest slice queued (RUN_TO_PARITY) or the unscaled
   // base slice, at most the own slice; vprot = d unless q is shorter than the own slice.
-  void set_protect_slice(Se& se) const {
-    // The workload model has no per-task slices (sched_attr.sched_runtime): every entity's slice
-    // is base_slice_ (place_entity, update_curr), so the shortest queued slice is the own one.
-    // With per-task slices this becomes a minimum over the queue (the kernel's min_slice).
-    int64_t q = run_to_parity_ ? se.slice : base_slice_ns_;
+  // Called with `se` already out of the tree and no curr, as set_next_entity() does, so the
+  // shortest queued slice is over the other entities (delayed ones included: they are queued).
+  void set_protect_slice(const Rq& rq, Se& se) const {
+    int64_t q = std::min(run_to_parity_ ? min_slice(rq, nullptr) : base_slice_ns_, se.slice);
     se.vprot = se.deadline;
     if (q < se.slice) se.vprot = std::min(se.deadline, se.vruntime + calc_delta_fair(q, se.weight));
   }
+  // cfs_rq_min_slice(): the shortest slice among the queued entities and `curr` (if given); the
+  // kernel keeps it in the augmented tree, here a scan only while some queued entity has a
+  // custom slice (otherwise every queued slice is the base slice).
+  int64_t min_slice(const Rq& rq, const Se* curr) const {
+    int64_t m = curr ? curr->slice : std::numeric_limits<int64_t>::max();
+    if (rq.nr_custom == 0) return rq.by_deadline.empty() ? m : std::min(m, base_slice_);
+    for (const auto& [d, t] : rq.by_deadline) m = std::min(m, se_[t].slice);
+    return m;
+  }
+  static int64_t custom_slice(const TaskSched& t) {
+    if (t.custom_slice.count() == 0) return 0;
+    return std::clamp(t.custom_slice.count(), kMinSlice.count(), kMaxSlice.count());
+  }
+  // The slice an entity gets at placement and at each deadline renewal (place_entity(),
+  // update_deadline()): its custom slice, else the (scaled) base slice.
+  int64_t slice_of(const Se& se) const { return se.custom_slice != 0 ? se.custom_slice : base_slice_; }
   void finish_delayed_dequeue(SchedState& s, CpuId cpu, uint32_t t) {
     Rq& rq = rq_[cpu.value()];
     Se& se = se_[t];
@@ -286,7 +361,7 @@ class EevdfQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
   void place_entity(Rq& rq, Se& se) {
-    se.slice = base_slice_;
+    se.slice = slice_of(se);
     int64_t vslice = calc_delta_fair(se.slice, se.weight);
     int64_t V = avg_vruntime(rq);
     int64_t lag = 0;
@@ -317,10 +392,12 @@ class EevdfQueue final : public QueuePolicy {
   void insert_tree(Rq& rq, uint32_t t) {
     rq.by_deadline.insert({se_[t].deadline, t});
     rq.by_vruntime.insert({se_[t].vruntime, t});
+    if (se_[t].custom_slice != 0) ++rq.nr_custom;
   }
   void remove_tree(Rq& rq, uint32_t t) {
     rq.by_deadline.erase({se_[t].deadline, t});
     rq.by_vruntime.erase({se_[t].vruntime, t});
+    if (se_[t].custom_slice != 0) --rq.nr_custom;
   }
   void add(Rq& rq, uint32_t t) {
     sum_add(rq, se_[t]);
@@ -344,7 +421,7 @@ class EevdfQueue final : public QueuePolicy {
   int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
   Protect protect_;
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
-  bool delay_dequeue_, delay_zero_;
+  bool delay_dequeue_, delay_zero_, preempt_short_;
   int64_t base_slice_ = 0, tick_ = 4000000;
   std::vector<Rq> rq_;
   std::vector<Se> se_;
@@ -355,7 +432,7 @@ class EevdfQueue final : public QueuePolicy {
 static std::vector<FeatureDoc> eevdf_flags() {
   return feature_docs({Feature::PLACE_LAG, Feature::PLACE_DEADLINE_INITIAL, Feature::PLACE_REL_DEADLINE,
                        Feature::RUN_TO_PARITY, Feature::WAKEUP_PREEMPTION, Feature::DELAY_DEQUEUE,
-                       Feature::DELAY_ZERO});
+                       Feature::DELAY_ZERO, Feature::PREEMPT_SHORT});
 }
 
 ModuleDef<QueuePolicy> eevdf_queue() {

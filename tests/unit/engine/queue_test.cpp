@@ -287,3 +287,96 @@ TEST_CASE("eevdf: a remote wakee is placed after the running task's progress is 
     CHECK(b_in[1] == Duration::ms(2).count());
   }
 }
+
+namespace {
+
+// One CPU, zero costs, tick `tick`: the switch-ins of `w` under `queue` with `features`.
+Switches run_one_cpu(const Workload& w, const std::string& queue, const FeatureSet& features, Duration tick) {
+  auto choice = default_modules();
+  choice["queue"] = queue;
+  choice["balance"] = "none";
+  choice["placement"] = "prev";
+  CostModel cost = zero_costs();
+  cost.tick = tick;
+  Topology t = cpus(1);  // the simulation keeps a reference
+  Simulation sim(w, t, builtin_registry().make(choice, features), cost, SimConfig{});
+  Switches sw;
+  sim.add_observer(&sw);
+  sim.run();
+  return sw;
+}
+
+// H, a hog with the base slice, runs from 0; S, asleep until 200 us, then runs 50 us.
+Workload hog_and_waker(Duration s_slice) {
+  Workload w;
+  TaskSpec h, s;
+  h.name = "H";
+  h.initial_cpu = 0;
+  h.program = {Action::run(Duration::ms(10))};
+  s.name = "S";
+  s.initial_cpu = 0;
+  s.start = StartState::kSleeping;
+  s.start_time = Instant::zero() + Duration::us(200);
+  s.slice = s_slice;
+  s.program = {Action::run(Duration::us(50))};
+  w.add_task(h);
+  w.add_task(s);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("eevdf PREEMPT_SHORT: a shorter-slice wakee preempts a protected task, only with the flag",
+          "[policies][queue]") {
+  // One CPU (factor 1), tick 4 ms. H is picked at 0 with a half-slice first request: deadline
+  // 375 us (eevdf) / 350 us (eevdf-6.17), protected by RUN_TO_PARITY until then. S wakes at
+  // 200 us, placed at V = 200 us: with a 100 us custom slice its deadline (<= 300 us) is earlier
+  // than H's and it is eligible. PREEMPT_SHORT (6.12 do_preempt_short(); 6.17 the unprotected
+  // pick) lets it preempt at once; NO_PREEMPT_SHORT keeps H protected, and S runs only when the
+  // 4 ms tick finds H's request used up. With the base slice S's deadline is after H's: no
+  // preemption whatever the flag.
+  struct Case {
+    const char* queue;
+    bool flag;
+    Duration slice;
+    int64_t s_in_us;
+  };
+  for (const Case& c : {Case{"eevdf", true, Duration::us(100), 200}, Case{"eevdf", false, Duration::us(100), 4000},
+                        Case{"eevdf", true, Duration::zero(), 4000}, Case{"eevdf-6.17", true, Duration::us(100), 200},
+                        Case{"eevdf-6.17", false, Duration::us(100), 4000},
+                        Case{"eevdf-6.17", true, Duration::zero(), 4000}}) {
+    INFO(c.queue << " PREEMPT_SHORT " << c.flag << " slice " << c.slice.count());
+    FeatureSet f;
+    f.set("PREEMPT_SHORT", c.flag);
+    Switches sw = run_one_cpu(hog_and_waker(c.slice), c.queue, f, Duration::ms(4));
+    REQUIRE(sw.in.size() >= 2);
+    CHECK(sw.in[1].second == TaskId(1));
+    CHECK(sw.in[1].first == Instant::zero() + Duration::us(c.s_in_us));
+  }
+}
+
+TEST_CASE("eevdf: a task's deadline uses its custom slice, clamped to 0.1..100 ms", "[policies][queue]") {
+  // Two hogs on one CPU, tick 20 us. A is picked first with a half-slice first request; the
+  // tick that finds it used up renews it and switches to B. Base slice 750 us: deadline 375 us,
+  // switch at 380 us. Custom 300 us: 150 us -> 160 us. Custom 10 us is clamped to 100 us (as
+  // __setscheduler_params() clamps sched_runtime): 50 us -> 60 us, not 5 us -> 20 us.
+  for (const auto& [slice_us, switch_us] : {std::pair<int64_t, int64_t>{0, 380}, {300, 160}, {10, 60}}) {
+    INFO("slice " << slice_us << " us");
+    Workload w = two_hogs(Duration::ms(2));
+    w.tasks[0].slice = Duration::us(slice_us);
+    Switches sw = run_one_cpu(w, "eevdf", FeatureSet{}, Duration::us(20));
+    REQUIRE(sw.in.size() >= 2);
+    CHECK(sw.in[0].second == TaskId(0));
+    CHECK(sw.in[1].first == Instant::zero() + Duration::us(switch_us));
+  }
+  // Above the range: 1 s is clamped to 100 ms, a 50 ms first request: with a 4 ms tick A keeps
+  // the CPU until the tick at 52 ms (unclamped it would run its whole 200 ms). NO_PREEMPT_SHORT,
+  // else B (the shorter base slice) would preempt A as soon as it is enqueued at 0.
+  Workload w = two_hogs(Duration::ms(200));
+  w.tasks[0].slice = Duration::s(1);
+  FeatureSet no_short;
+  no_short.set("PREEMPT_SHORT", false);
+  Switches sw = run_one_cpu(w, "eevdf", no_short, Duration::ms(4));
+  REQUIRE(sw.in.size() >= 2);
+  CHECK(sw.in[1].first.ns() == Duration::ms(52).count());
+}

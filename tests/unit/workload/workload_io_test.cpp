@@ -124,6 +124,13 @@ std::string read_error(const std::string& path) {
   return "(no error)";
 }
 
+// `w` written in `fmt` to a scratch file named STEM.json / STEM.cbor and read back.
+Workload round_trip(const Workload& w, const std::string& stem, WorkloadFormat fmt) {
+  std::string p = scratch(stem + (fmt == WorkloadFormat::kJson ? ".json" : ".cbor")).string();
+  write_workload(w, p, fmt);
+  return read_workload(p);
+}
+
 }  // namespace
 
 TEST_CASE("JSON round trip keeps tasks, loops and observed stats", "[workload]") {
@@ -161,9 +168,7 @@ TEST_CASE("a workload without observed stats round-trips without them", "[worklo
   t.program = {Action::run(Duration::us(1))};
   w.add_task(t);
   for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
-    std::string p = scratch(fmt == WorkloadFormat::kJson ? "tiny.json" : "tiny.cbor").string();
-    write_workload(w, p, fmt);
-    Workload r = read_workload(p);
+    Workload r = round_trip(w, "tiny", fmt);
     CHECK_FALSE(r.observed.present);
     check_same(w, r);
   }
@@ -367,9 +372,7 @@ TEST_CASE("channel actions: write/read round-trip in JSON and CBOR and are valid
   w.add_task(b);
   validate_workload(w, "chan");
   for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
-    std::string p = scratch(fmt == WorkloadFormat::kJson ? "chan.json" : "chan.cbor").string();
-    write_workload(w, p, fmt);
-    Workload r = read_workload(p);
+    Workload r = round_trip(w, "chan", fmt);
     REQUIRE(r.tasks.size() == 2);
     CHECK(r.tasks[0].program == w.tasks[0].program);
     CHECK(r.tasks[1].program == w.tasks[1].program);
@@ -398,9 +401,7 @@ TEST_CASE("run actions flagged syscall round-trip in JSON and CBOR and are valid
   w.add_task(a);
   validate_workload(w, "sc");
   for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
-    std::string p = scratch(fmt == WorkloadFormat::kJson ? "sc.json" : "sc.cbor").string();
-    write_workload(w, p, fmt);
-    Workload r = read_workload(p);
+    Workload r = round_trip(w, "sc", fmt);
     REQUIRE(r.tasks.size() == 1);
     CHECK(r.tasks[0].program == w.tasks[0].program);
   }
@@ -415,6 +416,31 @@ TEST_CASE("run actions flagged syscall round-trip in JSON and CBOR and are valid
             .find("unknown run flag 'kernel'") != std::string::npos);
   CHECK(err("sc2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"program\": [[\"sleep\", 10, \"syscall\"]]}]}")
             .find("too many arguments for 'sleep'") != std::string::npos);
+}
+
+TEST_CASE("a task's custom slice round-trips in JSON and CBOR and is range-checked", "[workload]") {
+  Workload w;
+  w.name = "sl";
+  for (int64_t us : {300, 0}) {  // the second has no slice: none written, none read back
+    TaskSpec t;
+    t.name = us != 0 ? "short" : "base";
+    t.slice = Duration::us(us);
+    t.program = {Action::run(Duration::us(3)), Action::exit()};
+    w.add_task(t);
+  }
+  validate_workload(w, "sl");
+  for (auto fmt : {WorkloadFormat::kJson, WorkloadFormat::kCbor}) {
+    Workload r = round_trip(w, "sl", fmt);
+    CHECK(r.tasks.at(0).slice == Duration::us(300));
+    CHECK(r.tasks.at(1).slice == Duration::zero());
+  }
+  Workload bad = w;
+  bad.tasks[0].slice = Duration::us(99);
+  CHECK_THROWS_WITH(validate_workload(bad, "b"), "b: error: task 0 ('short'), action 0: slice 99000 ns outside 100000..100000000 ns");
+  auto err = [](const std::string& name, const std::string& text) { return read_error(write_text(name, text)); };
+  CHECK(err("sl1.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"slice\": \"101ms\", \"program\": []}]}")
+            .find("/tasks/0/slice: slice 101.00ms outside 100.0us..100.00ms") != std::string::npos);
+  CHECK(err("sl2.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"slice\": \"100ms\", \"program\": []}]}") == "(no error)");
 }
 
 // The writers walk the schema once with a JSON and a CBOR emitter. Their bytes are pinned by

@@ -28,6 +28,9 @@ struct TaskSched {
   TaskId last_wakee;
   Instant wakee_flip_decay_ts;
   uint32_t weight = 1024;        ///< load weight in table units (queue policy sets from nice)
+  /// sched_attr.sched_runtime as the task set it (TaskSpec::slice), zero = none: the EEVDF
+  /// queues give the task this slice (se->custom_slice) instead of the base slice.
+  Duration custom_slice;
   bool kthread = false;          ///< per-CPU kernel thread
   bool has_run = false;          ///< ran at least once (attached to a CPU's PELT)
   const CpuMask* affinity = nullptr;  ///< allowed CPUs (never null once the engine set it up)

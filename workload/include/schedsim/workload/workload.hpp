@@ -113,8 +113,17 @@ struct TaskSpec {
   StartState start = StartState::kRunnable;
   Instant start_time;      ///< when the task becomes runnable / wakes (not for kForked)
   int32_t initial_cpu = -1;  ///< CPU it last ran on, -1 = let the fork path place it
+  /// A custom EEVDF slice, as sched_setattr()'s sched_attr.sched_runtime sets one (6.12,
+  /// 857b158dc5e8): kMinSlice..kMaxSlice; zero = none, the task gets the base slice (the
+  /// kernel's default, and all a trace can show: traces do not record custom slices).
+  Duration slice;
   std::vector<Action> program;
 };
+
+/// The range sched_setattr() clamps a fair task's sched_runtime to before it becomes the
+/// entity's slice (__setscheduler_params(), 857b158dc5e8): 0.1 ms .. 100 ms.
+inline constexpr Duration kMinSlice = Duration::us(100);
+inline constexpr Duration kMaxSlice = Duration::ms(100);
 
 /// What the real kernel did, measured from the same trace the workload was extracted from.
 struct ObservedStats {
