@@ -15,6 +15,8 @@
 #
 #      PREEMPT=MODEL (default none: the recording guest's preemption model, docs/kernel-versions.md
 #      section 7) adds a third replay, channels with `--preempt MODEL`; PREEMPT= (empty) leaves it out.
+#      CHANNELS_COST='name=value ...' extra --cost arguments for every replay, after the cost file
+#      (e.g. CHANNELS_COST='resched_ipi=4us' to judge a cost the machine's file does not have yet).
 #
 # Output is deterministic for a given binary. Requires python3.
 set -euo pipefail
@@ -66,6 +68,7 @@ for entry in "${CASES[@]}"; do
   [ -f "$trace" ] || { echo "fidelity-trace-channels: missing $trace" >&2; exit 2; }
   cost_args=()
   [ -n "$cost" ] && cost_args=(--cost "$cost")
+  for c in ${CHANNELS_COST:-}; do cost_args+=(--cost "$c"); done
   for m in off "$kind"; do
     "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" "${cost_args[@]}" --progress never \
       -f json -o "$work/$i-${m/$kind/chan}.json" 2>"$work/$i-$m.err" || { cat "$work/$i-$m.err" >&2; exit 1; }

@@ -11,6 +11,8 @@
 //   kEnqueue                   -> ttwu_do_activate(): enqueue_task, avg_idle update (§7.2),
 //                                 check_preempt_wakeup
 //   schedule(cpu)              -> __schedule(): put_prev / pick_next, newidle balance when empty
+//   kReschedIpi                -> scheduler_ipi(): a remote wakeup's preemption lands
+//                                 (CostModel::resched_ipi after the decision)
 //   kTick                      -> scheduler_tick(): update_curr, PELT, tick preemption, and
 //                                 trigger_load_balance() when next_balance is due
 //   kRunDone                   -> the running task's owed work is done: the interpreter
@@ -191,10 +193,51 @@ void Simulation::Impl::preempt_curr(uint32_t cpu, bool from_tick) {
   }
 }
 
+// A wakeup on from_cpu (the waker's CPU, or the one whose timer fired) decided that cpu's
+// running task is to be preempted. On the same CPU that is preempt_curr(). On another CPU,
+// resched_curr() sets TIF_NEED_RESCHED on the remote curr and sends it a reschedule IPI
+// (smp_send_reschedule()); the target acts on it when the IPI is handled (scheduler_ipi(), then
+// __schedule() at the interrupt's return) or earlier at a return to user space that finds the
+// flag. CostModel::resched_ipi is that delay, measured from the preemption decision to the
+// switch (docs/fidelity.md "The reschedule IPI"); meanwhile curr keeps running. Under lazy the
+// fair class's resched_curr_lazy() sends no IPI, so a task whose syscalls are known gets
+// preempt_curr()'s lazy rule at once. With resched_ipi = 0 nothing is delayed (the behaviour
+// before the parameter, and every event sequence is unchanged).
+void Simulation::Impl::preempt_from(uint32_t cpu, uint32_t from_cpu) {
+  const TaskId c = s.cpus[cpu].curr;
+  const bool lazy_no_ipi = cfg.preempt == PreemptModel::kLazy && c.valid() && prog[c.v].knows_syscalls;
+  if (from_cpu == cpu || cost.resched_ipi.count() == 0 || lazy_no_ipi) {
+    preempt_curr(cpu, false);
+    return;
+  }
+  CpuRun& r = run[cpu];
+  // test_tsk_need_resched(): the flag is already set and an IPI on its way, resched_curr()
+  // sends no second one.
+  if (r.resched_ipi_pending || r.resched_deferred || r.need_resched) return;
+  r.resched_ipi_pending = true;
+  ++sum.resched_ipi;
+  Instant land = checked_after(cost.resched_ipi.count(), [&] {
+    return fmt::format("the reschedule IPI to cpu{} (resched_ipi {} ns)", cpu, cost.resched_ipi.count());
+  });
+  push(land, Ev::kReschedIpi, cpu, 0, ++r.ipi_gen);
+}
+
+// The reschedule IPI reaches cpu (scheduler_ipi()): if no switch there consumed the request
+// meanwhile, the preemption now takes effect under the preemption model (preempt_curr(): at
+// once, or held until curr's return to user space if it is inside a syscall under none). No
+// new wakeup check: the kernel decided at the wakeup, and __schedule() picks afresh anyway.
+void Simulation::Impl::on_resched_ipi(uint32_t cpu, uint64_t gen) {
+  CpuRun& r = run[cpu];
+  if (gen != r.ipi_gen || !r.resched_ipi_pending) return;
+  r.resched_ipi_pending = false;
+  if (s.cpus[cpu].curr.valid()) preempt_curr(cpu, false);
+}
+
 // cpu's running task leaves a syscall for user space (exit_to_user_mode()): a preemption held
-// back by preempt_curr() happens now (schedule() picks again; curr may still be the best).
+// back by preempt_curr() happens now (schedule() picks again; curr may still be the best), and
+// so does one whose reschedule IPI is still on the way (TIF_NEED_RESCHED is already set).
 void Simulation::Impl::return_to_user(uint32_t cpu) {
-  if (run[cpu].resched_deferred) resched(cpu);
+  if (run[cpu].resched_deferred || run[cpu].resched_ipi_pending) resched(cpu);
 }
 
 // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
@@ -307,7 +350,7 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
     resched(cpu);
   } else {
     update_progress(cpu);
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) preempt_curr(cpu, false);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) preempt_from(cpu, ctx.waker_cpu.value());
   }
 }
 
@@ -352,6 +395,7 @@ void Simulation::Impl::place_and_send(const WakeContext& ctx) {
     return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
   });
   prog[t].in_flight = true;
+  prog[t].woken_from = ctx.waker_cpu.value();
   ts.state = TaskState::kRunnable;
   ++s.rq(res.cpu).ttwu_pending;
   refresh_cpu(res.cpu.value());
@@ -459,6 +503,12 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     run[cpu].resched_deferred = false;
     if (!prev_runnable) ++sum.preempt_deferred_slept;
   }
+  if (run[cpu].resched_ipi_pending) {
+    // A switch before the reschedule IPI landed consumed the request (curr blocked or slept,
+    // or another preemption came first): the IPI will find nothing to do.
+    run[cpu].resched_ipi_pending = false;
+    ++sum.resched_ipi_superseded;
+  }
   if (prev_runnable) {
     s.tasks[prev.v].state = TaskState::kRunnable;
     pol.queue->put_prev(s, CpuId(cpu), prev);
@@ -552,7 +602,7 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   if (!c.curr.valid()) {
     resched(cpu);
   } else {
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) preempt_curr(cpu, false);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) preempt_from(cpu, pr.woken_from);
   }
 }
 
@@ -710,6 +760,7 @@ SimSummary Simulation::Impl::run_all() {
       case Ev::kEnqueue: on_enqueue(e.a, e.b); break;
       case Ev::kRunDone: on_run_done(e.a, e.gen); break;
       case Ev::kTick: on_tick(e.a, e.gen); break;
+      case Ev::kReschedIpi: on_resched_ipi(e.a, e.gen); break;
     }
     drain_resched();
     if (cfg.check_invariants_full) check_full();

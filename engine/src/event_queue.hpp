@@ -22,7 +22,7 @@
 
 namespace schedsim::detail {
 
-enum class Ev : uint8_t { kTaskStart, kSleepEnd, kEnqueue, kRunDone, kTick };
+enum class Ev : uint8_t { kTaskStart, kSleepEnd, kEnqueue, kRunDone, kTick, kReschedIpi };
 
 struct Event {
   Instant at;

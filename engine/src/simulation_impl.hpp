@@ -46,6 +46,11 @@ struct Simulation::Impl : BalanceOps {
     // inside a syscall, or lazy): TIF_NEED_RESCHED(_LAZY) set, acted on at curr's return to user
     // space (interpreter) or, lazy, at the next tick; cleared by schedule().
     bool resched_deferred = false;
+    // CostModel::resched_ipi: another CPU's wakeup asked to preempt curr and its reschedule IPI
+    // is on the way (event kReschedIpi with generation ipi_gen); cleared by schedule(), which
+    // is what TIF_NEED_RESCHED being consumed before the IPI lands amounts to.
+    bool resched_ipi_pending = false;
+    uint64_t ipi_gen = 0;
     // curr's run time not yet given to the scheduler (sum_exec, the queue's update_curr()):
     // accounted at a syscall boundary, where the kernel makes no scheduler call (on_run_done()).
     Duration unreported;
@@ -121,6 +126,8 @@ struct Simulation::Impl : BalanceOps {
     }
   }
   void preempt_curr(uint32_t cpu, bool from_tick);
+  void preempt_from(uint32_t cpu, uint32_t from_cpu);
+  void on_resched_ipi(uint32_t cpu, uint64_t gen);
   void return_to_user(uint32_t cpu);
   void arm_tick(uint32_t cpu);
   void leave_cpu(uint32_t t, uint32_t cpu, TaskState st);

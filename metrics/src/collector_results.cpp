@@ -41,6 +41,8 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.channel_sleeps = summary->channel_sleeps;
     r.preempt_deferred = summary->preempt_deferred;
     r.preempt_deferred_slept = summary->preempt_deferred_slept;
+    r.resched_ipi = summary->resched_ipi;
+    r.resched_ipi_superseded = summary->resched_ipi_superseded;
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
     r.incomplete = summary->incomplete;
   }

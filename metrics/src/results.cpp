@@ -182,6 +182,9 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     if (r.preempt_deferred > 0)
       t.add({"held-back preemptions", std::to_string(r.preempt_deferred) + " (curr in a syscall: --preempt), " +
                                           std::to_string(r.preempt_deferred_slept) + " ended by curr sleeping first"});
+    if (r.resched_ipi > 0)
+      t.add({"reschedule IPIs", std::to_string(r.resched_ipi) + " (remote wakeup preemptions: --cost resched_ipi), " +
+                                    std::to_string(r.resched_ipi_superseded) + " made moot by a switch before they landed"});
     t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
                                (r.complete ? "" : " (incomplete run)")});
     if (r.work_expected_ns >= 0)

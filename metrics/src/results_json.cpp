@@ -236,6 +236,10 @@ std::string render_json(const RunResults& r) {
     s["preempt_deferred"] = r.preempt_deferred;
     s["preempt_deferred_slept"] = r.preempt_deferred_slept;
   }
+  if (r.resched_ipi > 0) {  // only runs with a resched_ipi cost that sent some
+    s["resched_ipi"] = r.resched_ipi;
+    s["resched_ipi_superseded"] = r.resched_ipi_superseded;
+  }
   s["tasks"] = r.tasks;
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;
@@ -427,6 +431,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   if (s.contains("preempt_deferred")) {
     r.preempt_deferred = rd.u64(s, "/summary", "preempt_deferred");
     r.preempt_deferred_slept = rd.u64(s, "/summary", "preempt_deferred_slept");
+  }
+  if (s.contains("resched_ipi")) {
+    r.resched_ipi = rd.u64(s, "/summary", "resched_ipi");
+    r.resched_ipi_superseded = rd.u64(s, "/summary", "resched_ipi_superseded");
   }
   r.tasks = rd.u64(s, "/summary", "tasks");
   r.tasks_exited = rd.u64(s, "/summary", "tasks_exited");

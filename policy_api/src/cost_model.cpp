@@ -34,6 +34,11 @@ const Binding kBindings[] = {
     {"ipi_cross_package", &CostModel::ipi_cross_package, nullptr, "ns",
      "remote wakeup IPI to a CPU in another package",
      "same posting: ~2000 cycles across sockets"},
+    {"resched_ipi", &CostModel::resched_ipi, nullptr, "ns",
+     "a wakeup's preemption of another CPU's running task takes effect this late (0: at once)",
+     "resched_curr() -> smp_send_reschedule(), scheduler_ipi() and __schedule() on the target; measured per machine "
+     "(scripts/analysis/wake_latency.py --preempting: remote preempting wakes, waking to switch-in, minus the IPI); "
+     "docs/fidelity.md 'The reschedule IPI'"},
     {"idle_exit", &CostModel::idle_exit, nullptr, "ns",
      "exit latency of a CPU's idle state when a task is placed on it",
      "shallow C-state: drivers/idle/intel_idle.c tables give C1 1-2 us exit latency; deeper states 10-290 us"},

@@ -14,6 +14,9 @@ import re
 _LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
                    r"(?:(?P<flags>\S{4,7})\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>\w+):\s*(?P<rest>.*)$")
 _KV = re.compile(r"(\w+)=(\S*)")
+# syscall events print as "sys_read(fd: 3, ...)" (entry) and "sys_read -> 0x64" (exit)
+_SC = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
+                 r"(?:(?P<flags>\S{4,7})\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>sys_\w+)(?P<rest>\(| ->)")
 
 
 class Event:
@@ -28,6 +31,11 @@ class Event:
         self.ts = int(sec) * 1_000_000_000 + int(frac.ljust(9, "0")[:9])
         self.name = m.group("event")
         rest = m.group("rest")
+        if rest in ("(", " ->"):
+            # a syscall event: name "sys_enter" or "sys_exit", the call's name in f["call"]
+            self.f = {"call": self.name[4:]}
+            self.name = "sys_enter" if rest == "(" else "sys_exit"
+            return
         if self.name == "sched_switch" and "==>" in rest:
             prev, nxt = rest.split("==>", 1)
             self.f = {k: v for k, v in _KV.findall(prev)}
@@ -41,7 +49,9 @@ class Event:
         return len(self.flags) >= 3 and self.flags[2] in "hHsSzZ"
 
 
-def read(path):
+def read(path, syscalls=False):
+    """Events of the trace; with syscalls=True also the syscall events, as "sys_enter" and
+    "sys_exit" with the call's name in f["call"]."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", errors="replace") as fh:
         for line in fh:
@@ -54,6 +64,10 @@ def read(path):
             m = _LINE.match(line)
             if m:
                 yield Event(m)
+            elif syscalls:
+                m = _SC.match(line)
+                if m:
+                    yield Event(m)
 
 
 def percentile(sorted_vals, q):

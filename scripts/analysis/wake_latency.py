@@ -20,6 +20,13 @@ wakee's first event there (lower bound, what schedsim's importer uses) and that 
                woke the task on its own idle CPU; X = how long it had been idle
   idle <X      another CPU that had been idle for less than X at the waking
   busy         another CPU that was running a task at the waking
+With --preempting, a second report: the wakes whose wakee switched in by preempting the task
+that ran on the target at the waking (sched_switch prev_pid = that task, prev_state R/R+), local
+and remote, with the wakeup's IPI where the trace has ipi events (`--extra-events ipi`:
+ipi_send_cpu from the waker's CPU to the target after the waking, by its callsite:
+wakeup_preempt = resched_curr() of a busy remote CPU, ttwu_queue_wakelist = the enqueue itself
+sent to the target) and, where it has syscall events, whether the preempted task was inside a
+syscall at the waking (under preempt=none its preemption waits for the syscall's end).
 Also counted: wakings of a task that was still on a CPU (the waker saw it in a sleeping state
 before it reached __schedule(): "waking before sleep"), including those whose switch-in the
 trace does not show, and wakings followed by another waking with no sched_wakeup between.
@@ -49,6 +56,8 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--comm", default=".", help="select tasks whose comm matches this regex")
     ap.add_argument("--markdown", action="store_true", help="print markdown tables")
+    ap.add_argument("--preempting", action="store_true",
+                    help="also report the wakes whose wakee preempted the target's running task")
     a = ap.parse_args()
     sel = re.compile(a.comm)
 
@@ -63,6 +72,8 @@ def main():
     nr_wake_running_inferred = 0
     nr_no_wakeup = 0
     nr_wakelist = 0
+    in_sc = set()     # pids inside a syscall (syscall events only)
+    last_waking = {}  # cpu -> pid of the latest sched_waking emitted there (for its IPI)
 
     def finish(pid, t_lo, t_hi, exact):
         r = pending.pop(pid)
@@ -73,8 +84,14 @@ def main():
         r["exact"] = exact
         recs.append(r)
 
-    for e in fe.read(a.trace):
+    for e in fe.read(a.trace, syscalls=a.preempting):
         cpu = e.cpu
+        if e.name == "sys_enter":
+            in_sc.add(e.pid)
+            continue
+        if e.name == "sys_exit":
+            in_sc.discard(e.pid)
+            continue
         # the event header names the task on this CPU: an idle->task switch may be missing
         hdr = e.pid
         if hdr != 0 and cur.get(cpu) != hdr:
@@ -96,6 +113,7 @@ def main():
                 idle_since.pop(cpu, None)
                 running_on[npid] = cpu
                 if npid in pending and "t_wakeup" in pending[npid]:
+                    pending[npid]["prev"] = (ppid, e.f.get("prev_state", ""))
                     finish(npid, e.ts, e.ts, True)
         elif e.name == "sched_waking":
             pid = int(e.f["pid"])
@@ -111,7 +129,15 @@ def main():
                 elif pid in pending:
                     nr_no_wakeup += 1
                 pending[pid] = {"t": e.ts, "waker_cpu": cpu, "waker_idle": hdr == 0,
-                                "idle": dict((c, e.ts - s) for c, s in idle_since.items())}
+                                "idle": dict((c, e.ts - s) for c, s in idle_since.items()),
+                                "curr": dict(cur), "in_sc": set(in_sc)}
+                last_waking[cpu] = pid
+        elif e.name == "ipi_send_cpu":
+            r = pending.get(last_waking.get(cpu))
+            if r is not None and "t_ipi" not in r and r["waker_cpu"] == cpu:
+                r["t_ipi"] = e.ts
+                r["ipi_cpu"] = int(e.f.get("cpu", -1))
+                r["ipi_site"] = e.f.get("callsite", "?").split("+")[0]
         elif e.name == "sched_migrate_task":
             r = pending.get(int(e.f["pid"]))
             if r is not None:
@@ -190,6 +216,41 @@ def main():
                   f"pick an idle CPU (SIS_UTIL scan limit, wake_affine)")
     fine_table(recs, False)
     fine_table(recs, True)
+    if a.preempting:
+        preempt_table(recs, any(r["in_sc"] for r in recs))
+
+
+def preempt_table(recs, has_syscalls):
+    """Wakes whose wakee switched in by preempting the task that ran on the target at the waking."""
+    rows = {}
+    for r in recs:
+        prev = r.get("prev")
+        curr = r["curr"].get(r["target"])
+        if prev is None or not curr or prev[0] != curr or not prev[1].startswith("R"):
+            continue
+        local = r["target"] == r["waker_cpu"]
+        ipi = r.get("ipi_site") if r.get("ipi_cpu") == r["target"] else None
+        key = "local" if local else "remote, IPI " + (ipi or "not recorded")
+        if has_syscalls:
+            key += ", curr in a syscall" if curr in r["in_sc"] else ", curr in user space"
+        rows.setdefault(key, []).append(r)
+        if not local:
+            rows.setdefault("remote, all", []).append(r)
+    print()
+    print("wakes whose wakee preempted the target's running task (exact switch-in, prev_state R/R+): "
+          "waking -> IPI sent, -> enqueue (sched_wakeup), -> switch-in, us")
+    print()
+    print("| wake | n | IPI p50 | enqueue p50 | switch-in p10 | p50 | p90 | p99 |")
+    print("|---|---|---|---|---|---|---|---|")
+    p = fe.percentile
+    for key in sorted(rows):
+        rs = rows[key]
+        ipi = sorted(r["t_ipi"] - r["t"] for r in rs if "t_ipi" in r and r.get("ipi_cpu") == r["target"])
+        enq = sorted(r["t_wakeup"] - r["t"] for r in rs)
+        run = sorted(r["run_lo"] for r in rs)
+        print(f"| {key} | {len(rs)} | {fe.fmt_us(p(ipi, 50))} | {fe.fmt_us(p(enq, 50))} | "
+              f"{fe.fmt_us(p(run, 10))} | {fe.fmt_us(p(run, 50))} | {fe.fmt_us(p(run, 90))} | "
+              f"{fe.fmt_us(p(run, 99))} |")
 
 
 FINE = [10, 25, 50, 100, 150, 200, 250, 400, 1000, 4000, None]

@@ -180,3 +180,131 @@ TEST_CASE("preempt: model names", "[engine][preempt]") {
   CHECK_FALSE(parse_preempt_model("rt", m));
   CHECK(m == PreemptModel::kLazy);
 }
+
+// CostModel::resched_ipi (engine.cpp preempt_from()/on_resched_ipi()): a wakeup's preemption of
+// another CPU's running task takes effect resched_ipi after the decision; on the waker's own CPU
+// at once. Two CPUs, every task pinned: W on CPU 0 wakes B, pinned to CPU 1 where A runs (remote)
+// or to CPU 0 (local). Every other cost is zero, so the IPI's 5 us is the only delay.
+namespace {
+
+constexpr Duration kIpi = Duration::us(5);
+
+SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* sw) {
+  Topology topo = testing::regular_cpus(2);
+  PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
+                                             {"queue", "cfs"}, {"balance", "kernel"}},
+                                            FeatureSet{});
+  SimConfig cfg;
+  cfg.preempt = m;
+  CostModel cost = testing::zero_costs();
+  cost.resched_ipi = ipi;
+  Simulation sim(w, topo, std::move(pol), cost, cfg);
+  sim.add_observer(sw);
+  return sim.run();
+}
+
+TaskSpec pinned(std::string name, uint32_t cpu, std::vector<Action> prog) {
+  TaskSpec t = running(std::move(name), std::move(prog));
+  t.initial_cpu = static_cast<int32_t>(cpu);
+  t.affinity = CpuMask::of({cpu});
+  return t;
+}
+
+// Task 0 = A (its program `a`, on CPU 1), task 1 = B (blocked at the start, pinned to b_cpu,
+// runs 50 us), task 2 = W (CPU 0: runs 100 us, wakes B, runs 1 ms).
+Workload ipi_workload(std::vector<Action> a, uint32_t b_cpu) {
+  Workload w;
+  w.add_task(pinned("A", 1, std::move(a)));
+  TaskSpec b = pinned("B", b_cpu, {Action::run(Duration::us(50))});
+  b.start = StartState::kBlocked;
+  w.add_task(b);
+  w.add_task(pinned("W", 0, {Action::run(Duration::us(100)), Action::wake(TaskId(1)), Action::run(Duration::ms(1))}));
+  return w;
+}
+
+const Switches::Sw* first_out(const Switches& sw, uint32_t id) {
+  for (const auto& s : sw.log)
+    if (s.prev.v == id) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("resched_ipi: a remote wakeup preemption takes effect after the IPI, a local one at once",
+          "[engine][preempt][resched_ipi]") {
+  Workload remote = ipi_workload({Action::run(Duration::ms(2))}, 1);
+  Switches at_once, delayed;
+  SimSummary s0 = simulate2(remote, PreemptModel::kFull, Duration::zero(), &at_once);
+  SimSummary s1 = simulate2(remote, PreemptModel::kFull, kIpi, &delayed);
+  REQUIRE(at_once.first_in(1));
+  REQUIRE(delayed.first_in(1));
+  CHECK(at_once.first_in(1)->at == Instant::zero() + Duration::us(100));
+  CHECK(s0.resched_ipi == 0);
+  // A keeps CPU 1 until the IPI lands, then B preempts it.
+  CHECK(delayed.first_in(1)->at == Instant::zero() + Duration::us(100) + kIpi);
+  CHECK(delayed.first_in(1)->prev.v == 0);
+  CHECK(delayed.first_in(1)->why == SwitchReason::kPreempt);
+  CHECK(s1.resched_ipi == 1);
+  CHECK(s1.resched_ipi_superseded == 0);
+  CHECK(s1.complete);
+
+  // B pinned to W's CPU: W's own wakeup preempts W at once, whatever resched_ipi is.
+  Workload local = ipi_workload({Action::run(Duration::ms(2))}, 0);
+  Switches loc;
+  SimSummary sl = simulate2(local, PreemptModel::kFull, kIpi, &loc);
+  REQUIRE(loc.first_in(1));
+  CHECK(loc.first_in(1)->at == Instant::zero() + Duration::us(100));
+  CHECK(loc.first_in(1)->prev.v == 2);
+  CHECK(sl.resched_ipi == 0);
+}
+
+TEST_CASE("resched_ipi: curr blocking before the IPI lands hands the CPU to the wakee, the IPI finds nothing",
+          "[engine][preempt][resched_ipi]") {
+  // A sleeps 2 us after the wakeup, before the IPI (5 us): B runs from then, as a plain
+  // wakee of an emptied CPU, and the IPI at 105 us does not interrupt it (B runs its 50 us).
+  Workload w = ipi_workload({Action::run(Duration::us(102)), Action::sleep(Duration::ms(1)),
+                             Action::run(Duration::us(10))},
+                            1);
+  Switches sw;
+  SimSummary s = simulate2(w, PreemptModel::kFull, kIpi, &sw);
+  REQUIRE(sw.first_in(1));
+  CHECK(sw.first_in(1)->at == Instant::zero() + Duration::us(102));
+  CHECK(sw.first_in(1)->why == SwitchReason::kSleep);
+  REQUIRE(first_out(sw, 1));
+  CHECK(first_out(sw, 1)->at == Instant::zero() + Duration::us(152));
+  CHECK(s.resched_ipi == 1);
+  CHECK(s.resched_ipi_superseded == 1);
+  CHECK(s.complete);
+}
+
+TEST_CASE("resched_ipi: under none the IPI's preemption still waits for curr's syscall to end",
+          "[engine][preempt][resched_ipi]") {
+  // A is inside a 1 ms syscall when the IPI lands (105 us): held until its return to user
+  // space at 1 ms.
+  Workload in_sc = ipi_workload({sys(Duration::ms(1)), Action::run(Duration::ms(1))}, 1);
+  Switches held;
+  SimSummary sh = simulate2(in_sc, PreemptModel::kNone, kIpi, &held);
+  REQUIRE(held.first_in(1));
+  CHECK(held.first_in(1)->at == Instant::zero() + Duration::ms(1));
+  CHECK(held.first_in(1)->why == SwitchReason::kPreempt);
+  CHECK(sh.preempt_deferred == 1);
+  // A leaves its syscall at 102 us, before the IPI: TIF_NEED_RESCHED is already set, so its
+  // return to user space switches (exit_to_user_mode()), 3 us before the IPI would have.
+  Workload leaves = ipi_workload({sys(Duration::us(102)), Action::run(Duration::ms(1))}, 1);
+  Switches early;
+  SimSummary se = simulate2(leaves, PreemptModel::kNone, kIpi, &early);
+  REQUIRE(early.first_in(1));
+  CHECK(early.first_in(1)->at == Instant::zero() + Duration::us(102));
+  CHECK(early.first_in(1)->why == SwitchReason::kPreempt);
+  CHECK(se.resched_ipi == 1);
+  CHECK(se.resched_ipi_superseded == 1);
+  // A sleeps inside the syscall at 102 us: no preemption at all, B runs on the emptied CPU.
+  Workload sleeps = ipi_workload({sys(Duration::us(102)), Action::sleep(Duration::ms(1)), sys(Duration::us(10)),
+                                  Action::run(Duration::us(10))},
+                                 1);
+  Switches slept;
+  simulate2(sleeps, PreemptModel::kNone, kIpi, &slept);
+  REQUIRE(slept.first_in(1));
+  CHECK(slept.first_in(1)->at == Instant::zero() + Duration::us(102));
+  CHECK(slept.first_in(1)->why == SwitchReason::kSleep);
+}

@@ -198,6 +198,9 @@ struct RunResults {
   /// run --preempt none|voluntary|lazy (SimSummary): preemptions held back while curr was in a
   /// syscall, and of those the ones curr left the CPU before (it slept: the wakee waited).
   uint64_t preempt_deferred = 0, preempt_deferred_slept = 0;
+  /// --cost resched_ipi > 0 (SimSummary): remote wakeup preemptions sent as a reschedule IPI,
+  /// and of those the ones a switch on the target made moot before the IPI landed.
+  uint64_t resched_ipi = 0, resched_ipi_superseded = 0;
   uint64_t tasks = 0;
   uint64_t tasks_exited = 0;
   bool complete = true;          ///< every task exited or blocked with nothing pending

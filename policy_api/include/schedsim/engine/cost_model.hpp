@@ -24,6 +24,10 @@ struct CostModel {
   Duration context_switch = Duration::ns(1500);     ///< per switch-in of a new task
   Duration ipi_same_package = Duration::ns(600);    ///< remote wakeup to a CPU in the waker's package
   Duration ipi_cross_package = Duration::ns(750);   ///< remote wakeup across packages
+  /// A wakeup preemption of another CPU's running task takes effect this long after the
+  /// decision (resched_curr() -> smp_send_reschedule(), the target's scheduler_ipi() and
+  /// __schedule()); 0 = at once, the behaviour before the parameter (engine.cpp preempt_remote()).
+  Duration resched_ipi = Duration::ns(0);
   Duration idle_exit = Duration::us(2);             ///< waking an idle CPU out of its idle state
   Duration probe_cpu = Duration::ns(40);            ///< per CPU probed by the plain idle scan
   Duration probe_core_cpu = Duration::ns(120);      ///< per CPU visited by the core-wise scan

@@ -43,6 +43,10 @@ struct SimSummary {
   /// no IPI coming), held until its return to user space or a tick; of those, the ones curr
   /// left the CPU before (blocked, slept, exited: the wakee merely waited).
   uint64_t preempt_deferred = 0, preempt_deferred_slept = 0;
+  /// CostModel::resched_ipi > 0: wakeup preemptions of another CPU's task sent as a reschedule
+  /// IPI (taking effect resched_ipi later); of those, the ones a switch on that CPU made moot
+  /// before the IPI landed (curr blocked, slept or was preempted first: schedule() picked anew).
+  uint64_t resched_ipi = 0, resched_ipi_superseded = 0;
   uint64_t forks = 0;
   uint64_t migrations = 0;
   uint64_t context_switches = 0;
