@@ -408,3 +408,28 @@ TEST_CASE("run --repeat leaves repetitions without samples out of a statistic's 
   CHECK(csv.find("x,fork.mean,ns,,mean,5000\n") != std::string::npos);
   CHECK(csv.find("x,wakeups,,0,value,1000\n") != std::string::npos);
 }
+
+TEST_CASE("the report and the text table print '-' for statistics of no sample", "[metrics][html]") {
+  RunResults a = real_results(true), b = real_results(false);
+  a.config.label = "a";
+  b.config.label = "b";
+  b.fork_latency = Distribution{};         // no fork
+  b.runqueue_wait = Distribution{};        // no run-queue wait
+  b.placement.probes = Distribution{};     // no wakeup placed
+  b.placement.search_ns = Distribution{};
+  const std::string html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("<tr><td>b</td><td>fork latency</td><td>0</td><td>-</td><td>-</td>") != std::string::npos);
+  CHECK(html.find("<tr><td>b</td><td>run-queue wait</td><td>0</td><td>-</td>") != std::string::npos);
+  CHECK(html.find("<tr><td>b</td><td>" + std::to_string(b.placement.wakeups) + "</td><td>-</td><td>-</td>") !=
+        std::string::npos);
+  const std::string table = render_table(b);
+  const size_t at = table.find("  CPUs probed ");
+  REQUIRE(at != std::string::npos);
+  std::istringstream row(table.substr(at, table.find('\n', at) - at));
+  std::vector<std::string> cells;
+  for (std::string w; row >> w;) cells.push_back(w);
+  CHECK(cells == std::vector<std::string>{"CPUs", "probed", "-", "-", "-", "-"});
+  const std::string csv = render_csv(b);
+  CHECK(csv.find(",latency_ns,fork,count,0\n") != std::string::npos);
+  CHECK(csv.find(",latency_ns,fork,mean,\n") != std::string::npos);
+}
