@@ -679,16 +679,19 @@ RunOutcome execute_run(const RunRequest& req) {
   const std::optional<uint64_t> gen_seed =
       req.seed_given && !req.workload_gen.empty() ? std::optional<uint64_t>(req.seed) : std::nullopt;
   Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops, gen_seed);
-  // Which generated workloads draw random numbers: the spec generated with another seed differs.
-  // When this one does not, the seed changes nothing, and the workload is the spec's own (its
-  // source line without an appended --seed), so runs with different seeds still compare as
-  // runs of one workload.
+  // Whether the generated workload draws random numbers: the spec generated with another seed
+  // differs. Where the seed changed nothing (no random choices, or --seed 1, the generators'
+  // default), the workload is the spec's own, its source line without an appended --seed, so
+  // such runs still compare as runs of one workload.
   bool gen_random = false;
   if (!req.workload_gen.empty()) {
+    const std::string hash = workload_hash(w);
     const uint64_t other = gen_seed.value_or(1) + 1;
-    const Workload probe = generate_workload_from_spec(req.workload_gen, cost.gen_ops, other);
-    gen_random = workload_hash(probe) != workload_hash(w);
-    if (gen_seed && !gen_random) w = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
+    gen_random = workload_hash(generate_workload_from_spec(req.workload_gen, cost.gen_ops, other)) != hash;
+    if (gen_seed) {
+      Workload plain = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
+      if (workload_hash(plain) == hash) w = std::move(plain);
+    }
   }
   const bool from_trace = !import_report.path.empty();
   if (req.smt_normalize && !from_trace)  // a workload on standard input

@@ -37,6 +37,10 @@ TEST_CASE("an explicit run --seed seeds a generator that has no seed of its own"
   cli::RunOutcome d1 = run_gen(kRandomGen, 7, false), d2 = run_gen(kRandomGen, 8, false);
   CHECK(hash_of(d1) == hash_of(d2));
   CHECK(d1.results.config.workload_source.find("--seed") == std::string::npos);
+  // --seed 1 is the generators' default: the same workload, and source line, as no --seed.
+  cli::RunOutcome one = run_gen(kRandomGen, 1, true);
+  CHECK(hash_of(one) == hash_of(d1));
+  CHECK(one.results.config.workload_source == d1.results.config.workload_source);
   // The spec's own --seed wins.
   const std::string own = std::string(kRandomGen) + " --seed 3";
   CHECK(hash_of(run_gen(own, 7, true)) == hash_of(run_gen(own, 8, true)));
