@@ -709,7 +709,15 @@ Gate parse_gate(const std::string& text) {
 
 GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gates) {
   GateOutcome out;
-  for (const auto& g : gates)
+  for (const auto& g : gates) {
+    // A gate whose metric was not compared (left out of --metrics all because a file does not
+    // record it) must not pass by default.
+    bool judged = false;
+    for (const auto& p : c.points)
+      for (const auto& r : p.rows) judged = judged || r.metric == g.metric;
+    if (!judged)
+      out.untestable.push_back(fmt::format("--fail-on '{}': {} was not compared (not recorded in every record)",
+                                           g.text, g.metric));
     for (size_t pi = 0; pi < c.points.size(); ++pi)
       for (const auto& r : c.points[pi].rows) {
         if (r.metric != g.metric) continue;
@@ -750,6 +758,7 @@ GateOutcome evaluate_gates(const CompareResult& c, const std::vector<Gate>& gate
                                              where, r.metric, pct(r.change), ci_text(r.ci), pval(r.p_welch_adj),
                                              pval(r.p_mw_adj), r.verdict));
       }
+  }
   return out;
 }
 

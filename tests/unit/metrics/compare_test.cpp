@@ -228,4 +228,8 @@ TEST_CASE("records without a statistic's count (older files) are noted where the
   bool absent = false;
   for (const auto& n : all.notes) absent = absent || n.find("not compared (not recorded in every record") != std::string::npos;
   CHECK(absent);
+  // A gate on a metric left out must not pass silently.
+  GateOutcome left = evaluate_gates(all, {parse_gate("fork.count>+5%")});
+  REQUIRE(left.untestable.size() == 1);
+  CHECK(left.untestable[0].find("was not compared") != std::string::npos);
 }
