@@ -550,6 +550,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 
 }  // namespace
 
+bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed) {
+  return workload_hash(generate_workload_from_spec(spec, costs, seed)) !=
+         workload_hash(generate_workload_from_spec(spec, costs, seed + 1));
+}
+
 CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
   CostModel cost;
   const CostProfile& profile = cost_profile_for(topo.name());
@@ -683,15 +688,11 @@ RunOutcome execute_run(const RunRequest& req) {
   // differs. Where the seed changed nothing (no random choices, or --seed 1, the generators'
   // default), the workload is the spec's own, its source line without an appended --seed, so
   // such runs still compare as runs of one workload.
-  bool gen_random = false;
-  if (!req.workload_gen.empty()) {
-    const std::string hash = workload_hash(w);
-    const uint64_t other = gen_seed.value_or(1) + 1;
-    gen_random = workload_hash(generate_workload_from_spec(req.workload_gen, cost.gen_ops, other)) != hash;
-    if (gen_seed) {
-      Workload plain = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
-      if (workload_hash(plain) == hash) w = std::move(plain);
-    }
+  const bool gen_random =
+      !req.workload_gen.empty() && generator_is_random(req.workload_gen, cost.gen_ops, gen_seed.value_or(1));
+  if (gen_seed) {
+    Workload plain = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
+    if (workload_hash(plain) == workload_hash(w)) w = std::move(plain);
   }
   const bool from_trace = !import_report.path.empty();
   if (req.smt_normalize && !from_trace)  // a workload on standard input

@@ -58,3 +58,10 @@ TEST_CASE("repetitions of a random generated workload say they share it", "[cli]
   CHECK(has_repeat_note(run_gen(kRandomGen, 1, false, 2)));
   CHECK_FALSE(has_repeat_note(run_gen(kRandomGen, 1, false, 1)));
 }
+
+TEST_CASE("generator_is_random tells generators with random choices", "[cli][gen-seed]") {
+  CHECK(cli::generator_is_random(kRandomGen));
+  CHECK_FALSE(cli::generator_is_random("messaging -g 1 -l 3 --pipe"));
+  CHECK_FALSE(cli::generator_is_random(std::string(kRandomGen) + " --seed 3"));  // its own seed: fixed
+  CHECK_FALSE(cli::generator_is_random("periodic -n 2 --period 1ms --run 200us --duration 5ms --phase zero"));
+}
