@@ -319,12 +319,12 @@ static void refuse_trace_options(const traces::ExtractOptions& extract, const st
 
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report,
-                             const GenCosts& gen_costs) {
+                             const GenCosts& gen_costs, std::optional<uint64_t> gen_seed) {
   if (!workload_gen.empty() && !input.empty())
     throw InputError("give either a WORKLOAD file or --workload-gen, not both");
   if (!workload_gen.empty()) {
     refuse_trace_options(extract, "a --workload-gen workload");
-    return generate_workload_from_spec(workload_gen, gen_costs);
+    return generate_workload_from_spec(workload_gen, gen_costs, gen_seed);
   }
   if (input.empty()) throw InputError("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
   if (input == "-") {
@@ -557,6 +557,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 
 }  // namespace
 
+bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed) {
+  return workload_hash(generate_workload_from_spec(spec, costs, seed)) !=
+         workload_hash(generate_workload_from_spec(spec, costs, seed + 1));
+}
+
 CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
   CostModel cost;
   const CostProfile& profile = cost_profile_for(topo.name());
@@ -729,7 +734,21 @@ RunOutcome execute_run(const RunRequest& req) {
     extract.corun_permille = cost.smt_corun_permille;
     config.cost_overrides["smt_normalize"] = fmt::format("recorded on {}, co-run {} permille", topo.name(), cost.smt_corun_permille);
   }
-  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops);
+  // An explicit --seed also seeds a generator spec without a --seed of its own: a user who runs
+  // --seed 1, 2, 3 on a generated workload expects three samples of its random choices too.
+  const std::optional<uint64_t> gen_seed =
+      req.seed_given && !req.workload_gen.empty() ? std::optional<uint64_t>(req.seed) : std::nullopt;
+  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops, gen_seed);
+  // Whether the generated workload draws random numbers: the spec generated with another seed
+  // differs. Where the seed changed nothing (no random choices, or --seed 1, the generators'
+  // default), the workload is the spec's own, its source line without an appended --seed, so
+  // such runs still compare as runs of one workload.
+  const bool gen_random =
+      !req.workload_gen.empty() && generator_is_random(req.workload_gen, cost.gen_ops, gen_seed.value_or(1));
+  if (gen_seed) {
+    Workload plain = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
+    if (workload_hash(plain) == workload_hash(w)) w = std::move(plain);
+  }
   apply_slices(w, req.slices);
   const bool from_trace = !import_report.path.empty();
   if (req.smt_normalize && !from_trace)  // a workload on standard input
@@ -770,6 +789,14 @@ RunOutcome execute_run(const RunRequest& req) {
   if (config.label.empty()) config.label = default_label(req, config);
 
   guard.check_memory("after loading the workload");
+  // Repetitions reuse the one generated workload: they sample the noise model, not the
+  // generator's random choices. Said, so no one reads their spread as the workload's.
+  if (req.repeat > 1 && gen_random)
+    caveats.push_back(fmt::format(
+        "note: the {} repetitions share one generated workload ({}): they vary the machine-speed and jitter noise "
+        "and randomized modules, not the generator's random choices; for independent samples of those run "
+        "separate seeds (run --seed N) or sweep the generator's seed (sweep --set gen.seed=1,2,3)",
+        req.repeat, w.source));
   if (req.repeat > 1) {
     RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost,
                                      sim, config, guard);

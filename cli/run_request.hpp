@@ -27,6 +27,10 @@ struct RunRequest {
   std::vector<std::string> features;           ///< "X" or "NO_X"
   std::vector<std::string> costs;              ///< "name=value" or a JSON file path
   uint64_t seed = 1;
+  /// `--seed` was given on the command line (not defaulted): it then also seeds a workload_gen
+  /// spec that chooses no seed of its own (docs/generators.md "Seeds"). A sweep never sets it:
+  /// its points share one generated workload unless `gen.seed` is swept.
+  bool seed_given = false;
   std::string jitter;         ///< "5%" or "0.05"
   std::string preempt;        ///< --preempt: full, none, voluntary, lazy ("" = full)
   /// --slice REGEX=DURATION, in order: a custom slice (sched_attr.sched_runtime) for every task
@@ -87,9 +91,14 @@ uint64_t parse_max_memory(const std::string& text);
 /// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
 /// and `report` is given, the import's report is stored there (its `path` is then non-empty).
 /// A generated workload takes its per-operation costs from `gen_costs` (the machine's).
+/// Whether a workload_gen spec draws random numbers: generated with `seed` and with `seed + 1`
+/// (as generate_workload_from_spec seeds it) the workloads differ. False for a spec that gives
+/// its own --seed (no run seed reaches it) and for generators without random choices.
+bool generator_is_random(const std::string& spec, const GenCosts& costs = {}, uint64_t seed = 1);
+/// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,
-                             const GenCosts& gen_costs = {});
+                             const GenCosts& gen_costs = {}, std::optional<uint64_t> gen_seed = std::nullopt);
 /// The cost model of a run on `topo`: the built-in defaults, the topology's machine cost profile
 /// (cost_profile.hpp), then `costs` (name=value or cost files, as --cost) in order. Fills
 /// `config`'s cost overrides and provenance (cost files, their hashes, the profile) when given.

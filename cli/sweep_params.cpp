@@ -185,8 +185,9 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
   return req;
 }
 
-void validate_points(const std::vector<sweep::Point>& points) {
+std::vector<std::string> validate_points(const std::vector<sweep::Point>& points) {
   std::map<std::string, bool> topologies, generators;
+  std::vector<std::string> random;
   for (const auto& p : points) {
     try {
       RunRequest req = point_request(p, 1);
@@ -207,6 +208,7 @@ void validate_points(const std::vector<sweep::Point>& points) {
       if (!req.workload_gen.empty() && !generators.count(req.workload_gen)) {
         (void)generate_workload_from_spec(req.workload_gen);
         generators[req.workload_gen] = true;
+        if (generator_is_random(req.workload_gen)) random.push_back(req.workload_gen);
       }
       if (req.workload_gen.empty() && req.input.empty())
         throw InputError("no workload: give a WORKLOAD or TRACE file, --set input=FILE, or --set workload-gen='KIND opts'");
@@ -218,6 +220,7 @@ void validate_points(const std::vector<sweep::Point>& points) {
       throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());
     }
   }
+  return random;
 }
 
 std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,

@@ -27,7 +27,9 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed);
 
 /// Checks every point's modules, topology, costs and generator arguments before anything runs,
 /// so a typo in the last point does not cost the whole sweep. Throws InputError naming the point.
-void validate_points(const std::vector<sweep::Point>& points);
+/// Returns the workload-gen specs that draw random numbers (generator_is_random): a sweep runs
+/// one generated workload per spec, whatever its seeds.
+std::vector<std::string> validate_points(const std::vector<sweep::Point>& points);
 
 /// The record line (with '\n') of one repetition of one point. THE one place that decides what a
 /// record holds (docs/sweep.md "Records"); the summary's columns below read it. `record` is the

@@ -33,11 +33,11 @@ po::options_description run_options() {
       ("balance", po::value<std::string>(), "load-balance module ('list' to list)")
       ("feature,F", po::value<std::vector<std::string>>()->composing(), "sched_feat flag X or NO_X, repeatable ('list' to list)")
       ("cost,c", po::value<std::vector<std::string>>()->composing(), "cost parameter name=value, a JSON file of them, or 'list', repeatable; idle_wake=table charges the idle exit by the target's idle time from idle_exit_table=FROM:COST,... (e.g. 0:3400ns,50us:6400ns,100us:16400ns; written by `trace info --idle-wake-costs`)")
-      ("seed", po::value<uint64_t>()->default_value(1), "seed for jitter and randomized modules (random-idle placement, NI_RANDOM newidle balance)")
+      ("seed", po::value<uint64_t>()->default_value(1), "seed for jitter and randomized modules (random-idle placement, NI_RANDOM newidle balance); given explicitly, it also seeds a --workload-gen generator whose spec has no --seed of its own (docs/generators.md \"Seeds\"). --repeat reuses one generated workload")
       ("jitter", po::value<std::string>(), "scale each run() by U[1-j,1+j], e.g. 5%")
       ("slice", po::value<std::vector<std::string>>()->composing(), "REGEX=DURATION: give every task whose name matches REGEX a custom EEVDF slice, as sched_setattr()'s sched_runtime does (100us..100ms; traces do not record slices, so tasks otherwise get the base slice); repeatable, a later match wins; with PREEMPT_SHORT (6.12+) a shorter slice may wake-up preempt (docs/kernel-versions.md)")
       ("preempt", po::value<std::string>(), "preemption model of the kernel replayed: full (default: a preemption is immediate), none or voluntary (a task inside a system call is switched at its return to user space; if it blocks first it just sleeps), lazy (also waits for the next tick or syscall return in user space); only tasks whose program marks its system calls (a trace with syscall events imported with --channels) are affected (docs/fidelity.md)")
-      ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare)")
+      ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare); with --repeat, csv gives each value's unit (times in ns)")
       ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
       ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
@@ -132,6 +132,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("feature")) req.features = vm["feature"].as<std::vector<std::string>>();
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
   req.seed = vm["seed"].as<uint64_t>();
+  req.seed_given = !vm["seed"].defaulted();
   if (vm.count("jitter")) req.jitter = vm["jitter"].as<std::string>();
   if (vm.count("slice")) req.slices = vm["slice"].as<std::vector<std::string>>();
   if (vm.count("preempt")) req.preempt = vm["preempt"].as<std::string>();

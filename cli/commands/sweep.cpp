@@ -171,7 +171,14 @@ int run_sweep(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
-  validate_points(points);
+  const std::vector<std::string> random_gens = validate_points(points);
+  // Repetitions of a point reuse its one generated workload (docs/sweep.md "Seeds and
+  // repetitions"): their spread is the noise model's, not the generator's random choices.
+  if (spec.repeat > 1)
+    for (const auto& g : random_gens)
+      std::cerr << "schedsim: note: the " << spec.repeat << " repetitions of a point share one generated workload ('"
+                << g << "'): they vary the noise model, not the generator's random choices; sweep gen.seed to "
+                << "sample those\n";
 
   std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
   bool resume = vm["resume"].as<bool>();

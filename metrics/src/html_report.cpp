@@ -458,6 +458,12 @@ std::string summary_table(const std::vector<RunResults>& runs) {
     return fmt::format(" <span class=\"delta {}\">({:+.1f}%)</span>", pct > 0 ? "up" : "down", pct);
   };
   const RunResults& first = runs[0];
+  // A statistic of a run with no sample of it (stored as 0) is undefined: "-", and no change
+  // against (or from) it.
+  auto stat = [&](size_t i, const Distribution& d, const Distribution& d0, double v, double v0) {
+    if (d.count == 0) return std::string("-");
+    return us3(v) + (d0.count == 0 ? std::string() : delta(i, v, v0));
+  };
   double first_cap = static_cast<double>(first.makespan_ns) * static_cast<double>(first.cpus.size());
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunResults& r = runs[i];
@@ -472,10 +478,10 @@ std::string summary_table(const std::vector<RunResults>& runs) {
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}%</td><td>{}</td><td>{}</td></tr>\n",
         color(i), esc(r.config.display_label()), esc(r.config.workload), esc(r.config.topology), r.config.nr_cpus,
-        esc(modules_text(r.config)), w.count, us3(w.mean) + delta(i, w.mean, w0.mean), us3(dv(w.p50)) + delta(i, dv(w.p50), dv(w0.p50)),
-        us3(dv(w.p99)) + delta(i, dv(w.p99), dv(w0.p99)), us3(dv(w.p999)) + delta(i, dv(w.p999), dv(w0.p999)),
-        us3(dv(w.max)) + delta(i, dv(w.max), dv(w0.max)),
-        us3(dv(r.runqueue_wait.p99)) + delta(i, dv(r.runqueue_wait.p99), dv(first.runqueue_wait.p99)),
+        esc(modules_text(r.config)), w.count, stat(i, w, w0, w.mean, w0.mean), stat(i, w, w0, dv(w.p50), dv(w0.p50)),
+        stat(i, w, w0, dv(w.p99), dv(w0.p99)), stat(i, w, w0, dv(w.p999), dv(w0.p999)),
+        stat(i, w, w0, dv(w.max), dv(w0.max)),
+        stat(i, r.runqueue_wait, first.runqueue_wait, dv(r.runqueue_wait.p99), dv(first.runqueue_wait.p99)),
         ms3(dv(r.makespan_ns)) + delta(i, dv(r.makespan_ns), dv(first.makespan_ns)),
         f1(cap > 0 ? 100.0 * static_cast<double>(r.busy_ns) / cap : 0.0), f2(wasted) + "%" + delta(i, wasted, wasted0),
         r.migrations_total);
@@ -494,6 +500,11 @@ std::string latency_table(const std::vector<RunResults>& runs) {
                                                                 {"run-queue wait", &r.runqueue_wait},
                                                                 {"fork latency", &r.fork_latency}};
     for (const auto& [name, d] : rows) {
+      if (d->count == 0) {  // no sample: every statistic is undefined
+        s += fmt::format("<tr><td>{}</td><td>{}</td><td>0</td>{}</tr>\n", esc(r.config.display_label()), name,
+                         "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>");
+        continue;
+      }
       s += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}</td></tr>\n",
@@ -513,11 +524,13 @@ std::string placement_table(const std::vector<RunResults>& runs) {
       "<th>cross-LLC (prev)</th><th>hint read</th><th>hint stale yes</th><th>hint stale no</th></tr></thead><tbody>\n";
   for (const auto& r : runs) {
     const PlacementStats& p = r.placement;
+    const bool none = p.probes.count == 0;  // no wakeup placed: no per-wakeup figure
     s += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        esc(r.config.display_label()), p.wakeups, f2(p.probes.mean), p.probes.p99, f1(p.search_ns.mean),
-        p.search_ns.p99, p.to_idle_cpu, p.cross_llc_waker, p.cross_llc_prev, p.hint_consulted, p.hint_stale_yes,
+        esc(r.config.display_label()), p.wakeups, none ? "-" : f2(p.probes.mean),
+        none ? "-" : std::to_string(p.probes.p99), none ? "-" : f1(p.search_ns.mean),
+        none ? "-" : std::to_string(p.search_ns.p99), p.to_idle_cpu, p.cross_llc_waker, p.cross_llc_prev, p.hint_consulted, p.hint_stale_yes,
         p.hint_stale_no);
   }
   s += "</tbody></table>\n";

@@ -3,6 +3,7 @@
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/metrics/records.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -32,6 +33,7 @@ const std::vector<MetricDef> kCatalog = {
     {"wakeup.p99", Better::kLower, "ns", true, "wakeup latency, 99th percentile"},
     {"wakeup.p99_9", Better::kLower, "ns", false, "wakeup latency, 99.9th percentile"},
     {"wakeup.max", Better::kLower, "ns", false, "wakeup latency, maximum"},
+    {"runqueue_wait.count", Better::kNone, "", false, "run-queue waits measured"},
     {"runqueue_wait.mean", Better::kLower, "ns", true, "run-queue wait, mean"},
     {"runqueue_wait.p50", Better::kLower, "ns", false, "run-queue wait, median"},
     {"runqueue_wait.p99", Better::kLower, "ns", true, "run-queue wait, 99th percentile"},
@@ -39,6 +41,7 @@ const std::vector<MetricDef> kCatalog = {
     {"preempt.count", Better::kNone, "", false, "preemptions"},
     {"preempt.mean", Better::kLower, "ns", false, "preemption delay, mean"},
     {"preempt.p99", Better::kLower, "ns", false, "preemption delay, 99th percentile"},
+    {"fork.count", Better::kNone, "", false, "fork latencies measured (forked tasks that ran)"},
     {"fork.mean", Better::kLower, "ns", false, "fork latency, mean"},
     {"fork.p99", Better::kLower, "ns", false, "fork latency, 99th percentile"},
     {"probes.mean", Better::kLower, "", true, "CPUs examined per wakeup, mean"},
@@ -173,10 +176,21 @@ ojson rep_json(const Record& r) {
   return j;
 }
 
+/// Whether a record's statistic is undefined: its sample count (sample_count_metric) is 0, so
+/// the 0 it stores is no measurement.
+bool no_samples(const Record& r, const std::string& metric) {
+  const std::string count = sample_count_metric(metric);
+  if (count.empty()) return false;
+  auto it = r.metrics.find(count);
+  return it != r.metrics.end() && it->second == 0;
+}
+
+/// The metric's values across repetitions, leaving out the repetitions where it is undefined
+/// (averaged in, their stored 0 would read as a faster run).
 std::vector<double> values_of(const std::vector<Record>& recs, const std::string& metric) {
   std::vector<double> v;
   for (const auto& r : recs)
-    if (auto it = r.metrics.find(metric); it != r.metrics.end()) v.push_back(it->second);
+    if (auto it = r.metrics.find(metric); it != r.metrics.end() && !no_samples(r, metric)) v.push_back(it->second);
   return v;
 }
 
@@ -311,18 +325,23 @@ std::string render_repeat_json(const std::vector<Record>& recs) {
 std::string render_repeat_csv(const std::vector<Record>& recs, const std::string& label) {
   using report_util::csv_field;
   using report_util::num;
-  std::string out = "run,metric,rep,stat,value\n";
+  // `unit` is the unit of the row's value: "ns" for a time (every time is in ns, unconverted;
+  // the table shows us), "" for counts and ratios, and for the number of repetitions a
+  // statistic row's `count` is.
+  std::string out = "run,metric,unit,rep,stat,value\n";
   std::string run = csv_field(label);
   for (const auto& d : kCatalog) {
+    const std::string unit = d.unit;
     std::vector<double> v = values_of(recs, d.name);
     for (const auto& r : recs)
       if (auto it = r.metrics.find(d.name); it != r.metrics.end())
-        out += run + "," + d.name + "," + std::to_string(r.rep) + ",value," + num(it->second) + "\n";
+        out += run + "," + d.name + "," + unit + "," + std::to_string(r.rep) + ",value," +
+               (no_samples(r, d.name) ? std::string() : num(it->second)) + "\n";
     stats::Summary s = stats::summarize(v);
     if (s.count == 0) continue;
-    out += run + "," + d.name + ",,count," + std::to_string(s.count) + "\n";
+    out += run + "," + d.name + ",,,count," + std::to_string(s.count) + "\n";
     for (auto [name, x] : {std::pair{"mean", s.mean}, {"std", s.std}, {"min", s.min}, {"p99", s.p99}, {"max", s.max}})
-      out += run + "," + d.name + ",," + name + "," + num(x) + "\n";
+      out += run + "," + d.name + "," + unit + ",," + name + "," + num(x) + "\n";
   }
   return out;
 }
@@ -333,14 +352,24 @@ std::string render_repeat_table(const std::vector<Record>& recs, const std::stri
   if (!recs.empty()) out += " (noise: " + recs.front().params.at("noise") + ")";
   out += "\n\nacross repetitions (times in us; std is the sample std, n-1; p99 is nearest-rank)\n";
   TextTable t({"metric", "count", "mean", "std", "min", "p99", "max", "cv"});
+  std::vector<std::string> left_out;
   for (const auto& d : kCatalog) {
     stats::Summary s = stats::summarize(values_of(recs, d.name));
-    if (s.count == 0) continue;
+    size_t undefined = static_cast<size_t>(
+        std::count_if(recs.begin(), recs.end(), [&](const Record& r) { return no_samples(r, d.name); }));
+    if (undefined > 0) left_out.push_back(fmt::format("{} ({} of {})", d.name, undefined, recs.size()));
+    if (s.count == 0) {
+      if (undefined > 0) t.add({d.name, "0", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
     std::string cv = s.mean != 0 ? fmt::format("{:.2f}%", 100.0 * s.std / std::fabs(s.mean)) : "-";
     t.add({d.name, std::to_string(s.count), show(s.mean, d), show(s.std, d), show(s.min, d), show(s.p99, d),
            show(s.max, d), cv});
   }
   out += t.render();
+  if (!left_out.empty())
+    out += "  repetitions with no sample of a statistic (its count is 0) are left out of its row and shown as "
+           "'-' below: " + join(left_out, ", ") + "\n";
   // Per-repetition values, ten repetitions per block.
   for (size_t first = 0; first < recs.size(); first += 10) {
     size_t last = std::min(recs.size(), first + 10);
@@ -352,7 +381,7 @@ std::string render_repeat_table(const std::vector<Record>& recs, const std::stri
       std::vector<std::string> row = {d.name};
       for (size_t i = first; i < last; ++i) {
         auto it = recs[i].metrics.find(d.name);
-        row.push_back(it == recs[i].metrics.end() ? "-" : show(it->second, d));
+        row.push_back(it == recs[i].metrics.end() || no_samples(recs[i], d.name) ? "-" : show(it->second, d));
       }
       p.add(row);
     }

@@ -115,7 +115,11 @@ std::string task_group_name(const std::string& comm) {
 std::string sample_count_metric(const std::string& statistic) {
   size_t dot = statistic.rfind('.');
   if (dot == std::string::npos || statistic.compare(dot, std::string::npos, ".count") == 0) return {};
-  return statistic.substr(0, dot) + ".count";
+  std::string family = statistic.substr(0, dot);
+  // The collector records one probes / search / wake-delay sample per wakeup placement
+  // (MetricsCollector::on_wake), so their count is the "wakeups" total, which has no prefix.
+  if (family == "probes" || family == "search" || family == "wake_delay") return "wakeups";
+  return family + ".count";
 }
 
 ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x) {
@@ -212,6 +216,8 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     out += t.render();
     TextTable d({"per wakeup", "mean", "p50", "p99", "max"});
     auto plain = [](const Distribution& x) -> std::vector<std::string> {
+      // No wakeup placed: no sample, so no mean or percentile (not 0).
+      if (x.count == 0) return {"-", "-", "-", "-"};
       return {num(x.mean), std::to_string(x.p50), std::to_string(x.p99), std::to_string(x.max)};
     };
     auto row = [](std::string name, std::vector<std::string> v) {
@@ -286,8 +292,8 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     for (size_t i = 0; i < n; ++i) {
       const TaskRow& x = *rows[i];
       t.add({x.name.empty() ? "task" + std::to_string(x.id) : x.name, std::to_string(x.pid),
-             std::to_string(x.switches), ms(x.runtime_ns), us(x.avg_delay_ns()), us(x.max_delay_ns),
-             x.delays ? secs(x.max_delay_start_ns) : "-"});
+             std::to_string(x.switches), ms(x.runtime_ns), x.delays ? us(x.avg_delay_ns()) : "-",
+             x.delays ? us(x.max_delay_ns) : "-", x.delays ? secs(x.max_delay_start_ns) : "-"});
     }
     out += t.render();
   }
@@ -296,7 +302,7 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     TextTable t({"group", "tasks", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
     for (const auto& g : r.task_groups)
       t.add({g.name + ":(" + std::to_string(g.tasks) + ")", std::to_string(g.tasks), std::to_string(g.switches),
-             ms(g.runtime_ns), us(g.avg_delay_ns()), us(g.max_delay_ns),
+             ms(g.runtime_ns), g.delays ? us(g.avg_delay_ns()) : "-", g.delays ? us(g.max_delay_ns) : "-",
              g.delays ? secs(g.max_delay_start_ns) : "-"});
     out += t.render();
   }
@@ -371,6 +377,11 @@ std::string render_csv(const RunResults& r) {
 
   auto dist = [&](const std::string& section, const std::string& key, const Distribution& d) {
     row(section, key, "count", std::to_string(d.count));
+    if (d.count == 0) {
+      // No sample: the statistics are undefined, an empty value (NaN in pandas), not 0.
+      for (const char* stat : {"mean", "std", "min", "p50", "p90", "p99", "p99.9", "max"}) row(section, key, stat, "");
+      return;
+    }
     row(section, key, "mean", num(d.mean));
     row(section, key, "std", num(d.stddev));
     row(section, key, "min", std::to_string(d.min));

@@ -763,6 +763,13 @@ std::string describe_workload(const Workload& w) {
   if (!s.present) return o;
   o += "observed:\n";
   o += "  wakeup latency " + hist_line(s.wakeup_latency) + "\n";
+  if (s.wakeup_latency_inferred > 0)
+    // As in run's simulated-vs-observed table: those samples end at a switch-in placed at the
+    // earliest time no event contradicts (infer_switch_from_idle), so the figures above are
+    // lower bounds (docs/fidelity.md, "Measurement caveats").
+    o += fmt::format("                 (lower bounds: {} of {} samples end at a switch-in from idle the trace did not "
+                     "record)\n",
+                     s.wakeup_latency_inferred, s.wakeup_latency.count());
   o += "  runqueue wait  " + hist_line(s.runqueue_wait) + "\n";
   o += fmt::format("  wakeups {}  migrations {}  context switches {}  cpus {}\n", s.wakeups, s.migrations,
                    s.context_switches, s.nr_cpus);

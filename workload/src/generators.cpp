@@ -1,6 +1,7 @@
 // The generator registry, the shared option handling, and the JSON mix of generators.
 #include "schedsim/workload/generators.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -233,7 +234,12 @@ const Entry& find_entry(const std::string& kind_or_alias) {
   throw InputError(SourceLoc{path}, msg);
 }
 
-Workload generate_mix(const std::string& path, const GenCosts& costs) {
+/// Whether a generator's arguments choose its seed ("--seed N" or "--seed=N").
+bool gives_seed(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--seed" || a.starts_with("--seed="); });
+}
+
+Workload generate_mix(const std::string& path, const GenCosts& costs, std::optional<uint64_t> seed = std::nullopt) {
   std::ifstream in(path);
   if (!in) mix_fail(path, "cannot open mix file");
   nlohmann::json j;
@@ -259,7 +265,7 @@ Workload generate_mix(const std::string& path, const GenCosts& costs) {
     mix_fail(path, "/schedsim_mix: only version 1 is supported");
   if (!j.contains("parts") || !j["parts"].is_array() || j["parts"].empty())
     mix_fail(path, "/parts: expected a non-empty array of generator parts");
-  uint64_t base_seed = 1;
+  uint64_t base_seed = seed.value_or(1);
   if (j.contains("seed")) {
     if (!j["seed"].is_number_unsigned()) mix_fail(path, "/seed: expected a non-negative integer");
     base_seed = j["seed"].get<uint64_t>();
@@ -314,7 +320,7 @@ Workload generate_mix(const std::string& path, const GenCosts& costs) {
     }
     for (int64_t copy = 0; copy < count; ++copy) {
       std::vector<std::string> args(words.begin() + 1, words.end());
-      if (std::find(args.begin(), args.end(), "--seed") == args.end()) {
+      if (!gives_seed(args)) {
         args.emplace_back("--seed");
         args.push_back(std::to_string(base_seed + pi * 1000 + static_cast<uint64_t>(copy)));
       }
@@ -424,14 +430,19 @@ std::vector<std::string> split_command_line(const std::string& text) {
   return out;
 }
 
-Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs) {
+Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs, std::optional<uint64_t> seed) {
   std::vector<std::string> words = split_command_line(spec);
   if (words.empty()) throw InputError("empty workload generator spec; expected e.g. 'messaging --group 2'");
   if (words.size() == 1 && words[0].size() > 5 && words[0].ends_with(".json")) {
     std::error_code ec;
-    if (std::filesystem::is_regular_file(words[0], ec)) return generate_mix(words[0], costs);
+    if (std::filesystem::is_regular_file(words[0], ec)) return generate_mix(words[0], costs, seed);
   }
   std::vector<std::string> args(words.begin() + 1, words.end());
+  if (seed && !gives_seed(args)) {
+    if (words[0] == "mix" && !args.empty()) return generate_mix(args[0], costs, seed);
+    args.emplace_back("--seed");
+    args.push_back(std::to_string(*seed));
+  }
   return generate_workload(words[0], args, costs);
 }
 

@@ -3,21 +3,14 @@
 // fork and start-up phase; workloads without a timer report none; JSON keeps it.
 #include <catch2/catch.hpp>
 
+#include "gen_request.hpp"
 #include "run_request.hpp"
 #include "schedsim/metrics/results.hpp"
 
 using namespace schedsim;
 
 namespace {
-cli::RunOutcome run_gen(const std::string& gen) {
-  cli::RunRequest req;
-  req.workload_gen = gen;
-  req.topology = "smp2";
-  req.progress = "never";
-  req.max_memory = "none";
-  req.format = "json";
-  return cli::execute_run(req);
-}
+cli::RunOutcome run_gen(const std::string& gen) { return cli::execute_run(cli_test::gen_request(gen)); }
 }  // namespace
 
 TEST_CASE("messaging reports its benchmark time beside the makespan", "[cli][benchmark-time]") {

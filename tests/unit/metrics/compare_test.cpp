@@ -1,5 +1,7 @@
 // compare_records on hand-built records: verdict rules (significance from both corrected tests,
 // minimum effect, better direction), corrections, matching errors.
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "schedsim/base/error.hpp"
@@ -193,4 +195,41 @@ TEST_CASE("a latency statistic of runs with no sample is noted, and a gate refus
   CHECK(ok.points[0].rows[0].runs_without_samples == 0);
   CHECK(evaluate_gates(ok, {parse_gate("preempt.mean>+5%")}).untestable.empty());
   CHECK(evaluate_gates(ok, {parse_gate("preempt.mean>+5%")}).failures.size() == 1);
+}
+
+TEST_CASE("records without a statistic's count (older files) are noted where they store 0", "[compare]") {
+  auto with = [](RecordFile f, const std::map<std::string, double>& m) {
+    for (auto& r : f.records)
+      for (const auto& [k, v] : m) r.metrics[k] = v;
+    return f;
+  };
+  CompareOptions o;
+  o.metrics = {"fork.mean"};
+  // BASE is an older file: fork.mean without fork.count. Its 0 may be "no fork at all".
+  CompareResult c = compare_records(with(file("x", kBase, kBase), {{"fork.mean", 0}}),
+                                    with(file("y", kBase, kBase), {{"fork.count", 3}, {"fork.mean", 2500}}), o);
+  CHECK(c.points[0].rows[0].runs_maybe_without_samples == kBase.size());
+  bool noted = false;
+  for (const auto& n : c.notes) noted = noted || n.find("without fork.count (a file from an older schedsim)") != std::string::npos;
+  CHECK(noted);
+  GateOutcome g = evaluate_gates(c, {parse_gate("fork.mean>+5%")});
+  REQUIRE(g.untestable.size() == 1);
+  CHECK(g.untestable[0].find("may be undefined") != std::string::npos);
+  // A nonzero value without a count is a measurement (a run with no sample stores 0): no note.
+  CompareResult m = compare_records(with(file("x", kBase, kBase), {{"fork.mean", 2400}}),
+                                    with(file("y", kBase, kBase), {{"fork.count", 3}, {"fork.mean", 2500}}), o);
+  CHECK(m.points[0].rows[0].runs_maybe_without_samples == 0);
+  // --metrics all leaves out what a file does not carry, with a note, instead of refusing.
+  o.metrics = {"all"};
+  CompareResult all = compare_records(file("x", kBase, kBase), with(file("y", kBase, kBase), {{"fork.count", 3}}), o);
+  std::vector<std::string> names;
+  for (const auto& r : all.points[0].rows) names.push_back(r.metric);
+  CHECK(names == std::vector<std::string>{"makespan", "context_switches"});
+  bool absent = false;
+  for (const auto& n : all.notes) absent = absent || n.find("not compared (not recorded in every record") != std::string::npos;
+  CHECK(absent);
+  // A gate on a metric left out must not pass silently.
+  GateOutcome left = evaluate_gates(all, {parse_gate("fork.count>+5%")});
+  REQUIRE(left.untestable.size() == 1);
+  CHECK(left.untestable[0].find("was not compared") != std::string::npos);
 }

@@ -350,3 +350,86 @@ TEST_CASE("sample_count_metric names the count behind a statistic, and nothing f
   CHECK(sample_count_metric("preempt.count").empty());
   CHECK(sample_count_metric("makespan").empty());
 }
+
+TEST_CASE("every statistic of a distribution in the records has its sample count in the records") {
+  CHECK(sample_count_metric("runqueue_wait.p99") == "runqueue_wait.count");
+  CHECK(sample_count_metric("fork.mean") == "fork.count");
+  CHECK(sample_count_metric("probes.mean") == "wakeups");
+  CHECK(sample_count_metric("wake_delay.mean") == "wakeups");
+  // A run with no sample stores 0 for the statistic: without its count in the record, compare
+  // and run --repeat could not tell it from a measured 0.
+  for (const auto& d : metric_catalog()) {
+    const std::string name = d.name;
+    RunResults r;
+    if (metric_distribution(r, name) == nullptr) continue;
+    const std::string count = sample_count_metric(name);
+    INFO(name << " -> " << count);
+    if (count.empty()) continue;  // the count itself
+    REQUIRE(find_metric(count) != nullptr);
+  }
+}
+
+namespace {
+Record repeat_rec(uint32_t rep, double fork_count, double fork_mean) {
+  Record r;
+  r.params["noise"] = "none";
+  r.rep = rep;
+  for (const auto& d : metric_catalog()) r.metrics[d.name] = 1000;
+  r.metrics["fork.count"] = fork_count;
+  r.metrics["fork.mean"] = fork_mean;
+  r.metrics["fork.p99"] = fork_mean;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("run --repeat leaves repetitions without samples out of a statistic's row") {
+  std::vector<Record> recs = {repeat_rec(0, 5, 4000), repeat_rec(1, 0, 0), repeat_rec(2, 5, 6000)};
+  const std::string table = render_repeat_table(recs, "x");
+  // fork.mean over the two repetitions that measured it: 5 us, not 3.333 us; "-" for the other.
+  auto cells = [&](const std::string& metric, size_t nth) {
+    std::istringstream in(table);
+    std::string line;
+    for (size_t seen = 0; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::vector<std::string> v;
+      for (std::string w; words >> w;) v.push_back(w);
+      if (!v.empty() && v[0] == metric && seen++ == nth) return v;
+    }
+    return std::vector<std::string>{};
+  };
+  CHECK(cells("fork.mean", 0) == std::vector<std::string>{"fork.mean", "2", "5.000", "1.414", "4.000", "6.000",
+                                                          "6.000", "28.28%"});
+  CHECK(cells("fork.mean", 1) == std::vector<std::string>{"fork.mean", "4.000", "-", "6.000"});
+  CHECK(table.find("left out of its row") != std::string::npos);
+  const std::string csv = render_repeat_csv(recs, "x");
+  CHECK(csv.rfind("run,metric,unit,rep,stat,value\n", 0) == 0);
+  CHECK(csv.find("x,fork.mean,ns,1,value,\n") != std::string::npos);  // undefined: empty
+  CHECK(csv.find("x,fork.mean,,,count,2\n") != std::string::npos);
+  CHECK(csv.find("x,fork.mean,ns,,mean,5000\n") != std::string::npos);
+  CHECK(csv.find("x,wakeups,,0,value,1000\n") != std::string::npos);
+}
+
+TEST_CASE("the report and the text table print '-' for statistics of no sample", "[metrics][html]") {
+  RunResults a = real_results(true), b = real_results(false);
+  a.config.label = "a";
+  b.config.label = "b";
+  b.fork_latency = Distribution{};         // no fork
+  b.runqueue_wait = Distribution{};        // no run-queue wait
+  b.placement.probes = Distribution{};     // no wakeup placed
+  b.placement.search_ns = Distribution{};
+  const std::string html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("<tr><td>b</td><td>fork latency</td><td>0</td><td>-</td><td>-</td>") != std::string::npos);
+  CHECK(html.find("<tr><td>b</td><td>run-queue wait</td><td>0</td><td>-</td>") != std::string::npos);
+  CHECK(html.find("<tr><td>b</td><td>" + std::to_string(b.placement.wakeups) + "</td><td>-</td><td>-</td>") !=
+        std::string::npos);
+  const std::string table = render_table(b);
+  const size_t at = table.find("  CPUs probed ");
+  REQUIRE(at != std::string::npos);
+  std::istringstream row(table.substr(at, table.find('\n', at) - at));
+  std::vector<std::string> cells;
+  for (std::string w; row >> w;) cells.push_back(w);
+  CHECK(cells == std::vector<std::string>{"CPUs", "probed", "-", "-", "-", "-"});
+  const std::string csv = render_csv(b);
+  CHECK(csv.find(",latency_ns,fork,count,0\n") != std::string::npos);
+  CHECK(csv.find(",latency_ns,fork,mean,\n") != std::string::npos);
+}

@@ -41,6 +41,9 @@ struct CompareRow {
   bool significant = false;
   std::string verdict;            ///< improved, regressed, changed, no significant change, not tested
   size_t runs_without_samples = 0;  ///< runs (both sides) whose latency statistic is undefined (stored as 0)
+  /// Runs (both sides) storing 0 for the statistic without its sample count (older records):
+  /// possibly undefined.
+  size_t runs_maybe_without_samples = 0;
 };
 
 struct ComparePoint {

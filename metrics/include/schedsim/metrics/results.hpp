@@ -166,8 +166,11 @@ struct Comparison {
 };
 
 /// The metric that counts the samples behind a statistic of a distribution: "wakeup.count" for
-/// "wakeup.p99", "wakeup_latency.count" for "wakeup_latency.p99_ns"; "" for a name without a
-/// distribution prefix and for a count itself. A statistic whose count is 0 is undefined.
+/// "wakeup.p99", "runqueue_wait.count", "preempt.count", "fork.count" likewise,
+/// "wakeup_latency.count" for "wakeup_latency.p99_ns"; "wakeups" for the per-wakeup placement
+/// figures "probes.mean", "search.mean" and "wake_delay.mean" (one sample per wakeup placement);
+/// "" for a name without a distribution prefix and for a count itself. A statistic whose count
+/// is 0 is undefined.
 std::string sample_count_metric(const std::string& statistic);
 
 /// For a statistic row of a distribution in `rows` ("wakeup_latency.p99_ns"), whether the

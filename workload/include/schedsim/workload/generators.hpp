@@ -12,6 +12,8 @@
 /// Every generator is deterministic for a given argument list (randomness only through
 /// --seed) and holds repetition in compact Loop actions, so memory grows with tasks, not with
 /// messages or iterations.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +43,12 @@ std::string generator_help(const std::string& kind);
 Workload generate_workload(const std::string& kind, const std::vector<std::string>& args, const GenCosts& costs = {});
 
 /// `spec` is either a command line "KIND [ARGS]" (split shell-like: quotes and backslashes work)
-/// or the path of a JSON mix file (see docs/generators.md "mix").
-Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs = {});
+/// or the path of a JSON mix file (see docs/generators.md "mix"). `seed`, when set, seeds a spec
+/// that does not choose its own: a command line without `--seed` runs with `--seed N` appended
+/// (and its `source` says so), a mix file without "seed" uses it as its base seed. A spec's own
+/// seed always wins.
+Workload generate_workload_from_spec(const std::string& spec, const GenCosts& costs = {},
+                                     std::optional<uint64_t> seed = std::nullopt);
 
 /// Shell-like word splitting: whitespace separates words; '...' and "..." quote; backslash
 /// escapes. Throws InputError on an unterminated quote.

@@ -1,0 +1,67 @@
+// run's --seed and a generated workload's own randomness (docs/generators.md "Seeds"): an
+// explicit --seed seeds a generator spec without its own --seed; a generator that draws no
+// random numbers keeps its workload and source line; the spec's own --seed wins; without an
+// explicit --seed nothing changes.
+#include <catch2/catch.hpp>
+
+#include "gen_request.hpp"
+#include "run_request.hpp"
+
+using namespace schedsim;
+
+namespace {
+const char* const kRandomGen = "periodic -n 2 --period 1ms --run 200us --duration 5ms --jitter 10%";
+
+cli::RunOutcome run_gen(const std::string& gen, uint64_t seed, bool given, uint32_t repeat = 1) {
+  cli::RunRequest req = cli_test::gen_request(gen);
+  req.seed = seed;
+  req.seed_given = given;
+  req.repeat = repeat;
+  return cli::execute_run(req);
+}
+const std::string& hash_of(const cli::RunOutcome& o) { return o.results.config.provenance.workload_hash; }
+bool has_repeat_note(const cli::RunOutcome& o) {
+  for (const auto& n : o.notes)
+    if (n.find("share one generated workload") != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("an explicit run --seed seeds a generator that has no seed of its own", "[cli][gen-seed]") {
+  cli::RunOutcome a = run_gen(kRandomGen, 7, true), b = run_gen(kRandomGen, 8, true);
+  CHECK(hash_of(a) != hash_of(b));
+  CHECK(a.results.config.workload_source.find("--seed 7") != std::string::npos);
+  // The same explicit seed twice: the same workload (determinism).
+  CHECK(hash_of(run_gen(kRandomGen, 7, true)) == hash_of(a));
+  // Not given (the default): the generator's own default seed, whatever run's seed is.
+  cli::RunOutcome d1 = run_gen(kRandomGen, 7, false), d2 = run_gen(kRandomGen, 8, false);
+  CHECK(hash_of(d1) == hash_of(d2));
+  CHECK(d1.results.config.workload_source.find("--seed") == std::string::npos);
+  // --seed 1 is the generators' default: the same workload, and source line, as no --seed.
+  cli::RunOutcome one = run_gen(kRandomGen, 1, true);
+  CHECK(hash_of(one) == hash_of(d1));
+  CHECK(one.results.config.workload_source == d1.results.config.workload_source);
+  // The spec's own --seed wins.
+  const std::string own = std::string(kRandomGen) + " --seed 3";
+  CHECK(hash_of(run_gen(own, 7, true)) == hash_of(run_gen(own, 8, true)));
+}
+
+TEST_CASE("a generator without random choices keeps its workload under an explicit seed", "[cli][gen-seed]") {
+  const std::string gen = "messaging -g 1 -l 3 --pipe";
+  cli::RunOutcome a = run_gen(gen, 7, true), d = run_gen(gen, 1, false);
+  CHECK(hash_of(a) == hash_of(d));
+  CHECK(a.results.config.workload_source == d.results.config.workload_source);
+  CHECK_FALSE(has_repeat_note(run_gen(gen, 1, false, 2)));
+}
+
+TEST_CASE("repetitions of a random generated workload say they share it", "[cli][gen-seed]") {
+  CHECK(has_repeat_note(run_gen(kRandomGen, 1, false, 2)));
+  CHECK_FALSE(has_repeat_note(run_gen(kRandomGen, 1, false, 1)));
+}
+
+TEST_CASE("generator_is_random tells generators with random choices", "[cli][gen-seed]") {
+  CHECK(cli::generator_is_random(kRandomGen));
+  CHECK_FALSE(cli::generator_is_random("messaging -g 1 -l 3 --pipe"));
+  CHECK_FALSE(cli::generator_is_random(std::string(kRandomGen) + " --seed 3"));  // its own seed: fixed
+  CHECK_FALSE(cli::generator_is_random("periodic -n 2 --period 1ms --run 200us --duration 5ms --phase zero"));
+}
