@@ -275,6 +275,11 @@ Workload generate_mix(const std::string& path, const GenCosts& costs, std::optio
   out.source = "gen mix " + path;
   out.meta["generator"] = "mix";
   int64_t copy_index = 0;  // meta "partN": every generated copy, in order
+  // Every generator numbers its tasks from the same first pid, so two parts would share pids and
+  // tgids: the per-task tables would show two tasks as one pid, and a `run --trace-out` of the
+  // mix would put unrelated tasks in one thread group. Each part's ids are shifted past the
+  // highest id an earlier part used (the first part keeps its own).
+  int64_t max_id = -1;
   for (size_t pi = 0; pi < j["parts"].size(); ++pi) {
     const nlohmann::json& part = j["parts"][pi];
     std::string where = fmt::format("/parts/{}", pi);
@@ -331,7 +336,15 @@ Workload generate_mix(const std::string& path, const GenCosts& costs, std::optio
         mix_fail(path, where + ": " + e.message());
       }
       auto offset = static_cast<uint32_t>(out.tasks.size());
+      int64_t min_id = -1;
+      for (const TaskSpec& t : part_w.tasks)
+        for (int64_t id : {t.pid, t.tgid})
+          if (id >= 0 && (min_id < 0 || id < min_id)) min_id = id;
+      const int64_t id_shift = min_id >= 0 && max_id >= min_id ? max_id + 1 - min_id : 0;
       for (TaskSpec& t : part_w.tasks) {
+        if (t.pid >= 0) t.pid += id_shift;
+        if (t.tgid >= 0) t.tgid += id_shift;
+        max_id = std::max({max_id, t.pid, t.tgid});
         for (Action& a : t.program)
           if (a.kind == ActionKind::kWake || a.kind == ActionKind::kFork) a.arg += offset;
         if (t.start != StartState::kForked) t.start_time += start;

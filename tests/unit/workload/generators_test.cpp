@@ -272,6 +272,18 @@ TEST_CASE("the examples read, validate and balance their tokens", "[workload]") 
   Workload m = generate_workload_from_spec(std::string(SCHEDSIM_SOURCE_DIR) + "/examples/mix.json");
   CHECK(m.tasks.size() == 81 + 4 + 2 * 2);
   check_balanced(m);
+  // Each part numbers its tasks from the same first pid; the mix shifts later parts past the ids
+  // earlier parts used, so every pid is distinct and a thread group stays within its part.
+  std::map<int64_t, std::string> pid_of;
+  std::map<int64_t, int64_t> group_part;  // tgid -> index of the first task using it
+  for (size_t i = 0; i < m.tasks.size(); ++i) {
+    const TaskSpec& t = m.tasks[i];
+    CHECK(pid_of.emplace(t.pid, t.name).second);
+    group_part.emplace(t.tgid, static_cast<int64_t>(i));
+  }
+  CHECK(m.tasks[0].pid == 1000);  // the first part keeps its own ids
+  CHECK(m.tasks[81].pid > m.tasks[80].pid);
+  CHECK(m.tasks[81].tgid != m.tasks[0].tgid);  // not in messaging's thread group
 }
 
 TEST_CASE("messaging --channel-model pipe: one channel per receiver, every message a write and a read", "[workload]") {
