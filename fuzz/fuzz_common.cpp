@@ -69,6 +69,18 @@ void import_and_check(std::string_view text, const traces::ExtractOptions& opt) 
   } catch (const InputError& e) {
     finding("import accepted a trace but produced an invalid workload: " + e.render());
   }
+  // What `schedsim import -o` writes must be what `run` reads: the reader also range-checks
+  // what validate_workload() does not (the observed statistics, pids, names).
+  static ScratchDir scratch;
+  for (auto [format, name] : {std::pair{WorkloadFormat::kJson, "/w.json"}, std::pair{WorkloadFormat::kCbor, "/w.cbor"}}) {
+    const std::string path = scratch.path() + name;
+    write_workload(w, path, format);
+    try {
+      (void)read_workload(path);
+    } catch (const InputError& e) {
+      finding("import accepted a trace but wrote a workload its own reader rejects: " + e.render());
+    }
+  }
   (void)rep.describe();
   (void)traces::describe_workload(w);
 }

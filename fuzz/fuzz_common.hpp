@@ -41,8 +41,9 @@ std::vector<std::string_view> split_lines(std::string_view text);
 
 /// The whole trace import (sniffing, decompression, line parsing, reorder window, extraction) on
 /// `text` held in memory. An InputError is an expected rejection; a workload that import
-/// accepted must also pass validate_workload() (what the native reader demands), and the
-/// report and workload summaries (`trace info`) must render.
+/// accepted must also pass validate_workload(), be written (JSON and CBOR, to a scratch directory)
+/// and read back by the native reader, and the report and workload summaries (`trace info`) must
+/// render.
 void import_and_check(std::string_view text, const traces::ExtractOptions& opt);
 
 /// The body of the per-format trace targets (ftrace, tracecmd, perf): import_and_check() of the

@@ -952,6 +952,36 @@ struct Extractor::Impl {
     rep.lost.push_back(w);
   }
 
+  // The workload format also bounds the sum of every run, sleep and start time over all tasks by
+  // kMaxWorkloadTime (10^17 ns, docs/workload-format.md "Limits"), so that the engine's sums over
+  // a whole workload stay within int64. on_event()'s span check bounds each task's share by about
+  // the span (its runs and sleeps follow one another in time, its start lies inside the trace),
+  // not the sum: a trace of more than ~100 tasks spanning close to 11.6 days passes it. Refused
+  // here, naming the task at which the sum passes the bound, rather than written as a workload
+  // its own reader rejects. The observed on-CPU total (`total_runtime`, which SMT normalisation
+  // may make larger than the runs) has the same bound.
+  void check_workload_time(const Workload& w, int64_t oncpu_total) const {
+    auto refuse = [&](const std::string& what) {
+      throw InputError(
+          SourceLoc{path},
+          fmt::format("the {} selected tasks of this trace (spanning {}) hold more than {} ns (about "
+                      "3.2 years) of {}, the most one workload may hold: select fewer tasks (--pid, "
+                      "--comm, --descendants-of) or a shorter part of the trace",
+                      w.tasks.size(), format_duration(Duration::ns(last_ts - first_ts)), kMaxWorkloadTime, what));
+    };
+    int64_t total = 0;
+    for (const TaskSpec& s : w.tasks) {
+      bool over = __builtin_add_overflow(total, s.start_time.ns(), &total);
+      for (const Action& a : s.program)
+        if (a.kind == ActionKind::kRun || a.kind == ActionKind::kSleep)
+          over = over || __builtin_add_overflow(total, a.arg, &total);
+      if (over || total > kMaxWorkloadTime)
+        refuse(
+            fmt::format("run, sleep and start time together (the sum passes it at task '{}', pid {})", s.name, s.pid));
+    }
+    if (oncpu_total > kMaxWorkloadTime) refuse("on-CPU time together");
+  }
+
   Workload finish() {
     // Close what is still open at the end of the trace.
     for (auto& [pid, ord] : live) {
@@ -1021,6 +1051,7 @@ struct Extractor::Impl {
       corun_saved += t.corun_saved;
       std::vector<Action>().swap(t.prog);
     }
+    check_workload_time(w, oncpu_total);
     // Conservation (docs/traces.md "Extraction"): wakes received == blocks (+1 when the life starts
     // blocked), and total run == on-CPU time.
     rep.conservation_ok = true;

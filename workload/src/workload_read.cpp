@@ -368,6 +368,10 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   // A duration: integer nanoseconds or a string with a unit ("10us", "1.5ms"), at most
   // kMaxTimeValue so that sums over the workload stay far from int64's limit.
   int64_t as_duration(const Value& v) const {
+    return as_duration(v, kMaxTimeValue, "(about 11.6 days) for one time value");
+  }
+  // The same with another bound: `limit` ns, which `what` explains in the error.
+  int64_t as_duration(const Value& v, int64_t limit, const char* what) const {
     int64_t ns = 0;
     if (v.type == Value::kInt) {
       ns = as_int(v, "a duration");
@@ -380,9 +384,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     } else {
       expected("a duration (integer ns, or a string like \"10us\")", v);
     }
-    if (ns > kMaxTimeValue)
-      fail(fmt::format("duration {} ns exceeds the limit of {} ns (about 11.6 days) for one time value", ns,
-                       kMaxTimeValue));
+    if (ns > limit) fail(fmt::format("duration {} ns exceeds the limit of {} ns {}", ns, limit, what));
     return ns;
   }
   // A latency in a histogram: non-negative, at most kMaxTimeValue.
@@ -447,7 +449,12 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     else if (f.key == "migrations") s.migrations = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
     else if (f.key == "context_switches") s.context_switches = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
     else if (f.key == "span") s.span = Duration::ns(as_duration(v));
-    else if (f.key == "total_runtime") s.total_runtime = Duration::ns(as_duration(v));
+    // On-CPU time summed over every task (and so over CPUs: a trace of N busy CPUs holds about
+    // N x span): a whole-workload total like the sum of runs, which validate_workload() bounds
+    // by kMaxWorkloadTime, not one time value.
+    else if (f.key == "total_runtime")
+      s.total_runtime =
+          Duration::ns(as_duration(v, kMaxWorkloadTime, "(about 3.2 years) for the on-CPU time of a whole workload"));
     else if (f.key == "wakeup_latency_inferred")
       s.wakeup_latency_inferred = static_cast<uint64_t>(as_nonneg(v, "a non-negative integer"));
     else if (f.key == "nr_cpus") {
