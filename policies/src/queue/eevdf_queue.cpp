@@ -23,15 +23,15 @@
 // PREEMPT_SHORT (flag; 6.12, 85e511df3cec "sched/eevdf: Allow shorter slices to wakeup-preempt"):
 // a wakee whose slice is shorter than curr's may get past curr's slice protection.
 //   6.12-6.16 (`eevdf`, `eevdf-6.15`): check_preempt_wakeup_fair() cancels curr's protection
-//     when the wakee is eligible and either its deadline is earlier than curr's or curr is no
-//     longer eligible (do_preempt_short()); the cancellation stands even if the pick that follows
-//     is not the wakee, and from then on every update_curr() that finds curr ineligible asks for
-//     a reschedule (did_preempt_short()). Simplification: the kernel's did_preempt_short() tests
-//     only that the marker differs from the deadline, which is also true of a curr whose
-//     deadline was renewed while it ran alone (no pick re-armed the marker): with PREEMPT_SHORT
-//     on, 6.12-6.16 reschedule such a curr once it is ineligible even among equal slices. Here
-//     only a PREEMPT_SHORT cancellation arms it, so equal-slice results are those of
-//     NO_PREEMPT_SHORT (docs/kernel-versions.md, section 2).
+//     (marker = deadline + 1) when the wakee is eligible and either its deadline is earlier than
+//     curr's or curr is no longer eligible (do_preempt_short()); the cancellation stands even if
+//     the pick that follows is not the wakee. did_preempt_short(), in update_curr(): with the
+//     flag on and others queued, curr is rescheduled at every update that finds it ineligible
+//     while its marker differs from its deadline. The marker differs after a cancellation and
+//     also after any deadline renewal that no set_next_entity() followed (curr ran alone, or was
+//     picked again: see slice protection below), so this acts among equal slices too: such a
+//     curr loses the CPU once it is ineligible, not at its deadline (docs/kernel-versions.md,
+//     section 2).
 //   6.17+ (`eevdf-6.17`; 9de74a9850b9 "sched/fair: Remove spurious shorter slice preemption",
 //     052c3d87c82e): a shorter wakee slice alone makes the wakeup check pick without curr's
 //     protection; the protection is cancelled only if that pick is the wakee (then it preempts);
@@ -46,8 +46,11 @@
 // tick"; also in 6.12.y stable). The module `eevdf-6.15` is this queue with the 0.70 ms slice.
 //
 // Slice protection (RUN_TO_PARITY), two rules:
-//   6.6-6.16 (63304558ba5d): picking an entity marks it protected until its deadline is renewed
-//     (the kernel kept the marker in the lag field); the sim re-arms it on every pick.
+//   6.6-6.16 (63304558ba5d): set_next_entity() marks the entity protected until its deadline is
+//     renewed (the kernel keeps the marker in the lag field: vlag = deadline). A re-pick of the
+//     task that was just running keeps the old marker: 6.12's put_prev_set_next_task()
+//     (436f3eed5c69) returns early when next == prev, and pick_next_task_fair()'s cgroup path
+//     skips set_next_entity() then (also in 6.6-6.11 with CONFIG_FAIR_GROUP_SCHED).
 //   6.17 (module `eevdf-6.17`; series "sched/fair: Manage lag and run to parity with different
 //     slices", Vincent Guittot, LKML 20250708165630.1948751-1-vincent.guittot@linaro.org:
 //     3a0baa8e6c57, 052c3d87c82e, 0b9ca2dcabc3, 74eec63661d4): when a *different* entity is set
@@ -141,6 +144,7 @@ class EevdfQueue final : public QueuePolicy {
     } else {
       remove(rq, p.v);
     }
+    if (rq.last_put == p.v) rq.last_put = kNone;  // leaving: a later pick is not a re-pick
     se.rel_deadline = kind == DequeueKind::kMigrate && rel_deadline_;
     if (se.rel_deadline) se.deadline -= se.vruntime;
     --rq.nr;
@@ -164,11 +168,15 @@ class EevdfQueue final : public QueuePolicy {
     remove_tree(rq, best);
     rq.curr = TaskId(best);
     Se& se = se_[best];
-    if (protect_ == Protect::kDeadlineMarker) {
-      se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
-      se.short_cancelled = false;
-    } else if (best != prev) {
-      set_protect_slice(rq, se);  // set_next_entity() runs only when the task changes
+    // set_next_entity() runs only when the task changes: since 6.12 (436f3eed5c69, "sched:
+    // Combine the last put_prev_task() and the first set_next_task()") put_prev_set_next_task()
+    // returns early when prev is picked again, and the cgroup path of pick_next_task_fair() has
+    // always skipped it then. A re-picked curr keeps its marker (6.12-6.16) or vprot (6.17).
+    if (best != prev) {
+      if (protect_ == Protect::kDeadlineMarker)
+        se.vlag = se.deadline;  // set_next_entity(): the RUN_TO_PARITY marker
+      else
+        set_protect_slice(rq, se);
     }
     return rq.curr;
   }
@@ -196,11 +204,12 @@ class EevdfQueue final : public QueuePolicy {
     }
     // 6.17 (0b9ca2dcabc3): a reschedule whenever the protected period is over.
     if (protect_ == Protect::kVprot617 && rq.nr > 1 && se.vruntime >= se.vprot) rq.resched = true;
-    // 6.12 did_preempt_short(): once PREEMPT_SHORT cancelled curr's protection, curr is
-    // rescheduled as soon as it is not eligible. The kernel tests only "marker != deadline", which
-    // also holds after a renewal that no pick followed (curr ran alone); that case is left out
-    // here (see the file comment).
-    if (protect_ == Protect::kDeadlineMarker && se.short_cancelled && rq.nr > 1 && se.vlag != se.deadline &&
+    // 6.12-6.16 did_preempt_short(), with PREEMPT_SHORT: while others are queued, curr is
+    // rescheduled at every update that finds it ineligible with its marker != its deadline.
+    // The marker differs after a PREEMPT_SHORT cancellation (deadline + 1) and after any deadline
+    // renewal that no set_next_entity() followed (curr ran alone, or was picked again), so this
+    // also fires among equal slices.
+    if (protect_ == Protect::kDeadlineMarker && preempt_short_ && rq.nr > 1 && se.vlag != se.deadline &&
         !eligible(rq, se))
       rq.resched = true;
     update_min_vruntime(rq);
@@ -223,7 +232,6 @@ class EevdfQueue final : public QueuePolicy {
       if (shorter && eligible(rq, pse) && (pse.deadline < curr.deadline || !eligible(rq, curr)) &&
           curr.vlag == curr.deadline) {
         curr.vlag = curr.deadline + 1;
-        curr.short_cancelled = true;
       }
       return pick_eevdf(rq) == wakee.v;
     }
@@ -277,7 +285,6 @@ class EevdfQueue final : public QueuePolicy {
     int64_t vprot = 0;  // 6.17: end of the slice protection (vruntime)
     uint32_t weight = 1024, cpu = 0;
     bool is_new = false, rel_deadline = false;
-    bool short_cancelled = false;  // 6.12: PREEMPT_SHORT cancelled the protection since the last pick
     bool delayed = false;  // asleep but still queued (DELAY_DEQUEUE)
   };
   struct Rq {

@@ -380,3 +380,92 @@ TEST_CASE("eevdf: a task's deadline uses its custom slice, clamped to 0.1..100 m
   REQUIRE(sw.in.size() >= 2);
   CHECK(sw.in[1].first.ns() == Duration::ms(52).count());
 }
+
+namespace {
+
+// A queue module on one CPU driven by hand (no engine): the calls the engine makes around a
+// switch, a wakeup and an update, so a test can stop between them.
+struct HandQueue {
+  Topology topo = cpus(1);
+  CostModel cost = zero_costs();
+  SchedState s;
+  PolicyStack stack;
+  QueuePolicy* q = nullptr;
+  HandQueue(const std::string& queue, bool preempt_short, size_t nr_tasks) {
+    auto choice = default_modules();
+    choice["queue"] = queue;
+    choice["balance"] = "none";
+    choice["placement"] = "prev";
+    FeatureSet f;
+    f.set("PREEMPT_SHORT", preempt_short);
+    stack = builtin_registry().make(choice, f);
+    s.init(topo, cost, nr_tasks);
+    q = stack.queue.get();
+    q->attach(s);
+  }
+  void enqueue(uint32_t t, EnqueueKind k) { q->enqueue(s, CpuId(0), TaskId(t), k); }
+  TaskId pick() { return q->pick_next(s, CpuId(0)); }
+  void put_prev(uint32_t t) { q->put_prev(s, CpuId(0), TaskId(t)); }
+  void run_us(int64_t us) { q->update_curr(s, CpuId(0), Duration::us(us)); }
+  bool tick() { return q->check_preempt_tick(s, CpuId(0)); }
+  bool wake_preempts(uint32_t t) { return q->check_preempt_wakeup(s, CpuId(0), TaskId(t)); }
+  /// Task 0, new, is picked alone and runs 400 us: past its first (half-slice) deadline, which
+  /// update_deadline() renews with nobody else queued (no reschedule).
+  void first_renewal_alone() {
+    enqueue(0, EnqueueKind::kNew);
+    REQUIRE(pick() == TaskId(0));
+    run_us(400);
+    CHECK_FALSE(tick());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("eevdf 6.12-6.16 did_preempt_short(): a deadline renewed alone leaves the marker stale",
+          "[policies][queue]") {
+  // One CPU (factor 1), equal slices. A is picked alone (marker = deadline, 375 us eevdf /
+  // 350 us eevdf-6.15) and runs 400 us: update_deadline() renews its deadline (v + slice) with
+  // nobody else queued, so no reschedule and no set_next_entity(): the marker keeps the old
+  // deadline. A runs to v = 1 ms; B wakes at V = 1 ms with zero lag, its deadline after A's, so
+  // the wakeup does not preempt. A runs 50 us more: V = 1.025 ms < v_A, A is no longer
+  // eligible. With PREEMPT_SHORT, did_preempt_short() (marker != deadline, not eligible, two
+  // queued) asks for a reschedule; NO_PREEMPT_SHORT does not (A keeps the CPU until its
+  // deadline). Neither update reaches A's renewed deadline (1.15 ms / 1.1 ms).
+  for (const char* queue : {"eevdf", "eevdf-6.15"}) {
+    for (bool flag : {true, false}) {
+      INFO(queue << " PREEMPT_SHORT " << flag);
+      HandQueue h(queue, flag, 2);
+      h.first_renewal_alone();
+      h.run_us(600);
+      CHECK_FALSE(h.tick());
+      h.enqueue(1, EnqueueKind::kWakeup);
+      CHECK_FALSE(h.wake_preempts(1));
+      h.run_us(50);
+      CHECK(h.tick() == flag);
+    }
+  }
+}
+
+TEST_CASE("eevdf: a re-pick of the task that was just running keeps its slice protection state",
+          "[policies][queue]") {
+  // One CPU. A is picked alone (protected up to its first deadline, 375 us / 350 us) and runs
+  // 400 us: its deadline is renewed (1.15 ms / 1.1 ms) and the protection is over. A schedule()
+  // then puts A back and picks it again: since 6.12 put_prev_set_next_task() returns early when
+  // next == prev (436f3eed5c69), so set_next_entity() does not re-arm the RUN_TO_PARITY marker
+  // (6.17: vprot). A runs 100 us more and new task B arrives at V = 500 us with a half-slice
+  // deadline (875 us / 850 us), earlier than A's: A is not protected, so pick_eevdf() returns B
+  // and B preempts. A re-armed marker would protect A until 1.15 ms. Equal slices, so
+  // PREEMPT_SHORT plays no part (both settings give the same answer).
+  for (const char* queue : {"eevdf", "eevdf-6.15", "eevdf-6.17"}) {
+    for (bool flag : {true, false}) {
+      INFO(queue << " PREEMPT_SHORT " << flag);
+      HandQueue h(queue, flag, 2);
+      h.first_renewal_alone();
+      h.put_prev(0);
+      REQUIRE(h.pick() == TaskId(0));
+      h.run_us(100);
+      h.enqueue(1, EnqueueKind::kNew);
+      CHECK(h.wake_preempts(1));
+    }
+  }
+}
