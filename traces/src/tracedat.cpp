@@ -9,19 +9,23 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/line_reader.hpp"
 
-#ifdef SCHEDSIM_HAVE_TRACECMD
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <vector>
+
+#ifdef SCHEDSIM_HAVE_TRACECMD
 
 // libtracecmd's public header includes tracefs.h, which is not valid C++ (an int passed as an
 // enum in an inline function), so the few functions used here are declared from trace-cmd.h
@@ -52,6 +56,17 @@ namespace schedsim::traces {
 
 namespace {
 const char* const kFallback = "convert it with 'trace-cmd report -N -i FILE > FILE.txt' and give schedsim the text";
+
+bool write_all(int fd, std::string_view s) {
+  while (!s.empty()) {
+    ssize_t n = ::write(fd, s.data(), s.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
 }  // namespace
 
 #ifndef SCHEDSIM_HAVE_TRACECMD
@@ -201,50 +216,91 @@ std::string render_in_process(const std::string& path, const std::string_view* d
   return std::move(r.out);
 }
 
-bool write_all(int fd, std::string_view s) {
-  while (!s.empty()) {
-    ssize_t n = ::write(fd, s.data(), s.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    s.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 }  // namespace
 
 // libtraceevent 1.7 / libtracecmd 1.3 trust the file: a damaged event format or section can crash
 // them (one byte-flipped trace.dat in a few hundred did, inside tracecmd_open's format parser).
-// So the file is read in a child process that writes the text (or its error) to a pipe: a crash
-// there becomes an InputError here, never a crash of schedsim.
+// So the file is read in a child process (run_isolated()) that writes the text (or its error) to
+// a pipe: a crash there becomes an InputError here, never a crash of schedsim, and a loop there
+// ends at the child's CPU-time limit instead of hanging the import.
 std::string tracedat_to_text(const std::string& path, const std::string_view* data) {
+  uint64_t bytes = 0;
+  if (data) {
+    bytes = data->size();
+  } else {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path, ec);
+    if (!ec) bytes = n;
+  }
+  const long limit = tracedat_cpu_limit_seconds(bytes);
+  IsolatedResult r = run_isolated([&] { return render_in_process(path, data); }, limit);
+  switch (r.kind) {
+    case IsolatedResult::kOk: return std::move(r.text);
+    case IsolatedResult::kInputError: throw InputError(SourceLoc{path, 1}, r.text);
+    case IsolatedResult::kCpuLimit:
+      throw InputError(SourceLoc{path, 1},
+                       fmt::format("libtracecmd {} used more than {} s of CPU time reading this trace.dat ({} "
+                                   "bytes; the limit is 60 s plus 30 s per MiB): a damaged file can make it "
+                                   "loop; {}",
+                                   SCHEDSIM_TRACECMD_VERSION, limit, bytes, kFallback));
+    case IsolatedResult::kCrashed:
+      throw InputError(SourceLoc{path, 1},
+                       fmt::format("libtracecmd {} crashed reading this trace.dat ({}): the file is damaged "
+                                   "('trace-cmd report' uses the same library and will fail too); record it again",
+                                   SCHEDSIM_TRACECMD_VERSION, strsignal(r.signal)));
+    case IsolatedResult::kFailed: break;
+  }
+  throw InputError(SourceLoc{path, 1},
+                   fmt::format("reading this trace.dat with libtracecmd {} failed; {}", SCHEDSIM_TRACECMD_VERSION,
+                               kFallback));
+}
+
+#endif
+
+long tracedat_cpu_limit_seconds(uint64_t bytes) {
+  // The Release build renders about 0.75 MB/s (a 152 KB file in 0.2 s), the sanitizer build about
+  // 16 times slower (3.3 s): 60 s + 30 s per MiB leaves a margin of 10 or more over both, and
+  // still ends a loop on any file in bounded time.
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  const uint64_t mib = bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0);
+  return static_cast<long>(60 + 30 * std::min<uint64_t>(mib, uint64_t{1} << 30));
+}
+
+IsolatedResult run_isolated(const std::function<std::string()>& body, long cpu_seconds) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw InputError(SourceLoc{path}, fmt::format("pipe: {}", std::strerror(errno)));
+    throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);
   const pid_t child = ::fork();
   if (child < 0) {
     const int e = errno;
     ::close(fds[0]);
     ::close(fds[1]);
-    throw InputError(SourceLoc{path}, fmt::format("fork: {}", std::strerror(e)));
+    throw InputError(fmt::format("fork: {}", std::strerror(e)));
   }
   if (child == 0) {
     // The parent's SIGINT/SIGTERM handler would run its clean-up here too: the parent handles
     // the signal; the child just dies (the parent then reports the read as failed).
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    // A crash inside libtracecmd/libtraceevent must kill the child by its signal, which the
-    // parent reports. A sanitizer build installs its own SIGSEGV/SIGBUS/SIGFPE handlers, which
-    // would turn the crash into a report of a crash in a library we do not build, and exit 1.
+    // A crash inside the body must kill the child by its signal, which the parent reports. A
+    // sanitizer build installs its own SIGSEGV/SIGBUS/SIGFPE handlers, which would turn the
+    // crash into a report of a crash in a library we do not build, and exit 1.
     std::signal(SIGSEGV, SIG_DFL);
     std::signal(SIGBUS, SIG_DFL);
     std::signal(SIGFPE, SIG_DFL);
     std::signal(SIGILL, SIG_DFL);
+    std::signal(SIGXCPU, SIG_DFL);
+    // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one (setrlimit(2)). No core
+    // file from either, nor from a crash: the parent reports it.
+    const rlimit core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &core);
+    const rlimit cpu{static_cast<rlim_t>(cpu_seconds), static_cast<rlim_t>(cpu_seconds) + 2};
+    ::setrlimit(RLIMIT_CPU, &cpu);
     ::close(fds[0]);
     int rc = 0;
     try {
-      std::string text = render_in_process(path, data);
+      std::string text = body();
       rc = write_all(fds[1], "T") && write_all(fds[1], text) ? 0 : 1;
     } catch (const InputError& e) {
       rc = write_all(fds[1], "E") && write_all(fds[1], e.message()) ? 0 : 1;
@@ -264,23 +320,26 @@ std::string tracedat_to_text(const std::string& path, const std::string_view* da
   }
   ::close(fds[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  rusage use{};
+  while (::wait4(child, &status, 0, &use) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(status))
-    throw InputError(SourceLoc{path, 1},
-                     fmt::format("libtracecmd {} crashed reading this trace.dat ({}): the file is damaged "
-                                 "('trace-cmd report' uses the same library and will fail too); record it again",
-                                 SCHEDSIM_TRACECMD_VERSION, strsignal(WTERMSIG(status))));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got.empty())
-    throw InputError(SourceLoc{path, 1},
-                     fmt::format("reading this trace.dat with libtracecmd {} failed; {}", SCHEDSIM_TRACECMD_VERSION,
-                                 kFallback));
-  if (got[0] == 'E') throw InputError(SourceLoc{path, 1}, got.substr(1));
+  IsolatedResult r;
+  if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+    const long used = use.ru_utime.tv_sec + use.ru_stime.tv_sec;
+    const bool over = r.signal == SIGXCPU || (r.signal == SIGKILL && used >= cpu_seconds);
+    r.kind = over ? IsolatedResult::kCpuLimit : IsolatedResult::kCrashed;
+    return r;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got.empty()) {
+    r.kind = IsolatedResult::kFailed;
+    return r;
+  }
+  r.kind = got[0] == 'E' ? IsolatedResult::kInputError : IsolatedResult::kOk;
   got.erase(0, 1);
-  return got;
+  r.text = std::move(got);
+  return r;
 }
-
-#endif
 
 std::optional<std::string> tracedat_text_if_any(const std::string& path, const std::string_view* data) {
   if (!data && path == "-") return std::nullopt;  // stdin cannot be peeked; check_text_trace says why

@@ -3,6 +3,8 @@
 // as ftrace text lines, which the one text pipeline (line parser, reorder window, extractor)
 // then reads like any other trace. Built only when CMake finds libtracecmd with pkg-config
 // (SCHEDSIM_HAVE_TRACECMD); without it a trace.dat is refused with the fallback command.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +31,25 @@ const char* tracedat_library_version();
 /// cannot read it, or when this build has no libtracecmd (naming the `trace-cmd report`
 /// fallback).
 std::string tracedat_to_text(const std::string& path, const std::string_view* data);
+
+/// The CPU time tracedat_to_text() allows libtracecmd for a trace.dat of `bytes` bytes: 60 s plus
+/// 30 s per MiB (more than ten times what the sanitizer build needs).
+long tracedat_cpu_limit_seconds(uint64_t bytes);
+
+/// What run_isolated() saw of its child.
+struct IsolatedResult {
+  enum Kind { kOk, kInputError, kCrashed, kCpuLimit, kFailed } kind = kFailed;
+  std::string text;  ///< kOk: what the body returned; kInputError: the error's message
+  int signal = 0;    ///< kCrashed / kCpuLimit: the signal that ended the child
+};
+
+/// Runs `body` in a forked child process limited to `cpu_seconds` of CPU time (RLIMIT_CPU) and
+/// without core files, and returns what it produced: its string, the message of an InputError it
+/// threw, or how it ended (killed by a signal; over the CPU limit; any other failure). Used for
+/// libraries that trust their input (libtracecmd), so that their crash or endless loop on a
+/// damaged file is an error of schedsim, not a crash or a hang. Throws InputError when the pipe
+/// or the fork cannot be made.
+IsolatedResult run_isolated(const std::function<std::string()>& body, long cpu_seconds);
 
 /// If `path` (or `data`, its bytes) is a trace.dat, plain or inside gzip/zstd, its text rendering
 /// (tracedat_to_text); nullopt for anything else and for standard input ("-", which cannot be
