@@ -407,6 +407,10 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
   TaskSched& cs = s.tasks[child];
   cs.cpu = CpuId(cpu);
   cs.recent_used_cpu = CpuId(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+  // sched_fork() keeps the child's copy of the parent's se.custom_slice and se.slice
+  // (857b158dc5e8 dropped __sched_fork()'s reset; only SCHED_RESET_ON_FORK clears them): a
+  // child without a slice of its own runs with its parent's.
+  if (cs.custom_slice.count() == 0) cs.custom_slice = s.tasks[parent].custom_slice;
   pol.queue->task_fork(s, TaskId(parent), TaskId(child));
   for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
   WakeContext ctx;
