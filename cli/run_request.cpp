@@ -558,8 +558,10 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 }  // namespace
 
 bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed) {
-  return workload_hash(generate_workload_from_spec(spec, costs, seed)) !=
-         workload_hash(generate_workload_from_spec(spec, costs, seed + 1));
+  // The neighbour seed is seed ^ 1, not seed + 1: it stays within the generators' 0..INT64_MAX
+  // whenever seed does (INT64_MAX + 1 made a valid run --seed fail).
+  const std::string a = workload_hash(generate_workload_from_spec(spec, costs, seed));
+  return a != workload_hash(generate_workload_from_spec(spec, costs, seed ^ 1));
 }
 
 CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
