@@ -130,6 +130,9 @@ NoiseModel parse_noise(const std::string& spec);
 /// a malformed spec, a bad regex, a duration outside kMinSlice..kMaxSlice or a REGEX that
 /// matches no task.
 void apply_slices(Workload& w, const std::vector<std::string>& specs);
+/// The checks of apply_slices() that need no workload (syntax, range, regex): sweep runs them on
+/// every point before the first run.
+void check_slices(const std::vector<std::string>& specs);
 /// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the
