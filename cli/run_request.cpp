@@ -558,8 +558,10 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 }  // namespace
 
 bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed) {
-  return workload_hash(generate_workload_from_spec(spec, costs, seed)) !=
-         workload_hash(generate_workload_from_spec(spec, costs, seed + 1));
+  // The neighbour seed is seed ^ 1, not seed + 1: it stays within the generators' 0..INT64_MAX
+  // whenever seed does (INT64_MAX + 1 made a valid run --seed fail).
+  const std::string a = workload_hash(generate_workload_from_spec(spec, costs, seed));
+  return a != workload_hash(generate_workload_from_spec(spec, costs, seed ^ 1));
 }
 
 CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
@@ -612,32 +614,48 @@ std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost
                       topology, join(differ, ", "), topology)};
 }
 
-void apply_slices(Workload& w, const std::vector<std::string>& specs) {
+namespace {
+struct SliceSpec {
+  std::string text, pattern;
+  std::regex re;
+  Duration slice;
+};
+std::vector<SliceSpec> parse_slices(const std::vector<std::string>& specs) {
+  std::vector<SliceSpec> out;
   for (const std::string& spec : specs) {
     const SourceLoc where{"--slice"};
     const size_t eq = spec.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw InputError(where, fmt::format("expected REGEX=DURATION (e.g. 'rt-.*=300us'), got '{}'", spec));
-    const std::string pattern = spec.substr(0, eq);
+    SliceSpec sl{spec, spec.substr(0, eq), {}, {}};
     const std::string value = spec.substr(eq + 1);
-    Duration d;
-    if (!parse_duration(value, d) || d < kMinSlice || d > kMaxSlice)
+    if (!parse_duration(value, sl.slice) || sl.slice < kMinSlice || sl.slice > kMaxSlice)
       throw InputError(where, fmt::format("'{}': expected a slice from {} to {} (the range sched_setattr() allows "
                                           "sched_runtime), got '{}'",
                                           spec, format_duration(kMinSlice), format_duration(kMaxSlice), value));
-    std::regex re;
     try {
-      re = std::regex(pattern, std::regex::ECMAScript);
+      sl.re = std::regex(sl.pattern, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      throw InputError(where, fmt::format("'{}': bad regex '{}': {}", spec, pattern, e.what()));
+      throw InputError(where, fmt::format("'{}': bad regex '{}': {}", spec, sl.pattern, e.what()));
     }
+    out.push_back(std::move(sl));
+  }
+  return out;
+}
+}  // namespace
+
+void check_slices(const std::vector<std::string>& specs) { (void)parse_slices(specs); }
+
+void apply_slices(Workload& w, const std::vector<std::string>& specs) {
+  for (const SliceSpec& sl : parse_slices(specs)) {
     size_t matched = 0;
     for (TaskSpec& t : w.tasks)
-      if (std::regex_search(t.name, re)) {
-        t.slice = d;
+      if (std::regex_search(t.name, sl.re)) {
+        t.slice = sl.slice;
         ++matched;
       }
-    if (matched == 0) throw InputError(where, fmt::format("'{}': no task name matches /{}/", spec, pattern));
+    if (matched == 0)
+      throw InputError(SourceLoc{"--slice"}, fmt::format("'{}': no task name matches /{}/", sl.text, sl.pattern));
   }
 }
 

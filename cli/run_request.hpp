@@ -91,7 +91,7 @@ uint64_t parse_max_memory(const std::string& text);
 /// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
 /// and `report` is given, the import's report is stored there (its `path` is then non-empty).
 /// A generated workload takes its per-operation costs from `gen_costs` (the machine's).
-/// Whether a workload_gen spec draws random numbers: generated with `seed` and with `seed + 1`
+/// Whether a workload_gen spec draws random numbers: generated with `seed` and with `seed ^ 1`
 /// (as generate_workload_from_spec seeds it) the workloads differ. False for a spec that gives
 /// its own --seed (no run seed reaches it) and for generators without random choices.
 bool generator_is_random(const std::string& spec, const GenCosts& costs = {}, uint64_t seed = 1);
@@ -130,6 +130,9 @@ NoiseModel parse_noise(const std::string& spec);
 /// a malformed spec, a bad regex, a duration outside kMinSlice..kMaxSlice or a REGEX that
 /// matches no task.
 void apply_slices(Workload& w, const std::vector<std::string>& specs);
+/// The checks of apply_slices() that need no workload (syntax, range, regex): sweep runs them on
+/// every point before the first run.
+void check_slices(const std::vector<std::string>& specs);
 /// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the

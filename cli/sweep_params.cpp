@@ -192,6 +192,7 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
     try {
       RunRequest req = point_request(p, 1);
       if (!req.noise.empty()) (void)parse_noise(req.noise);
+      check_slices(req.slices);
       if (!topologies.count(req.topology)) {
         (void)load_topology(req.topology);
         topologies[req.topology] = true;

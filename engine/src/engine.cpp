@@ -395,7 +395,13 @@ void Simulation::Impl::place_and_send(const WakeContext& ctx) {
     return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
   });
   prog[t].in_flight = true;
-  prog[t].woken_from = ctx.waker_cpu.value();
+  // ttwu_queue_cond(): a wakeup for a CPU in another LLC goes on that CPU's wake list, and the
+  // target enqueues the wakee itself (sched_ttwu_pending() in the IPI): its wakeup check's
+  // resched_curr() is local, no reschedule IPI follows (preempt_from()). wake_up_new_task()
+  // enqueues a new task from the forking CPU, whatever the LLC.
+  const uint32_t waker_cpu = ctx.waker_cpu.value();
+  const bool wake_list = ctx.kind == WakeKind::kWakeup && !topo.share_cache(waker_cpu, res.cpu.value());
+  prog[t].woken_from = wake_list ? res.cpu.value() : waker_cpu;
   ts.state = TaskState::kRunnable;
   ++s.rq(res.cpu).ttwu_pending;
   refresh_cpu(res.cpu.value());
@@ -407,6 +413,10 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
   TaskSched& cs = s.tasks[child];
   cs.cpu = CpuId(cpu);
   cs.recent_used_cpu = CpuId(cpu);  // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+  // sched_fork() keeps the child's copy of the parent's se.custom_slice and se.slice
+  // (857b158dc5e8 dropped __sched_fork()'s reset; only SCHED_RESET_ON_FORK clears them): a
+  // child without a slice of its own runs with its parent's.
+  if (cs.custom_slice.count() == 0) cs.custom_slice = s.tasks[parent].custom_slice;
   pol.queue->task_fork(s, TaskId(parent), TaskId(child));
   for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
   WakeContext ctx;

@@ -26,7 +26,7 @@ struct Prog {
   int64_t tokens = 0;      // wakes posted while not blocked
   uint64_t sleep_gen = 0;
   bool in_flight = false;  // woken, waiting for its kEnqueue
-  uint32_t woken_from = 0;  // while in_flight: the CPU whose wakeup sent it (the waker's)
+  uint32_t woken_from = 0;  // while in_flight: the CPU whose wakeup check is remote (the waker's; the target for a wake-list wake)
   bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
   // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
   // (not in a block() action of its program), so the wake that releases it consumes no action.

@@ -4,6 +4,8 @@
 // explicit --seed nothing changes.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "gen_request.hpp"
 #include "run_request.hpp"
 
@@ -64,4 +66,14 @@ TEST_CASE("generator_is_random tells generators with random choices", "[cli][gen
   CHECK_FALSE(cli::generator_is_random("messaging -g 1 -l 3 --pipe"));
   CHECK_FALSE(cli::generator_is_random(std::string(kRandomGen) + " --seed 3"));  // its own seed: fixed
   CHECK_FALSE(cli::generator_is_random("periodic -n 2 --period 1ms --run 200us --duration 5ms --phase zero"));
+}
+
+TEST_CASE("the largest seed a generator takes also works as run --seed", "[cli][gen-seed]") {
+  // The generators take --seed 0..INT64_MAX; generator_is_random() compares with a neighbour
+  // seed, which must stay in that range (seed + 1 was out of it: the run failed).
+  const uint64_t max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  cli::RunOutcome o = run_gen(kRandomGen, max, true);
+  CHECK(o.results.config.workload_source.find("--seed " + std::to_string(max)) != std::string::npos);
+  CHECK(cli::generator_is_random(kRandomGen, {}, max));
+  CHECK(cli::generator_is_random(kRandomGen, {}, 0));
 }

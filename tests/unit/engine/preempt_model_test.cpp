@@ -189,8 +189,13 @@ namespace {
 
 constexpr Duration kIpi = Duration::us(5);
 
-SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* sw) {
-  Topology topo = testing::regular_cpus(2);
+// `llcs` 2 puts the two CPUs in separate LLCs (one package).
+SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* sw, uint32_t llcs = 1) {
+  RegularMachine machine;
+  machine.name = "test";
+  machine.cores_per_package = 2;
+  machine.llcs_per_package = llcs;
+  Topology topo = Topology::build(make_regular_machine(machine));
   PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
                                              {"queue", "cfs"}, {"balance", "kernel"}},
                                             FeatureSet{});
@@ -256,6 +261,19 @@ TEST_CASE("resched_ipi: a remote wakeup preemption takes effect after the IPI, a
   CHECK(loc.first_in(1)->at == Instant::zero() + Duration::us(100));
   CHECK(loc.first_in(1)->prev.v == 2);
   CHECK(sl.resched_ipi == 0);
+}
+
+TEST_CASE("resched_ipi: a wake into another LLC goes on the wake list, its preemption is local",
+          "[engine][preempt][resched_ipi]") {
+  // ttwu_queue_cond(): CPU 1 in another LLC than the waker's: CPU 1 enqueues B itself and
+  // resched_curr() there sends no IPI, so B preempts A at the enqueue, not kIpi later.
+  Workload remote = ipi_workload({Action::run(Duration::ms(2))}, 1);
+  Switches sw;
+  SimSummary s = simulate2(remote, PreemptModel::kFull, kIpi, &sw, 2);
+  REQUIRE(sw.first_in(1));
+  CHECK(sw.first_in(1)->at == Instant::zero() + Duration::us(100));
+  CHECK(sw.first_in(1)->prev.v == 0);
+  CHECK(s.resched_ipi == 0);
 }
 
 TEST_CASE("resched_ipi: curr blocking before the IPI lands hands the CPU to the wakee, the IPI finds nothing",

@@ -355,6 +355,32 @@ TEST_CASE("eevdf PREEMPT_SHORT: a shorter-slice wakee preempts a protected task,
   }
 }
 
+TEST_CASE("eevdf: a forked task without a slice of its own inherits its parent's", "[policies][queue]") {
+  // sched_fork() keeps the child's copy of the parent's se.custom_slice and se.slice (857b158dc5e8
+  // dropped __sched_fork()'s reset; only SCHED_RESET_ON_FORK clears them). One CPU, tick 20 us.
+  // P (custom 300 us) forks C at 0 and both run 2 ms. P's half-slice first request ends at
+  // 150 us: switch to C (placed at V = 0) at the 160 us tick. C's first request is half its
+  // slice: inherited, 150 us, renewed at the 320 us tick (then P, deadline tie, lower id);
+  // with the base slice (750 us) it would run to the 540 us tick.
+  Workload w;
+  TaskSpec p, c;
+  p.name = "P";
+  p.initial_cpu = 0;
+  p.slice = Duration::us(300);
+  p.program = {Action::fork(TaskId(1)), Action::run(Duration::ms(2))};
+  c.name = "C";
+  c.start = StartState::kForked;
+  c.program = {Action::run(Duration::ms(2))};
+  w.add_task(p);
+  w.add_task(c);
+  Switches sw = run_one_cpu(w, "eevdf", FeatureSet{}, Duration::us(20));
+  REQUIRE(sw.in.size() >= 3);
+  CHECK(sw.in[1].second == TaskId(1));
+  CHECK(sw.in[1].first == Instant::zero() + Duration::us(160));
+  CHECK(sw.in[2].second == TaskId(0));
+  CHECK(sw.in[2].first == Instant::zero() + Duration::us(320));
+}
+
 TEST_CASE("eevdf: a task's deadline uses its custom slice, clamped to 0.1..100 ms", "[policies][queue]") {
   // Two hogs on one CPU, tick 20 us. A is picked first with a half-slice first request; the
   // tick that finds it used up renews it and switches to B. Base slice 750 us: deadline 375 us,

@@ -26,7 +26,7 @@ struct CostModel {
   Duration ipi_cross_package = Duration::ns(750);   ///< remote wakeup across packages
   /// A wakeup preemption of another CPU's running task takes effect this long after the
   /// decision (resched_curr() -> smp_send_reschedule(), the target's scheduler_ipi() and
-  /// __schedule()); 0 = at once, the behaviour before the parameter (engine.cpp preempt_remote()).
+  /// __schedule()); 0 = at once, the behaviour before the parameter (engine.cpp preempt_from()).
   Duration resched_ipi = Duration::ns(0);
   Duration idle_exit = Duration::us(2);             ///< waking an idle CPU out of its idle state
   Duration probe_cpu = Duration::ns(40);            ///< per CPU probed by the plain idle scan
