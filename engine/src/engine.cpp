@@ -395,12 +395,16 @@ void Simulation::Impl::place_and_send(const WakeContext& ctx) {
     return fmt::format("the wakeup of {} (search + IPI + idle exit {} ns)", task_label(t), f.delay.count());
   });
   prog[t].in_flight = true;
-  // ttwu_queue_cond(): a wakeup for a CPU in another LLC goes on that CPU's wake list, and the
-  // target enqueues the wakee itself (sched_ttwu_pending() in the IPI): its wakeup check's
-  // resched_curr() is local, no reschedule IPI follows (preempt_from()). wake_up_new_task()
-  // enqueues a new task from the forking CPU, whatever the LLC.
+  // ttwu_queue_cond(): a wakeup for a CPU in another LLC, or for another CPU with nothing on its
+  // runqueue (nr_running == 0: idle, or about to be), goes on that CPU's wake list, and the
+  // target enqueues the wakee itself (sched_ttwu_pending() in the IPI or the idle loop): its
+  // wakeup check's resched_curr() is local, so a task that reached that CPU meanwhile is
+  // preempted without a reschedule IPI (preempt_from()). wake_up_new_task() enqueues a new task
+  // from the forking CPU, whatever the LLC.
   const uint32_t waker_cpu = ctx.waker_cpu.value();
-  const bool wake_list = ctx.kind == WakeKind::kWakeup && !topo.share_cache(waker_cpu, res.cpu.value());
+  const bool wake_list = ctx.kind == WakeKind::kWakeup &&
+                         (!topo.share_cache(waker_cpu, res.cpu.value()) ||
+                          (res.cpu.value() != waker_cpu && f.target_was_idle));
   prog[t].woken_from = wake_list ? res.cpu.value() : waker_cpu;
   ts.state = TaskState::kRunnable;
   ++s.rq(res.cpu).ttwu_pending;

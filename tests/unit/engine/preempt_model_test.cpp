@@ -276,6 +276,50 @@ TEST_CASE("resched_ipi: a wake into another LLC goes on the wake list, its preem
   CHECK(s.resched_ipi == 0);
 }
 
+TEST_CASE("resched_ipi: a wake of an idle CPU goes on its wake list, a task that got there first is preempted locally",
+          "[engine][preempt][resched_ipi]") {
+  // ttwu_queue_cond(): CPU 1 has nothing on its runqueue when W (CPU 0, same LLC) wakes B at
+  // 100 us, so B goes on CPU 1's wake list and CPU 1 enqueues it itself after its 50 us idle
+  // exit. Meanwhile A's timer (102 us) put A on CPU 1. B's wakeup check there preempts A with a
+  // local resched_curr(), at B's enqueue (150 us), not kIpi later. A is nice 19, so its 48 us of
+  // run put it far enough right for CFS's wakeup granularity.
+  Workload w;
+  TaskSpec a = pinned("A", 1, {Action::run(Duration::ms(1))});
+  a.start = StartState::kSleeping;
+  a.start_time = Instant::zero() + Duration::us(102);
+  a.nice = 19;
+  w.add_task(a);
+  TaskSpec b = pinned("B", 1, {Action::run(Duration::us(50))});
+  b.start = StartState::kBlocked;
+  w.add_task(b);
+  w.add_task(pinned("W", 0, {Action::run(Duration::us(100)), Action::wake(TaskId(1)), Action::run(Duration::ms(1))}));
+  RegularMachine machine;
+  machine.name = "test";
+  machine.cores_per_package = 2;
+  Topology topo = Topology::build(make_regular_machine(machine));
+  PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
+                                             {"queue", "cfs"}, {"balance", "kernel"}},
+                                            FeatureSet{});
+  CostModel cost = testing::zero_costs();
+  cost.resched_ipi = kIpi;
+  // vm-halt-poll: a remote wake of CPU 1, idle since the start, pays the halted exit (50 us); A's
+  // local timer wake pays timer_wake_local (zero).
+  cost.idle_wake = IdleWakeMode::kVmHaltPoll;
+  cost.idle_exit_polled = cost.idle_exit_halted = Duration::us(50);
+  cost.timer_wake_local = Duration::zero();
+  Simulation sim(w, topo, std::move(pol), cost, SimConfig{});
+  Switches sw;
+  sim.add_observer(&sw);
+  SimSummary s = sim.run();
+  REQUIRE(sw.first_in(0));
+  CHECK(sw.first_in(0)->at < Instant::zero() + Duration::us(150));
+  REQUIRE(sw.first_in(1));
+  CHECK(sw.first_in(1)->at == Instant::zero() + Duration::us(150));
+  CHECK(sw.first_in(1)->prev.v == 0);
+  CHECK(sw.first_in(1)->why == SwitchReason::kPreempt);
+  CHECK(s.resched_ipi == 0);
+}
+
 TEST_CASE("resched_ipi: curr blocking before the IPI lands hands the CPU to the wakee, the IPI finds nothing",
           "[engine][preempt][resched_ipi]") {
   // A sleeps 2 us after the wakeup, before the IPI (5 us): B runs from then, as a plain
