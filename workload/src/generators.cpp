@@ -2,6 +2,7 @@
 #include "schedsim/workload/generators.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -452,6 +453,12 @@ Workload generate_workload_from_spec(const std::string& spec, const GenCosts& co
   }
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (seed && !gives_seed(args)) {
+    // The generators' own --seed is a non-negative int64; a larger seed given for them (run's
+    // --seed takes any uint64) would otherwise fail as "--seed: '...' is not an integer".
+    if (*seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw InputError(fmt::format("--seed {} is out of the generators' range 0..{}; give a smaller one, or "
+                                   "one in the generator spec",
+                                   *seed, std::numeric_limits<int64_t>::max()));
     if (words[0] == "mix" && !args.empty()) return generate_mix(args[0], costs, seed);
     args.emplace_back("--seed");
     args.push_back(std::to_string(*seed));
