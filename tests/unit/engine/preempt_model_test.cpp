@@ -189,8 +189,10 @@ namespace {
 
 constexpr Duration kIpi = Duration::us(5);
 
-// `llcs` 2 puts the two CPUs in separate LLCs (one package).
-SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* sw, uint32_t llcs = 1) {
+// `llcs` 2 puts the two CPUs in separate LLCs (one package); `idle_exit` sets a vm-halt-poll
+// exit cost for remote wakes of an idle CPU (a local timer wake stays free).
+SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* sw, uint32_t llcs = 1,
+                     Duration idle_exit = Duration::zero()) {
   RegularMachine machine;
   machine.name = "test";
   machine.cores_per_package = 2;
@@ -203,6 +205,11 @@ SimSummary simulate2(const Workload& w, PreemptModel m, Duration ipi, Switches* 
   cfg.preempt = m;
   CostModel cost = testing::zero_costs();
   cost.resched_ipi = ipi;
+  if (idle_exit > Duration::zero()) {
+    cost.idle_wake = IdleWakeMode::kVmHaltPoll;
+    cost.idle_exit_polled = cost.idle_exit_halted = idle_exit;
+    cost.timer_wake_local = Duration::zero();
+  }
   Simulation sim(w, topo, std::move(pol), cost, cfg);
   sim.add_observer(sw);
   return sim.run();
@@ -293,24 +300,9 @@ TEST_CASE("resched_ipi: a wake of an idle CPU goes on its wake list, a task that
   b.start = StartState::kBlocked;
   w.add_task(b);
   w.add_task(pinned("W", 0, {Action::run(Duration::us(100)), Action::wake(TaskId(1)), Action::run(Duration::ms(1))}));
-  RegularMachine machine;
-  machine.name = "test";
-  machine.cores_per_package = 2;
-  Topology topo = Topology::build(make_regular_machine(machine));
-  PolicyStack pol = builtin_registry().make({{"placement", "first-idle"}, {"idle-cores", "kernel"}, {"util", "pelt"},
-                                             {"queue", "cfs"}, {"balance", "kernel"}},
-                                            FeatureSet{});
-  CostModel cost = testing::zero_costs();
-  cost.resched_ipi = kIpi;
-  // vm-halt-poll: a remote wake of CPU 1, idle since the start, pays the halted exit (50 us); A's
-  // local timer wake pays timer_wake_local (zero).
-  cost.idle_wake = IdleWakeMode::kVmHaltPoll;
-  cost.idle_exit_polled = cost.idle_exit_halted = Duration::us(50);
-  cost.timer_wake_local = Duration::zero();
-  Simulation sim(w, topo, std::move(pol), cost, SimConfig{});
+  // A remote wake of CPU 1, idle since the start, pays a 50 us exit; A's local timer wake none.
   Switches sw;
-  sim.add_observer(&sw);
-  SimSummary s = sim.run();
+  SimSummary s = simulate2(w, PreemptModel::kFull, kIpi, &sw, 1, Duration::us(50));
   REQUIRE(sw.first_in(0));
   CHECK(sw.first_in(0)->at < Instant::zero() + Duration::us(150));
   REQUIRE(sw.first_in(1));
