@@ -558,10 +558,13 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
 }  // namespace
 
 bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed) {
+  return generator_is_random(spec, costs, seed, generate_workload_from_spec(spec, costs, seed));
+}
+
+bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed, const Workload& at_seed) {
   // The neighbour seed is seed ^ 1, not seed + 1: it stays within the generators' 0..INT64_MAX
   // whenever seed does (INT64_MAX + 1 made a valid run --seed fail).
-  const std::string a = workload_hash(generate_workload_from_spec(spec, costs, seed));
-  return a != workload_hash(generate_workload_from_spec(spec, costs, seed ^ 1));
+  return workload_hash(at_seed) != workload_hash(generate_workload_from_spec(spec, costs, seed ^ 1));
 }
 
 CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
@@ -642,9 +645,18 @@ std::vector<SliceSpec> parse_slices(const std::vector<std::string>& specs) {
   }
   return out;
 }
+InputError no_task_matches(const SliceSpec& sl) {
+  return InputError(SourceLoc{"--slice"}, fmt::format("'{}': no task name matches /{}/", sl.text, sl.pattern));
+}
 }  // namespace
 
 void check_slices(const std::vector<std::string>& specs) { (void)parse_slices(specs); }
+
+void check_slices(const std::vector<std::string>& specs, const Workload& w) {
+  for (const SliceSpec& sl : parse_slices(specs))
+    if (std::none_of(w.tasks.begin(), w.tasks.end(), [&](const TaskSpec& t) { return std::regex_search(t.name, sl.re); }))
+      throw no_task_matches(sl);
+}
 
 void apply_slices(Workload& w, const std::vector<std::string>& specs) {
   for (const SliceSpec& sl : parse_slices(specs)) {
@@ -654,15 +666,32 @@ void apply_slices(Workload& w, const std::vector<std::string>& specs) {
         t.slice = sl.slice;
         ++matched;
       }
-    if (matched == 0)
-      throw InputError(SourceLoc{"--slice"}, fmt::format("'{}': no task name matches /{}/", sl.text, sl.pattern));
+    if (matched == 0) throw no_task_matches(sl);
   }
 }
 
 // Custom slices are read only by the EEVDF queues, and exist only from 6.12 (857b158dc5e8):
 // say so when a workload sets them where they change nothing or where the kernel had none.
 std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig& config) {
-  const auto custom = std::count_if(w.tasks.begin(), w.tasks.end(), [](const TaskSpec& t) { return t.slice.count() != 0; });
+  // A forked child without a slice of its own runs with its parent's (sched_fork() keeps the
+  // copied se.custom_slice; the engine's fork path): counted too, down the whole fork tree.
+  std::vector<char> has(w.tasks.size(), 0);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < w.tasks.size(); ++i)
+    if (w.tasks[i].slice.count() != 0) {
+      has[i] = 1;
+      todo.push_back(i);
+    }
+  while (!todo.empty()) {
+    const size_t i = todo.back();
+    todo.pop_back();
+    for (const Action& a : w.tasks[i].program)
+      if (a.kind == ActionKind::kFork && !has[a.task().v]) {
+        has[a.task().v] = 1;
+        todo.push_back(a.task().v);
+      }
+  }
+  const auto custom = std::count(has.begin(), has.end(), 1);
   if (custom == 0) return std::nullopt;
   auto q = config.modules.find("queue");
   const std::string queue = q == config.modules.end() ? "" : q->second;
@@ -761,9 +790,12 @@ RunOutcome execute_run(const RunRequest& req) {
   // differs. Where the seed changed nothing (no random choices, or --seed 1, the generators'
   // default), the workload is the spec's own, its source line without an appended --seed, so
   // such runs still compare as runs of one workload.
+  // `w` is the spec at gen_seed, or at the generators' default seed 1 when no run seed reached it.
   const bool gen_random =
-      !req.workload_gen.empty() && generator_is_random(req.workload_gen, cost.gen_ops, gen_seed.value_or(1));
-  if (gen_seed) {
+      !req.workload_gen.empty() && generator_is_random(req.workload_gen, cost.gen_ops, gen_seed.value_or(1), w);
+  // A seeded workload equal to the spec's own (no random choices, or --seed 1): only its source
+  // line differs, and the spec's own is regenerated for it. A random one at another seed differs.
+  if (gen_seed && (!gen_random || *gen_seed == 1)) {
     Workload plain = generate_workload_from_spec(req.workload_gen, cost.gen_ops);
     if (workload_hash(plain) == workload_hash(w)) w = std::move(plain);
   }

@@ -95,6 +95,9 @@ uint64_t parse_max_memory(const std::string& text);
 /// (as generate_workload_from_spec seeds it) the workloads differ. False for a spec that gives
 /// its own --seed (no run seed reaches it) and for generators without random choices.
 bool generator_is_random(const std::string& spec, const GenCosts& costs = {}, uint64_t seed = 1);
+/// The same, given the workload the spec already generated at `seed` (only its neighbour is
+/// generated: a large generated workload is not built twice more to answer the question).
+bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed, const Workload& at_seed);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,
@@ -133,6 +136,13 @@ void apply_slices(Workload& w, const std::vector<std::string>& specs);
 /// The checks of apply_slices() that need no workload (syntax, range, regex): sweep runs them on
 /// every point before the first run.
 void check_slices(const std::vector<std::string>& specs);
+/// The same, and that every REGEX matches a task of `w` (sweep, on points whose workload is
+/// generated or a workload file).
+void check_slices(const std::vector<std::string>& specs, const Workload& w);
+/// The note `run` prints when tasks of `w` carry a custom slice (their own, or inherited down
+/// the fork tree) under a queue that reads none (not EEVDF), or the warning under 6.6, which had
+/// none; nullopt otherwise.
+std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig& config);
 /// Runs everything a RunRequest says and renders it. Throws InputError on bad input. An
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the

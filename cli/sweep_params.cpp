@@ -186,7 +186,15 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
 }
 
 std::vector<std::string> validate_points(const std::vector<sweep::Point>& points) {
-  std::map<std::string, bool> topologies, generators;
+  std::map<std::string, bool> topologies;
+  // Each generator spec and workload file the points name, with its task names only (programs
+  // dropped): a point's --slice regex must match one of them. Traces are imported only when
+  // their point runs, so a slice regex on a trace is checked then.
+  std::map<std::string, Workload> generators, files;
+  auto names_only = [](Workload w) {
+    for (TaskSpec& t : w.tasks) std::vector<Action>().swap(t.program);
+    return w;
+  };
   std::vector<std::string> random;
   for (const auto& p : points) {
     try {
@@ -207,15 +215,23 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
       if (!req.workload_gen.empty() && !req.input.empty())
         throw InputError("give either an 'input' file or a 'workload-gen', not both");
       if (!req.workload_gen.empty() && !generators.count(req.workload_gen)) {
-        (void)generate_workload_from_spec(req.workload_gen);
-        generators[req.workload_gen] = true;
-        if (generator_is_random(req.workload_gen)) random.push_back(req.workload_gen);
+        Workload generated = generate_workload_from_spec(req.workload_gen);
+        if (generator_is_random(req.workload_gen, {}, 1, generated)) random.push_back(req.workload_gen);
+        generators.emplace(req.workload_gen, names_only(std::move(generated)));
       }
       if (req.workload_gen.empty() && req.input.empty())
         throw InputError("no workload: give a WORKLOAD or TRACE file, --set input=FILE, or --set workload-gen='KIND opts'");
       std::error_code ec;
       if (!req.input.empty() && !std::filesystem::is_regular_file(req.input, ec))
         throw InputError(SourceLoc{req.input}, "no such file");
+      if (!req.slices.empty()) {
+        if (!req.workload_gen.empty()) {
+          check_slices(req.slices, generators.at(req.workload_gen));
+        } else if (looks_like_workload(req.input)) {
+          if (!files.count(req.input)) files.emplace(req.input, names_only(read_workload(req.input)));
+          check_slices(req.slices, files.at(req.input));
+        }
+      }
     } catch (const InputError& e) {
       if (e.message().rfind("point ", 0) == 0) throw;
       throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());

@@ -130,24 +130,17 @@ std::vector<double> metric_values(const RecordFile& f, const Group& g, const std
 
 // A latency statistic (wakeup.mean, preempt.p99, ...) of a run that recorded no sample of that
 // latency is stored as 0: it is undefined, not zero. Counts the runs of g whose companion count
-// (sample_count_metric: "<prefix>.count", or "wakeups" for the per-wakeup placement figures)
-// says so. `unknown` counts the runs that store 0 for the statistic but no companion count (a
-// record from a schedsim before runqueue_wait.count and fork.count existed): they may be either.
+// says so (`none`), and those that store 0 with no companion count (`unknown`: a record from
+// before runqueue_wait.count and fork.count existed; sample_state()).
 struct NoSamples {
   size_t none = 0, unknown = 0;
 };
 NoSamples runs_without_samples(const RecordFile& f, const Group& g, const std::string& metric) {
   NoSamples n;
-  const std::string count_key = sample_count_metric(metric);
-  if (count_key.empty()) return n;
   for (size_t i : g.idx) {
-    const auto& m = f.records[i].metrics;
-    auto it = m.find(count_key);
-    if (it != m.end()) {
-      if (it->second == 0) ++n.none;
-    } else if (auto v = m.find(metric); v != m.end() && v->second == 0) {
-      ++n.unknown;
-    }
+    const SampleState st = sample_state(f.records[i].metrics, metric);
+    if (st == SampleState::kNone) ++n.none;
+    else if (st == SampleState::kUnknown) ++n.unknown;
   }
   return n;
 }

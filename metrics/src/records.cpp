@@ -179,10 +179,7 @@ ojson rep_json(const Record& r) {
 /// Whether a record's statistic is undefined: its sample count (sample_count_metric) is 0, so
 /// the 0 it stores is no measurement.
 bool no_samples(const Record& r, const std::string& metric) {
-  const std::string count = sample_count_metric(metric);
-  if (count.empty()) return false;
-  auto it = r.metrics.find(count);
-  return it != r.metrics.end() && it->second == 0;
+  return sample_state(r.metrics, metric) == SampleState::kNone;
 }
 
 /// The metric's values across repetitions, leaving out the repetitions where it is undefined

@@ -122,6 +122,14 @@ std::string sample_count_metric(const std::string& statistic) {
   return family + ".count";
 }
 
+SampleState sample_state(const std::map<std::string, double>& metrics, const std::string& statistic) {
+  const std::string count = sample_count_metric(statistic);
+  if (count.empty()) return SampleState::kSampled;
+  if (auto it = metrics.find(count); it != metrics.end()) return it->second == 0 ? SampleState::kNone : SampleState::kSampled;
+  auto v = metrics.find(statistic);
+  return v != metrics.end() && v->second == 0 ? SampleState::kUnknown : SampleState::kSampled;
+}
+
 ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x) {
   ComparisonEmpty e;
   const std::string count = sample_count_metric(x.metric);

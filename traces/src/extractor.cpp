@@ -969,15 +969,9 @@ struct Extractor::Impl {
                       "--comm, --descendants-of) or a shorter part of the trace",
                       w.tasks.size(), format_duration(Duration::ns(last_ts - first_ts)), kMaxWorkloadTime, what));
     };
-    int64_t total = 0;
-    for (const TaskSpec& s : w.tasks) {
-      bool over = __builtin_add_overflow(total, s.start_time.ns(), &total);
-      for (const Action& a : s.program)
-        if (a.kind == ActionKind::kRun || a.kind == ActionKind::kSleep)
-          over = over || __builtin_add_overflow(total, a.arg, &total);
-      if (over || total > kMaxWorkloadTime)
-        refuse(
-            fmt::format("run, sleep and start time together (the sum passes it at task '{}', pid {})", s.name, s.pid));
+    if (const std::optional<size_t> ti = first_task_over_bounds(w)) {
+      const TaskSpec& s = w.tasks[*ti];
+      refuse(fmt::format("run, sleep and start time together (the sum passes it at task '{}', pid {})", s.name, s.pid));
     }
     if (oncpu_total > kMaxWorkloadTime) refuse("on-CPU time together");
   }

@@ -93,11 +93,21 @@ void add_range(const std::vector<Action>& prog, size_t begin, size_t end, uint64
 }
 }  // namespace
 
+std::optional<size_t> first_task_over_bounds(const Workload& w) {
+  Totals totals;
+  for (size_t ti = 0; ti < w.tasks.size(); ++ti) {
+    const TaskSpec& t = w.tasks[ti];
+    add_range(t.program, 0, t.program.size(), 1, totals);
+    if (!totals.over && __builtin_add_overflow(totals.time, t.start_time.ns(), &totals.time)) totals.over = true;
+    if (totals.over || totals.time > kMaxWorkloadTime) return ti;
+  }
+  return std::nullopt;
+}
+
 void validate_workload(const Workload& w, const std::string& source) {
   const size_t n = w.tasks.size();
   std::vector<int> forked(n, 0);
   std::map<int64_t, uint8_t> chan_kind;  // channel -> flags of its first use (pipe or socket)
-  Totals totals;
   for (size_t ti = 0; ti < n; ++ti) {
     const TaskSpec& t = w.tasks[ti];
     auto fail = [&](size_t ai, const std::string& msg) {
@@ -170,15 +180,14 @@ void validate_workload(const Workload& w, const std::string& source) {
         }
       }
     }
-    add_range(t.program, 0, t.program.size(), 1, totals);
-    if (!totals.over && __builtin_add_overflow(totals.time, t.start_time.ns(), &totals.time)) totals.over = true;
-    if (totals.over || totals.time > kMaxWorkloadTime)
-      throw InputError(SourceLoc{source},
-                       fmt::format("task {} ('{}'): with loops expanded, the workload passes {} actions or {} ns "
-                                   "of run, sleep and start time (the bounds that keep simulated time "
-                                   "within int64)",
-                                   ti, t.name, kMaxExpandedActions, kMaxWorkloadTime));
   }
+  // After the structural checks: the expansion needs well-formed loops of bounded depth.
+  if (const std::optional<size_t> ti = first_task_over_bounds(w))
+    throw InputError(SourceLoc{source},
+                     fmt::format("task {} ('{}'): with loops expanded, the workload passes {} actions or {} ns "
+                                 "of run, sleep and start time (the bounds that keep simulated time "
+                                 "within int64)",
+                                 *ti, w.tasks[*ti].name, kMaxExpandedActions, kMaxWorkloadTime));
   for (size_t ti = 0; ti < n; ++ti) {
     if (w.tasks[ti].start == StartState::kForked && forked[ti] != 1)
       throw InputError(SourceLoc{source}, fmt::format("task {} ('{}') is declared forked but is forked {} times", ti, w.tasks[ti].name, forked[ti]));

@@ -8,6 +8,7 @@
 
 #include "gen_request.hpp"
 #include "run_request.hpp"
+#include "schedsim/workload/generators.hpp"
 
 using namespace schedsim;
 
@@ -66,6 +67,11 @@ TEST_CASE("generator_is_random tells generators with random choices", "[cli][gen
   CHECK_FALSE(cli::generator_is_random("messaging -g 1 -l 3 --pipe"));
   CHECK_FALSE(cli::generator_is_random(std::string(kRandomGen) + " --seed 3"));  // its own seed: fixed
   CHECK_FALSE(cli::generator_is_random("periodic -n 2 --period 1ms --run 200us --duration 5ms --phase zero"));
+  // Given the workload already generated at the seed, the answer is the same.
+  for (const std::string& spec : {std::string(kRandomGen), std::string("messaging -g 1 -l 3 --pipe")})
+    for (uint64_t seed : {uint64_t{1}, uint64_t{7}})
+      CHECK(cli::generator_is_random(spec, {}, seed, generate_workload_from_spec(spec, {}, seed)) ==
+            cli::generator_is_random(spec, {}, seed));
 }
 
 TEST_CASE("the largest seed a generator takes also works as run --seed", "[cli][gen-seed]") {

@@ -35,3 +35,31 @@ TEST_CASE("run --slice: a regex search over task names, the later spec wins", "[
     CHECK_THROWS_AS(cli::apply_slices(v, {bad}), InputError);
   CHECK(v.tasks[0].slice == Duration::ms(100));
 }
+
+TEST_CASE("check_slices with a workload: every regex must match a task (sweep's validation)", "[cli]") {
+  const Workload w = named({"lat0", "hog0"});
+  CHECK_NOTHROW(cli::check_slices({"^lat=300us", "hog=1ms"}, w));
+  CHECK_THROWS_WITH(cli::check_slices({"^lat=300us", "^ui=1ms"}, w), Catch::Contains("no task name matches /^ui/"));
+  CHECK_THROWS_WITH(cli::check_slices({"(=1ms"}, w), Catch::Contains("bad regex"));
+}
+
+TEST_CASE("custom_slice_note counts the slices children inherit down the fork tree", "[cli]") {
+  // parent (slice) forks child, child forks grandchild; "other" has none and forks nothing.
+  Workload w = named({"parent", "child", "grandchild", "other"});
+  w.tasks[0].slice = Duration::us(300);
+  w.tasks[1].start = StartState::kForked;
+  w.tasks[2].start = StartState::kForked;
+  w.tasks[0].program = {Action::fork(TaskId(1)), Action::exit()};
+  w.tasks[1].program = {Action::fork(TaskId(2)), Action::exit()};
+  RunConfig cfs;
+  cfs.modules["queue"] = "cfs";
+  auto note = cli::custom_slice_note(w, cfs);
+  REQUIRE(note);
+  CHECK_THAT(*note, Catch::StartsWith("note: 3 task(s) have a custom slice"));
+  RunConfig eevdf;
+  eevdf.modules["queue"] = "eevdf-6.18";
+  eevdf.provenance.kernel = "6.18";
+  CHECK_FALSE(cli::custom_slice_note(w, eevdf));
+  w.tasks[0].slice = Duration::zero();
+  CHECK_FALSE(cli::custom_slice_note(w, cfs));
+}

@@ -433,3 +433,15 @@ TEST_CASE("the report and the text table print '-' for statistics of no sample",
   CHECK(csv.find(",latency_ns,fork,count,0\n") != std::string::npos);
   CHECK(csv.find(",latency_ns,fork,mean,\n") != std::string::npos);
 }
+
+TEST_CASE("sample_state tells a statistic with samples, without, and a stored 0 with no count") {
+  const std::map<std::string, double> m = {{"fork.count", 0},   {"fork.mean", 0},     {"wakeup.count", 3},
+                                           {"wakeup.mean", 0},  {"runqueue_wait.mean", 0}, {"preempt.mean", 5},
+                                           {"makespan", 0}};
+  CHECK(sample_state(m, "fork.mean") == SampleState::kNone);
+  CHECK(sample_state(m, "wakeup.mean") == SampleState::kSampled);      // a measured 0 with 3 samples
+  CHECK(sample_state(m, "runqueue_wait.mean") == SampleState::kUnknown);  // an old record: 0, no count
+  CHECK(sample_state(m, "preempt.mean") == SampleState::kSampled);     // no count, but not 0
+  CHECK(sample_state(m, "makespan") == SampleState::kSampled);         // a scalar
+  CHECK(sample_state(m, "fork.count") == SampleState::kSampled);       // a count itself
+}

@@ -469,3 +469,25 @@ TEST_CASE("JSON and CBOR writers emit the pinned bytes", "[workload]") {
     CHECK(slurp(p) == slurp(pinned));
   }
 }
+
+TEST_CASE("first_task_over_bounds names the task where the expanded sums pass the bounds", "[workload]") {
+  Workload w;
+  auto task = [](const char* name, std::vector<Action> prog) {
+    TaskSpec t;
+    t.name = name;
+    t.program = std::move(prog);
+    return t;
+  };
+  // Each action is within one time value; together they pass kMaxWorkloadTime (10^17 ns) at task 2.
+  const Duration big = Duration::ns(kMaxTimeValue);
+  w.add_task(task("a", {Action::run(big), Action::loop(1, 49), Action::exit()}));  // 50 x 10^15
+  w.add_task(task("b", {Action::sleep(big), Action::loop(1, 49), Action::exit()}));  // 50 x 10^15: at the bound
+  CHECK_FALSE(first_task_over_bounds(w));
+  w.add_task(task("c", {Action::run(Duration::ns(1)), Action::exit()}));  // one ns over
+  CHECK(first_task_over_bounds(w) == std::optional<size_t>(2));
+  CHECK_THROWS_WITH(validate_workload(w, "big"), Catch::StartsWith("big: error: task 2 ('c'): with loops expanded"));
+  // The action bound: 10^6 x 10^6 + the loop's own action passes 10^12 in task 0.
+  Workload many;
+  many.add_task(task("m", {Action::run(Duration::ns(0)), Action::loop(1, 999'999), Action::loop(2, 999'999)}));
+  CHECK(first_task_over_bounds(many) == std::optional<size_t>(0));
+}

@@ -173,6 +173,14 @@ struct Comparison {
 /// is 0 is undefined.
 std::string sample_count_metric(const std::string& statistic);
 
+/// Whether one run's `statistic` in its metrics map rests on samples: kNone when its companion
+/// count (sample_count_metric) is 0, so the 0 stored for it is no measurement; kUnknown when the
+/// map has no companion count but stores 0 for the statistic (a record from a schedsim before
+/// runqueue_wait.count and fork.count existed: either a measured 0 or none); kSampled otherwise,
+/// also for counts and scalars.
+enum class SampleState { kSampled, kNone, kUnknown };
+SampleState sample_state(const std::map<std::string, double>& metrics, const std::string& statistic);
+
 /// For a statistic row of a distribution in `rows` ("wakeup_latency.p99_ns"), whether the
 /// simulated and the observed side had no samples (their ".count" row is 0): such a mean or
 /// percentile is undefined, not 0, and is shown as "-". Both false for counts and scalars.

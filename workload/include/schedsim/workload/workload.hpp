@@ -4,6 +4,7 @@
 /// wakeup whatever order the simulated policy produces.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -168,6 +169,12 @@ inline constexpr int64_t kMaxWorkloadTime = 100'000'000'000'000'000;
 inline constexpr uint64_t kMaxExpandedActions = 1'000'000'000'000;
 inline constexpr int kMaxLoopDepth = 32;
 inline constexpr int64_t kMaxWorkloadPid = 4194304;
+
+/// The first task at which the workload, its loops expanded and summed over the tasks so far in
+/// order, passes kMaxExpandedActions actions or kMaxWorkloadTime ns of run, sleep and start time;
+/// nullopt when it stays within both. Loops must be well formed and nest at most kMaxLoopDepth
+/// deep (validate_workload checks that first; a trace import has no loops).
+std::optional<size_t> first_task_over_bounds(const Workload& w);
 
 /// Structural validation: wake/fork targets exist, forked tasks are forked exactly once, loop
 /// bodies are in range and nest, durations are non-negative, and the bounds above hold.
