@@ -264,16 +264,21 @@ void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
   resched(cpu);
 }
 
-// Search time + IPI to another CPU + the idle-wake cost of an idle target (idle_wake.hpp: by
-// how long the target had been idle; idle_stamp is when it went idle, unset = idle since the
-// start). A timer wakeup (interrupt context, no waking task) placed on the CPU that took the
-// timer interrupt is local: that CPU already left idle to run the handler.
+// Search time + the wake IPI + the idle-wake cost of an idle target (idle_wake.hpp: by how long
+// the target had been idle; idle_stamp is when it went idle, unset = idle since the start). The
+// IPI is sent where the kernel sends one: to another CPU that is idle (the wake list of
+// ttwu_queue_cond(), or resched_curr() kicking an idle CPU for a new task) or in another LLC
+// (the wake list). A wakeup into a busy CPU of the waker's LLC takes that CPU's rq lock and
+// enqueues the wakee itself, no IPI (TTWU_QUEUE, ttwu_queue_cond() since 518cd6234178, v5.8);
+// if it preempts, the reschedule IPI follows (resched_ipi, preempt_from()). A timer wakeup
+// (interrupt context, no waking task) placed on the CPU that took the timer interrupt is local:
+// that CPU already left idle to run the handler.
 Duration Simulation::Impl::wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const {
   const uint32_t from_cpu = ctx.waker_cpu.value();
   Duration d = scan;
-  if (from_cpu != to_cpu)
-    d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
   const CpuSched& c = s.cpus[to_cpu];
+  if (from_cpu != to_cpu && (c.idle() || !topo.share_cache(from_cpu, to_cpu)))
+    d += topo.package_of(from_cpu) == topo.package_of(to_cpu) ? cost.ipi_same_package : cost.ipi_cross_package;
   if (!c.curr.valid()) {
     Duration idle_for = s.now - (c.idle_stamp_set ? c.idle_stamp : Instant::zero());
     bool timer_local = ctx.kind == WakeKind::kWakeup && !ctx.from_task && from_cpu == to_cpu;

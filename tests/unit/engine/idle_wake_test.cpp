@@ -46,9 +46,14 @@ TaskSpec task(std::string name, std::vector<Action> prog, int cpu, StartState st
   return t;
 }
 
-// Runs w on two CPUs with the prev-CPU placement; the one wake it makes lands on cpu1.
-WakeFact only_wake(const Workload& w, const CostModel& c, SimSummary& s) {
-  Topology t = schedsim::testing::two_cpus();
+// Runs w on two CPUs (one LLC, or `llcs` 2: one each) with the prev-CPU placement; the one wake
+// it makes lands on cpu1.
+WakeFact only_wake(const Workload& w, const CostModel& c, SimSummary& s, uint32_t llcs = 1) {
+  RegularMachine machine;
+  machine.name = "test";
+  machine.cores_per_package = 2;
+  machine.llcs_per_package = llcs;
+  Topology t = llcs == 1 ? schedsim::testing::two_cpus() : Topology::build(make_regular_machine(machine));
   Simulation sim(w, t, prev_stack(), c, SimConfig{});
   Wakes rec;
   sim.add_observer(&rec);
@@ -235,4 +240,22 @@ TEST_CASE("idle-duration tables: --cost text form, JSON form, and their errors",
   std::string big = R"({"idle_exit_table": [)";
   for (int i = 0; i < 33; ++i) big += std::string(i ? "," : "") + R"({"idle_from": )" + std::to_string(i * 1000) + R"(, "cost": 1})";
   CHECK_THAT(json_err((big + "]}").c_str()), Catch::Contains("33 steps, at most 32"));
+}
+
+TEST_CASE("the wake IPI is charged where the kernel sends one: an idle target or another LLC", "[engine][idle-wake]") {
+  // ttwu_queue_cond(): a wakeup into a busy CPU of the waker's LLC locks that CPU's runqueue and
+  // enqueues the wakee from the waker's CPU, no IPI; into another LLC it goes on the target's
+  // wake list, with the IPI, busy or not. A on cpu0 wakes B (blocked, cpu1) while C runs on cpu1.
+  CostModel c = halt_poll();
+  Workload w;
+  w.add_task(task("A", {Action::run(Duration::us(10)), Action::wake(TaskId(1)), Action::run(Duration::us(10))}, 0));
+  w.add_task(task("B", {Action::run(Duration::us(5))}, 1, StartState::kBlocked));
+  w.add_task(task("C", {Action::run(Duration::ms(1))}, 1));
+  SimSummary s;
+  CHECK(only_wake(w, c, s).delay == Duration::zero());
+  CHECK(only_wake(w, c, s, 2).delay == Duration::ns(600));
+  // cpu1 idle (no C): the IPI and the idle exit, in either LLC layout.
+  w.tasks.pop_back();
+  CHECK(only_wake(w, c, s).delay == Duration::ns(600 + 3400));
+  CHECK(only_wake(w, c, s, 2).delay == Duration::ns(600 + 3400));
 }
