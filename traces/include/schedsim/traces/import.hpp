@@ -55,7 +55,21 @@ struct IdleWakeObserved {  // NOLINT(bugprone-reserved-identifier)
   /// ipi_send_cpu to a CPU that was idle: send to that CPU's next event (with power:cpu_idle
   /// recorded, its idle exit): IPI delivery plus idle exit.
   std::vector<int64_t> ipi_to_idle;
-  uint64_t cpu_idle_events = 0, ipi_events = 0;
+  /// One remote wake whose wakee preempted the task running on the target at the waking, after
+  /// an ipi_send_cpu from the waker's CPU to the target (`resched_ipi`, docs/traces.md "The
+  /// reschedule IPI measured from the trace"): waking to switch-in, waking to the IPI send, and
+  /// waking to the target's first irq_vectors:reschedule_entry after the send (-1: none recorded
+  /// before the switch-in).
+  struct ReschedSample {
+    int64_t latency;
+    int64_t ipi;
+    int64_t entry;
+  };
+  std::vector<ReschedSample> resched;
+  /// Remote preempting wakes with no ipi_send_cpu from the waker's CPU to the target between the
+  /// waking and the switch-in (not in `resched`: the target rescheduled for another reason).
+  uint64_t resched_no_ipi = 0;
+  uint64_t cpu_idle_events = 0, ipi_events = 0, resched_entry_events = 0;
   uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): in `local`, not in by_idle
   uint64_t unrecorded = 0;      ///< CPUs leaving idle with no recorded switch from idle (their wakes are not sampled)
 };
