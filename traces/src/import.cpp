@@ -764,27 +764,38 @@ std::string table_json(const std::vector<IdleClass>& classes, int64_t ipi, std::
 }  // namespace
 
 std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note) {
-  if (m.remote.size() < kMinIdleWakeSamples)
+  const bool idle = m.remote.size() >= kMinIdleWakeSamples, resched = m.resched.size() >= kMinIdleWakeSamples;
+  if (!idle && !resched)
     throw InputError(SourceLoc{trace}, fmt::format("--idle-wake-costs: {} remote wakes to an idle CPU with a recorded "
-                                                   "switch from idle; at least {} are needed",
-                                                   m.remote.size(), kMinIdleWakeSamples));
+                                                   "switch from idle and {} remote preempting wakes after a recorded "
+                                                   "IPI; at least {} of either are needed",
+                                                   m.remote.size(), m.resched.size(), kMinIdleWakeSamples));
   std::vector<std::string> merges;
-  std::string n = fmt::format("idle_exit_table (waking to switch-in p50 - ipi {} ns): ", kModelIpi);
-  std::string json = fmt::format("{{\n  \"idle_wake\": \"table\",\n  \"ipi_same_package\": {},\n  \"idle_exit_table\": {}",
-                                 kModelIpi, table_json(idle_classes(m.remote, kMinIdleWakeSamples, &merges), kModelIpi, n));
-  if (m.local.size() >= kMinIdleWakeSamples) {
-    // A local timer wake sends no IPI: its cost is the whole waking-to-switch-in time.
-    std::vector<std::string> timer_merges;
-    n += "; timer_wake_table (local timer wakes, waking to switch-in p50): ";
-    json += ",\n  \"timer_wake_table\": " + table_json(idle_classes(m.local, kMinIdleWakeSamples, &timer_merges), 0, n);
-    for (const auto& mg : timer_merges) merges.push_back("timer " + mg);
+  std::string n;
+  std::string json = fmt::format("{{\n  {}\"ipi_same_package\": {}", idle ? "\"idle_wake\": \"table\",\n  " : "",
+                                 kModelIpi);
+  if (idle) {
+    n = fmt::format("idle_exit_table (waking to switch-in p50 - ipi {} ns): ", kModelIpi);
+    json += ",\n  \"idle_exit_table\": " + table_json(idle_classes(m.remote, kMinIdleWakeSamples, &merges), kModelIpi, n);
+    if (m.local.size() >= kMinIdleWakeSamples) {
+      // A local timer wake sends no IPI: its cost is the whole waking-to-switch-in time.
+      std::vector<std::string> timer_merges;
+      n += "; timer_wake_table (local timer wakes, waking to switch-in p50): ";
+      json += ",\n  \"timer_wake_table\": " + table_json(idle_classes(m.local, kMinIdleWakeSamples, &timer_merges), 0, n);
+      for (const auto& mg : timer_merges) merges.push_back("timer " + mg);
+    } else {
+      n += fmt::format("; no timer_wake_table: {} local timer wakes with a recorded switch from idle (fewer than {})",
+                       m.local.size(), kMinIdleWakeSamples);
+    }
   } else {
-    n += fmt::format("; no timer_wake_table: {} local timer wakes with a recorded switch from idle (fewer than {})",
-                     m.local.size(), kMinIdleWakeSamples);
+    // The idle-wake model stays as it was (the file selects no idle_wake mode).
+    n = fmt::format("no idle_exit_table nor timer_wake_table: {} remote wakes to an idle CPU with a recorded switch "
+                    "from idle (fewer than {})",
+                    m.remote.size(), kMinIdleWakeSamples);
   }
   // The reschedule IPI of a remote preemption (docs/traces.md "The reschedule IPI measured from
   // the trace"): written when 20 were measured, like the tables' classes.
-  if (m.resched.size() >= kMinIdleWakeSamples) {
+  if (resched) {
     json += fmt::format(",\n  \"resched_ipi\": {}", suggested_resched_ipi(m));
     n += fmt::format("; resched_ipi (remote preempting wakes, waking to switch-in p50 - ipi {} ns): {} ns of {}",
                      kModelIpi, suggested_resched_ipi(m), m.resched.size());

@@ -271,7 +271,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
     }
   }
   std::remove(out.c_str());
-  CHECK(ok == 35);  // 42 files
+  CHECK(ok == 36);  // 43 files
   // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version), span-12-days,
   // pool-101-sleeps-11-days
   CHECK(refused == 7);
@@ -704,6 +704,16 @@ TEST_CASE("resched IPIs: the cost file gets resched_ipi = waking-to-switch-in p5
   CHECK(json.find(",\n  \"resched_ipi\": 10400\n}") != std::string::npos);
   CHECK(note.find("resched_ipi (remote preempting wakes, waking to switch-in p50 - ipi 600 ns): 10400 ns of 20") !=
         std::string::npos);
+  // too few idle wakes: a file with resched_ipi alone (the idle-wake model left as it was)
+  m.remote.resize(19);
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json == "{\n  \"ipi_same_package\": 600,\n  \"resched_ipi\": 10400\n}\n");
+  CHECK(note.rfind("no idle_exit_table nor timer_wake_table: 19 remote wakes to an idle CPU", 0) == 0);
+  // too few of both: an error naming both counts
+  m.resched.resize(19);
+  CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
+                    Catch::Contains("t.trace") && Catch::Contains("19 remote wakes to an idle CPU") &&
+                        Catch::Contains("and 19 remote preempting wakes after a recorded IPI; at least 20 of either"));
 }
 
 TEST_CASE("idle classes: cut at the candidate edges, small classes merged into their smaller neighbour",

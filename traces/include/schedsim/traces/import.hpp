@@ -220,8 +220,11 @@ std::vector<IdleClass> idle_classes(const std::vector<IdleWakeObserved::Sample>&
 /// trace's measured idle wakes (`trace info --idle-wake-costs`): idle_exit_table = per idle class
 /// (idle_classes, at least 20 wakes each) the waking-to-switch-in p50 of remote wakes to an idle
 /// CPU minus the model's IPI cost; timer_wake_table = the same of local timer wakes, when 20 of
-/// them were measured. `note` receives the classes and merges. Throws InputError when fewer than
-/// 20 remote wakes to an idle CPU were measured.
+/// them were measured; resched_ipi = the waking-to-switch-in p50 of the remote preempting wakes
+/// after a recorded IPI (IdleWakeObserved::resched) minus the IPI, when 20 were measured. With
+/// fewer than 20 remote wakes to an idle CPU the file holds no table (nor `idle_wake`), only
+/// resched_ipi. `note` receives the classes, merges and what was left out and why. Throws
+/// InputError when neither 20 remote idle wakes nor 20 remote preempting wakes were measured.
 std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).
