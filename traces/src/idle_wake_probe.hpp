@@ -1,7 +1,8 @@
 #pragma once
-// Measures idle-exit and IPI latencies from a trace's own events (IdleWakeObserved): fed every
-// event in time order, whatever the task selection. Written from the event semantics in
-// docs/traces.md "Idle wakes measured from the trace".
+// Measures idle-exit and IPI latencies, and the reschedule-IPI delay of remote preempting wakes,
+// from a trace's own events (IdleWakeObserved): fed every event in time order, whatever the task
+// selection. Written from the event semantics in docs/traces.md "Idle wakes measured from the
+// trace" and "The reschedule IPI measured from the trace".
 #include <unordered_map>
 #include <vector>
 
