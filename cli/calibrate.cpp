@@ -42,6 +42,12 @@ const std::vector<CalibrationRange>& calibration_ranges() {
       {"idle_exit_halted", 1000, 200000,
        "Documentation/virt/kvm/halt-polling.rst: after the window the host must wake the vCPU thread "
        "(16-vCPU guest traces: 10-19 us p50, tail to 76 us)"},
+      {"resched_ipi", 200, 50000,
+       "the reschedule IPI of a remote wakeup preemption (resched_curr() -> smp_send_reschedule(), the switch at "
+       "the target's scheduler_ipi() return): an IPI's delivery (ipi_same_package's bound) up to the waker's hold "
+       "of the target's run-queue lock on a guest whose IPI send exits to the host; measured from traces by "
+       "`trace info` (docs/fidelity.md 'The reschedule IPI': 4-15 us p50 on the 2-vCPU guest, 4 us on the "
+       "16-vCPU guest)"},
       {"timer_wake_local", 200, 20000,
        "interrupt exit and the switch from idle after a local timer wake (16-vCPU guest trace periodic-t24: 1-5 us)"},
       {"probe_cpu", 10, 400,

@@ -26,7 +26,11 @@ and remote, with the wakeup's IPI where the trace has ipi events (`--extra-event
 ipi_send_cpu from the waker's CPU to the target after the waking, by its callsite:
 wakeup_preempt = resched_curr() of a busy remote CPU, ttwu_queue_wakelist = the enqueue itself
 sent to the target) and, where it has syscall events, whether the preempted task was inside a
-syscall at the waking (under preempt=none its preemption waits for the syscall's end).
+syscall at the waking (under preempt=none its preemption waits for the syscall's end). Where the
+trace has x86's irq_vectors:reschedule_entry (`--extra-events irq`), the remote rows also split
+the delay at the target's first reschedule_entry after the IPI: IPI sent -> entry (delivery) and
+entry -> switch-in (what the target does after taking the interrupt), over the wakes whose entry
+came before the switch-in (`schedsim trace info` prints the same split).
 Also counted: wakings of a task that was still on a CPU (the waker saw it in a sleeping state
 before it reached __schedule(): "waking before sleep"), including those whose switch-in the
 trace does not show, and wakings followed by another waking with no sched_wakeup between.
@@ -74,6 +78,8 @@ def main():
     nr_wakelist = 0
     in_sc = set()     # pids inside a syscall (syscall events only)
     last_waking = {}  # cpu -> pid of the latest sched_waking emitted there (for its IPI)
+    resched_wait = {}  # target cpu -> wake record whose IPI awaits its reschedule_entry
+    nr_resched_entry = 0
 
     def finish(pid, t_lo, t_hi, exact):
         r = pending.pop(pid)
@@ -138,6 +144,12 @@ def main():
                 r["t_ipi"] = e.ts
                 r["ipi_cpu"] = int(e.f.get("cpu", -1))
                 r["ipi_site"] = e.f.get("callsite", "?").split("+")[0]
+                resched_wait[r["ipi_cpu"]] = r
+        elif e.name == "reschedule_entry":
+            nr_resched_entry += 1
+            r = resched_wait.pop(cpu, None)
+            if r is not None and "t_entry" not in r:
+                r["t_entry"] = e.ts
         elif e.name == "sched_migrate_task":
             r = pending.get(int(e.f["pid"]))
             if r is not None:
@@ -217,10 +229,10 @@ def main():
     fine_table(recs, False)
     fine_table(recs, True)
     if a.preempting:
-        preempt_table(recs, any(r["in_sc"] for r in recs))
+        preempt_table(recs, any(r["in_sc"] for r in recs), nr_resched_entry > 0)
 
 
-def preempt_table(recs, has_syscalls):
+def preempt_table(recs, has_syscalls, has_entry=False):
     """Wakes whose wakee switched in by preempting the task that ran on the target at the waking."""
     rows = {}
     for r in recs:
@@ -240,17 +252,26 @@ def preempt_table(recs, has_syscalls):
     print("wakes whose wakee preempted the target's running task (exact switch-in, prev_state R/R+): "
           "waking -> IPI sent, -> enqueue (sched_wakeup), -> switch-in, us")
     print()
-    print("| wake | n | IPI p50 | enqueue p50 | switch-in p10 | p50 | p90 | p99 |")
-    print("|---|---|---|---|---|---|---|---|")
+    split = " IPI -> entry: n, p50 | entry -> switch-in p50 |" if has_entry else ""
+    print("| wake | n | IPI p50 | enqueue p50 | switch-in p10 | p50 | p90 | p99 |" + split)
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if has_entry else ""))
     p = fe.percentile
     for key in sorted(rows):
         rs = rows[key]
         ipi = sorted(r["t_ipi"] - r["t"] for r in rs if "t_ipi" in r and r.get("ipi_cpu") == r["target"])
         enq = sorted(r["t_wakeup"] - r["t"] for r in rs)
         run = sorted(r["run_lo"] for r in rs)
-        print(f"| {key} | {len(rs)} | {fe.fmt_us(p(ipi, 50))} | {fe.fmt_us(p(enq, 50))} | "
-              f"{fe.fmt_us(p(run, 10))} | {fe.fmt_us(p(run, 50))} | {fe.fmt_us(p(run, 90))} | "
-              f"{fe.fmt_us(p(run, 99))} |")
+        line = (f"| {key} | {len(rs)} | {fe.fmt_us(p(ipi, 50))} | {fe.fmt_us(p(enq, 50))} | "
+                f"{fe.fmt_us(p(run, 10))} | {fe.fmt_us(p(run, 50))} | {fe.fmt_us(p(run, 90))} | "
+                f"{fe.fmt_us(p(run, 99))} |")
+        if has_entry:
+            # the target's reschedule_entry between the IPI and the switch-in
+            ent = [r for r in rs if "t_ipi" in r and r.get("ipi_cpu") == r["target"] and "t_entry" in r
+                   and r["t_entry"] <= r["t"] + r["run_lo"]]
+            dl = sorted(r["t_entry"] - r["t_ipi"] for r in ent)
+            af = sorted(r["t"] + r["run_lo"] - r["t_entry"] for r in ent)
+            line += f" {len(ent)}, {fe.fmt_us(p(dl, 50))} | {fe.fmt_us(p(af, 50))} |"
+        print(line)
 
 
 FINE = [10, 25, 50, 100, 150, 200, 250, 400, 1000, 4000, None]

@@ -247,7 +247,7 @@ std::vector<std::string> default_record_events() {
           "sched_process_fork", "sched_process_exit", "sched_process_exec", "sched_migrate_task"};
 }
 
-std::vector<std::string> record_extra_groups() { return {"idle", "ipi", "syscalls"}; }
+std::vector<std::string> record_extra_groups() { return {"idle", "ipi", "irq", "syscalls"}; }
 
 namespace {
 // The tracefs event directories (relative to events/) of an extra group; "ipi" is the whole
@@ -255,6 +255,12 @@ namespace {
 std::vector<std::string> extra_event_dirs(const std::string& group) {
   if (group == "idle") return {"power/cpu_idle"};
   if (group == "ipi") return {"ipi"};
+  // x86's IPI and timer vectors (arch/x86/include/asm/trace/irq_vectors.h): where the target
+  // takes the reschedule IPI (docs/traces.md "The reschedule IPI measured from the trace").
+  if (group == "irq")
+    return {"irq_vectors/reschedule_entry",           "irq_vectors/reschedule_exit",
+            "irq_vectors/local_timer_entry",          "irq_vectors/local_timer_exit",
+            "irq_vectors/call_function_single_entry", "irq_vectors/call_function_single_exit"};
   if (group == "syscalls")
     return {"syscalls/sys_enter_read", "syscalls/sys_exit_read", "syscalls/sys_enter_write", "syscalls/sys_exit_write",
             "syscalls/sys_enter_close"};

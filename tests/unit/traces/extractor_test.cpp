@@ -271,7 +271,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
     }
   }
   std::remove(out.c_str());
-  CHECK(ok == 35);  // 42 files
+  CHECK(ok == 36);  // 43 files
   // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version), span-12-days,
   // pool-101-sleeps-11-days
   CHECK(refused == 7);
@@ -637,6 +637,83 @@ TEST_CASE("idle wakes: latency by idle duration and state, IPI to an idle CPU, f
   // Too few wakes to derive costs from: an error naming the trace.
   CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
                     Catch::Contains("t.trace") && Catch::Contains("1 remote wakes to an idle CPU"));
+}
+
+TEST_CASE("resched IPIs: remote preempting wakes, their IPI and reschedule_entry, from the trace's own events",
+          "[traces]") {
+  // A (10) runs on CPU 0 throughout; C (12) runs on CPU 1 whenever B (11) sleeps.
+  // 1: A wakes B at 1.000100, sends CPU 1 an IPI at +2 us, CPU 1 enters the reschedule vector at
+  //    +5 us and switches C (R+) -> B at +11 us: sampled (11 / 2 / 5 us).
+  // 2: the same with no IPI recorded: counted as not sampled.
+  // 3: an IPI and no reschedule_entry: sampled, without the split (8 / 1 us).
+  // 4: C blocks (S) before B runs: no preemption. 5: CPU 1 switched to D after the waking, and D is
+  //    preempted: not the task that ran at the waking. 6: a local preemption on CPU 0.
+  auto ipi = [](const char* ts) {
+    return ev("A", 10, 0, ts, "ipi_send_cpu", "cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0", "d..4.");
+  };
+  TempTrace t(sw("swapper/0", 0, 0, "0.999990", "R", "A", 10) + sw("swapper/1", 0, 1, "0.999991", "R", "B", 11) +
+              sw("B", 11, 1, "1.000000", "S", "C", 12) +
+              waking("A", 10, 0, "1.000100", "B", 11) + ipi("1.000102") +
+              ev("C", 12, 1, "1.000105", "reschedule_entry", "vector=253", "d.h1.") +
+              ev("C", 12, 1, "1.000106", "reschedule_exit", "vector=253", "dNh1.") +
+              sw("C", 12, 1, "1.000111", "R+", "B", 11) + sw("B", 11, 1, "1.000200", "S", "C", 12) +
+              waking("A", 10, 0, "1.000300", "B", 11) + sw("C", 12, 1, "1.000304", "R", "B", 11) +
+              sw("B", 11, 1, "1.000400", "S", "C", 12) +
+              waking("A", 10, 0, "1.000500", "B", 11) + ipi("1.000501") + sw("C", 12, 1, "1.000508", "R", "B", 11) +
+              sw("B", 11, 1, "1.000600", "S", "C", 12) +
+              waking("A", 10, 0, "1.000700", "B", 11) + sw("C", 12, 1, "1.000705", "S", "B", 11) +
+              sw("B", 11, 1, "1.000800", "S", "D", 13) + sw("D", 13, 1, "1.000850", "S", "C", 12) +
+              waking("A", 10, 0, "1.000900", "B", 11) + ipi("1.000901") + sw("C", 12, 1, "1.000902", "S", "D", 13) +
+              sw("D", 13, 1, "1.000905", "R", "B", 11) + sw("B", 11, 1, "1.001000", "S", "C", 12) +
+              waking("A", 10, 0, "1.001100", "E", 14) + sw("A", 10, 0, "1.001103", "R", "E", 14) +
+              sw("E", 14, 0, "1.001200", "S", "A", 10) + sw("A", 10, 0, "1.001300", "S", "swapper/0", 0));
+  ImportReport rep;
+  import_trace(t.path, ExtractOptions{}, &rep);
+  const IdleWakeObserved& m = rep.idle_wake;
+  CHECK(m.ipi_events == 3);
+  CHECK(m.resched_entry_events == 1);
+  REQUIRE(m.resched.size() == 2);
+  CHECK(m.resched[0].latency == 11000);
+  CHECK(m.resched[0].ipi == 2000);
+  CHECK(m.resched[0].entry == 5000);
+  CHECK(m.resched[1].latency == 8000);
+  CHECK(m.resched[1].ipi == 1000);
+  CHECK(m.resched[1].entry == -1);
+  CHECK(m.resched_no_ipi == 1);
+  const std::string d = rep.describe();
+  CHECK(d.find("resched IPIs:  measured in the trace (1 irq_vectors:reschedule_entry events;") != std::string::npos);
+  CHECK(d.find("  waking->switch-in  n=2      p10=8.0us p50=8.0us p90=11.0us\n") != std::string::npos);
+  CHECK(d.find("  IPI->resched entry n=1      p10=3.0us p50=3.0us p90=3.0us\n") != std::string::npos);
+  CHECK(d.find("  entry->switch-in   n=1      p10=6.0us p50=6.0us p90=6.0us\n") != std::string::npos);
+  CHECK(d.find("  no resched_ipi suggested: 2 samples (fewer than 20)\n") != std::string::npos);
+  CHECK(d.find("1 remote preempting wakes with no IPI from the waker's CPU to the target, 1 sampled wakes with no "
+               "reschedule_entry") != std::string::npos);
+}
+
+TEST_CASE("resched IPIs: the cost file gets resched_ipi = waking-to-switch-in p50 minus the IPI, from 20 wakes",
+          "[traces]") {
+  IdleWakeObserved m;
+  for (int i = 0; i < 20; ++i) m.remote.push_back({10000, 5000});
+  for (int i = 0; i < 19; ++i) m.resched.push_back({10000 + (i % 3) * 1000, 2000, -1});  // p50 11000
+  std::string note;
+  std::string json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find("resched_ipi") == std::string::npos);
+  CHECK(note.find("no resched_ipi: 19 remote preempting wakes after a recorded IPI (fewer than 20)") != std::string::npos);
+  m.resched.push_back({30000, 2000, -1});
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json.find(",\n  \"resched_ipi\": 10400\n}") != std::string::npos);
+  CHECK(note.find("resched_ipi (remote preempting wakes, waking to switch-in p50 - ipi 600 ns): 10400 ns of 20") !=
+        std::string::npos);
+  // too few idle wakes: a file with resched_ipi alone (the idle-wake model left as it was)
+  m.remote.resize(19);
+  json = idle_wake_costs_json(m, "t", &note);
+  CHECK(json == "{\n  \"ipi_same_package\": 600,\n  \"resched_ipi\": 10400\n}\n");
+  CHECK(note.rfind("no idle_exit_table nor timer_wake_table: 19 remote wakes to an idle CPU", 0) == 0);
+  // too few of both: an error naming both counts
+  m.resched.resize(19);
+  CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
+                    Catch::Contains("t.trace") && Catch::Contains("19 remote wakes to an idle CPU") &&
+                        Catch::Contains("and 19 remote preempting wakes after a recorded IPI; at least 20 of either"));
 }
 
 TEST_CASE("idle classes: cut at the candidate edges, small classes merged into their smaller neighbour",

@@ -122,6 +122,31 @@ TEST_CASE("line parser: an example line of every era and tool", "[traces]") {
   }
 }
 
+TEST_CASE("line parser: x86 irq_vectors events (record --extra-events irq) in every text form", "[traces]") {
+  // ftrace text, trace-cmd report and perf script forms of each event `--extra-events irq` records:
+  // counted by name (kOther), the CPU and time read, nothing else.
+  const char* const names[] = {"reschedule_entry",           "reschedule_exit",          "local_timer_entry",
+                               "local_timer_exit",           "call_function_single_entry",
+                               "call_function_single_exit"};
+  for (const char* n : names) {
+    const std::string lines[] = {
+        std::string("       hackbench-9562    [001] d.h1. 47934.365879: ") + n + ": vector=253",
+        std::string("       hackbench-9562  [001] 47934.365879: ") + n + ":     vector=253",
+        std::string("       hackbench  9562 [001] 47934.365879: irq_vectors:") + n + ": vector=253"};
+    for (const auto& l : lines) {
+      INFO(l);
+      LineParser p;
+      TraceEvent ev;
+      REQUIRE(p.parse(l, ev) == LineKind::kEvent);
+      CHECK(ev.type == EventType::kOther);
+      CHECK(ev.event_name == n);
+      CHECK(ev.cpu == 1);
+      CHECK(ev.line_pid == 9562);
+      CHECK(ev.ts == 47934365879000);
+    }
+  }
+}
+
 TEST_CASE("line parser: comms and states are read by key", "[traces]") {
   LineParser p;
   TraceEvent ev;

@@ -55,7 +55,21 @@ struct IdleWakeObserved {  // NOLINT(bugprone-reserved-identifier)
   /// ipi_send_cpu to a CPU that was idle: send to that CPU's next event (with power:cpu_idle
   /// recorded, its idle exit): IPI delivery plus idle exit.
   std::vector<int64_t> ipi_to_idle;
-  uint64_t cpu_idle_events = 0, ipi_events = 0;
+  /// One remote wake whose wakee preempted the task running on the target at the waking, after
+  /// an ipi_send_cpu from the waker's CPU to the target (`resched_ipi`, docs/traces.md "The
+  /// reschedule IPI measured from the trace"): waking to switch-in, waking to the IPI send, and
+  /// waking to the target's first irq_vectors:reschedule_entry after the send (-1: none recorded
+  /// before the switch-in).
+  struct ReschedSample {
+    int64_t latency;
+    int64_t ipi;
+    int64_t entry;
+  };
+  std::vector<ReschedSample> resched;
+  /// Remote preempting wakes with no ipi_send_cpu from the waker's CPU to the target between the
+  /// waking and the switch-in (not in `resched`: the target rescheduled for another reason).
+  uint64_t resched_no_ipi = 0;
+  uint64_t cpu_idle_events = 0, ipi_events = 0, resched_entry_events = 0;
   uint64_t local_wakes = 0;     ///< idle target = the waker's CPU (an interrupt on it): in `local`, not in by_idle
   uint64_t unrecorded = 0;      ///< CPUs leaving idle with no recorded switch from idle (their wakes are not sampled)
 };
@@ -206,8 +220,11 @@ std::vector<IdleClass> idle_classes(const std::vector<IdleWakeObserved::Sample>&
 /// trace's measured idle wakes (`trace info --idle-wake-costs`): idle_exit_table = per idle class
 /// (idle_classes, at least 20 wakes each) the waking-to-switch-in p50 of remote wakes to an idle
 /// CPU minus the model's IPI cost; timer_wake_table = the same of local timer wakes, when 20 of
-/// them were measured. `note` receives the classes and merges. Throws InputError when fewer than
-/// 20 remote wakes to an idle CPU were measured.
+/// them were measured; resched_ipi = the waking-to-switch-in p50 of the remote preempting wakes
+/// after a recorded IPI (IdleWakeObserved::resched) minus the IPI, when 20 were measured. With
+/// fewer than 20 remote wakes to an idle CPU the file holds no table (nor `idle_wake`), only
+/// resched_ipi. `note` receives the classes, merges and what was left out and why. Throws
+/// InputError when neither 20 remote idle wakes nor 20 remote preempting wakes were measured.
 std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note);
 
 /// Human summary of an extracted workload and its observed stats (for `trace info`/`import`).

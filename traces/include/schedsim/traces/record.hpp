@@ -14,7 +14,8 @@ struct RecordOptions {
   bool gzip = false;                 ///< compress whatever the name
   std::vector<std::string> events;   ///< sched events to enable (empty = the default set)
   /// Event groups recorded besides the sched events (record_extra_groups()): "idle"
-  /// (power:cpu_idle), "ipi" (every ipi:* event), "syscalls" (sys_enter/exit of read and write).
+  /// (power:cpu_idle), "ipi" (every ipi:* event), "irq" (x86 irq_vectors: reschedule, local_timer and
+  /// call_function_single entry/exit), "syscalls" (sys_enter/exit of read and write).
   std::vector<std::string> extra;
   std::vector<std::string> command;  ///< argv of the command to run
   uint32_t buffer_kb = 32768;        ///< per-CPU ring buffer (buffer_size_kb)
