@@ -51,8 +51,10 @@ void IdleWakeProbe::on_event(const TraceEvent& ev) {
           else
             ++out_.resched_no_ipi;
         }
-        // Idle already at the waking: a wake that had to bring the CPU out of idle.
-        if (from_idle && here.since >= 0 && here.since <= w.ts) {
+        // Idle already at the waking: a wake that had to bring the CPU out of idle. Not a task
+        // woken while still running (ttwu_runnable(): it never slept): its later switch-in on a
+        // CPU idle since before the waking follows a preemption or migration, not this wakeup.
+        if (from_idle && !w.was_running && here.since >= 0 && here.since <= w.ts) {
           const int64_t d = w.ts - here.since, lat = ev.ts - w.ts;
           if (w.cpu == ev.cpu) {
             ++out_.local_wakes;

@@ -639,6 +639,23 @@ TEST_CASE("idle wakes: latency by idle duration and state, IPI to an idle CPU, f
                     Catch::Contains("t.trace") && Catch::Contains("1 remote wakes to an idle CPU"));
 }
 
+TEST_CASE("idle wakes: a task woken while still running is no idle wake when it later starts on an idle CPU",
+          "[traces]") {
+  // CPU 1 idle from 1.000000. X (15) runs on CPU 2 when A wakes it from CPU 0 at 1.000100 (it had
+  // not reached __schedule(): ttwu_runnable(), no sleep). X is preempted at 1.000150 and moves to
+  // CPU 1, starting there from idle at 1.000160: that is no wake that brought CPU 1 out of idle.
+  TempTrace t(sw("swapper/0", 0, 0, "0.999990", "R", "A", 10) + sw("swapper/1", 0, 1, "0.999991", "R", "B", 11) +
+              sw("swapper/2", 0, 2, "0.999992", "R", "X", 15) + sw("B", 11, 1, "1.000000", "S", "swapper/1", 0) +
+              waking("A", 10, 0, "1.000100", "X", 15) + sw("X", 15, 2, "1.000150", "R", "swapper/2", 0) +
+              sw("swapper/1", 0, 1, "1.000160", "R", "X", 15) + sw("X", 15, 1, "1.000200", "S", "swapper/1", 0) +
+              sw("A", 10, 0, "1.000300", "S", "swapper/0", 0));
+  ImportReport rep;
+  import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(rep.idle_wake.remote.empty());
+  CHECK(rep.idle_wake.local.empty());
+  for (const auto& bin : rep.idle_wake.by_idle) CHECK(bin.empty());
+}
+
 TEST_CASE("resched IPIs: remote preempting wakes, their IPI and reschedule_entry, from the trace's own events",
           "[traces]") {
   // A (10) runs on CPU 0 throughout; C (12) runs on CPU 1 whenever B (11) sleeps.
