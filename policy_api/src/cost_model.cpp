@@ -37,7 +37,7 @@ const Binding kBindings[] = {
     {"resched_ipi", &CostModel::resched_ipi, nullptr, "ns",
      "a wakeup's preemption of another CPU's running task takes effect this late (0: at once)",
      "resched_curr() -> smp_send_reschedule(), scheduler_ipi() and __schedule() on the target; measured per machine "
-     "(scripts/analysis/wake_latency.py --preempting: remote preempting wakes, waking to switch-in, minus the IPI); "
+     "(scripts/analysis/wake_latency.py --preempting: remote preempting wakes, waking to switch-in, or `trace info --idle-wake-costs`); "
      "docs/fidelity.md 'The reschedule IPI'"},
     {"idle_exit", &CostModel::idle_exit, nullptr, "ns",
      "exit latency of a CPU's idle state when a task is placed on it",

@@ -649,12 +649,15 @@ std::string spread_row(const std::string& label, const std::vector<int64_t>& v) 
                      static_cast<double>(percentile(v, 90)) / 1e3);
 }
 
-// The waking-to-switch-in p50 of the measured remote preempting wakes minus the IPI the model
-// charges before the enqueue: the resched_ipi a replay waits after its decision to preempt.
+// The waking-to-switch-in p50 of the measured remote preempting wakes, whole: the engine charges
+// a wake into a busy CPU of the waker's LLC no wake IPI (ttwu_queue_cond() sends none there;
+// engine.cpp wake_delay()), so all of it is the resched_ipi a replay waits after its decision
+// to preempt. (On a machine with several LLCs the samples also hold cross-LLC wakes, which the
+// model sends through the wake list with the wake IPI and preempts locally.)
 int64_t suggested_resched_ipi(const IdleWakeObserved& m) {
   std::vector<int64_t> lat;
   for (const auto& r : m.resched) lat.push_back(r.latency);
-  return std::max<int64_t>(0, percentile(lat, 50) - kModelIpi);
+  return percentile(lat, 50);
 }
 
 std::string describe_resched(const IdleWakeObserved& m) {
@@ -678,7 +681,7 @@ std::string describe_resched(const IdleWakeObserved& m) {
     o += spread_row("entry->switch-in", after);
   }
   if (lat.size() >= kMinIdleWakeSamples)
-    o += fmt::format("  suggested resched_ipi = p50 {} ns - ipi {} ns = {} ns\n", percentile(lat, 50), kModelIpi,
+    o += fmt::format("  suggested resched_ipi = p50 = {} ns (a busy target in the waker's LLC pays no wake IPI)\n",
                      suggested_resched_ipi(m));
   else
     o += fmt::format("  no resched_ipi suggested: {} samples (fewer than {})\n", lat.size(), kMinIdleWakeSamples);
@@ -797,8 +800,8 @@ std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& t
   // the trace"): written when 20 were measured, like the tables' classes.
   if (resched) {
     json += fmt::format(",\n  \"resched_ipi\": {}", suggested_resched_ipi(m));
-    n += fmt::format("; resched_ipi (remote preempting wakes, waking to switch-in p50 - ipi {} ns): {} ns of {}",
-                     kModelIpi, suggested_resched_ipi(m), m.resched.size());
+    n += fmt::format("; resched_ipi (remote preempting wakes, waking to switch-in p50): {} ns of {}",
+                     suggested_resched_ipi(m), m.resched.size());
   } else {
     n += fmt::format("; no resched_ipi: {} remote preempting wakes after a recorded IPI (fewer than {})",
                      m.resched.size(), kMinIdleWakeSamples);
