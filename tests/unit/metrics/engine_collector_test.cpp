@@ -131,8 +131,13 @@ Workload with_background_hog(bool hog_background) {
   }
   ping.program.push_back(Action::exit());
   pong.program.push_back(Action::exit());
-  hog.program.push_back(Action::run(Duration::ms(50)));  // still running when the pair ends
-  hog.program.push_back(Action::block());                // never woken
+  // Busy for 50 ms with short timer sleeps (wakeups of its own), so still running when the
+  // pair ends; then blocked, never woken.
+  for (int i = 0; i < 25; ++i) {
+    hog.program.push_back(Action::run(Duration::ms(2)));
+    hog.program.push_back(Action::sleep(Duration::us(100)));
+  }
+  hog.program.push_back(Action::block());
   w.add_task(ping);
   w.add_task(pong);
   w.add_task(hog);
@@ -151,6 +156,8 @@ TEST_CASE("background tasks are simulated but left out of every metric and the m
   CHECK(bg.sum.unfinished.empty());
   CHECK(bg.sum.background_cut == 1);
   CHECK(bg.res.makespan_ns < 10'000'000);  // the hog's 50 ms are not in the makespan
+  // The run stopped there: no CPU was busy longer than the makespan (the hog was cut off).
+  for (const CpuRow& c : bg.res.cpus) CHECK(c.busy_ns <= bg.res.makespan_ns);
   CHECK(bg.res.tasks == 2);
   CHECK(bg.res.tasks_exited == 2);
   CHECK(bg.res.tasks_detail.size() == 2);
@@ -158,7 +165,11 @@ TEST_CASE("background tasks are simulated but left out of every metric and the m
   // Every measured switch-in is one of the pair's; the work is theirs (40 x 50 us).
   CHECK(bg.res.work_done_ns == bg.res.work_expected_ns);
   CHECK(bg.res.work_expected_ns == 40 * 50'000);
-  CHECK(bg.res.placement.wakeups + bg.res.tokens_banked == 40);  // the pair's 40 wakes; the hog has none
+  CHECK(bg.res.placement.wakeups + bg.res.tokens_banked == 40);  // the pair's 40 wakes, not the hog's
+  uint64_t switches = 0;
+  for (const TaskRow& t : bg.res.tasks_detail) switches += t.switches;
+  CHECK(bg.res.context_switches == switches);  // the hog's switch-ins are not counted
+  CHECK(bg.res.wakeup_latency.count == bg.res.placement.wakeups);
   // The hog was simulated: it competed for a CPU, so the pair's run-queue waits or their
   // placement differ from a run without it, and the machine was busier.
   Workload alone = with_background_hog(true);
