@@ -907,6 +907,15 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
                                                   "`schedsim trace info` lists the tasks)",
                                                   join(asked, ", "), selected));
   }
+  if (rep.tasks_background > 0 && rep.tasks_selected == 0) {
+    // The workload would be all background (validate_workload's error for a workload file).
+    const std::string selected = rep.selection.substr(0, rep.selection.find("; background: "));
+    throw InputError(SourceLoc{path}, fmt::format("no tasks selected: the selection [{}] kept none of the {} tasks seen "
+                                                  "in the trace, and its {} background task{} alone would measure "
+                                                  "nothing (background options add load to a selection)",
+                                                  selected, rep.tasks_seen, rep.tasks_background,
+                                                  rep.tasks_background == 1 ? "" : "s"));
+  }
   pass.finish_report();
   if (dat_text) rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +

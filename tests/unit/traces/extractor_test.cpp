@@ -786,4 +786,11 @@ TEST_CASE("extract --background-comm/--background-pid: load imported, observed f
           "--background-comm '^nothing$' matched no task outside the selection [descendants of 20]: no background "
           "task to replay (the selection wins over a background option; `schedsim trace info` lists the tasks)");
   }
+  // Background tasks alone: nothing would be measured.
+  ExtractOptions only_bg;
+  only_bg.descendants_of = 999;
+  only_bg.background_pids = {5};
+  CHECK_THROWS_WITH(import_trace(t.path, only_bg),
+                    Catch::Contains("no tasks selected: the selection [descendants of 999] kept none of the 2 tasks "
+                                    "seen in the trace, and its 1 background task alone would measure nothing"));
 }
