@@ -298,6 +298,8 @@ static std::vector<std::string> trace_options_given(const traces::ExtractOptions
   if (e.descendants_of != d.descendants_of) v.emplace_back("--descendants-of");
   if (e.exclude_kthreads != d.exclude_kthreads) v.emplace_back("--exclude-kthreads");
   if (e.all_tasks != d.all_tasks) v.emplace_back("--all-tasks");
+  if (e.background_comm_regex != d.background_comm_regex) v.emplace_back("--background-comm");
+  if (e.background_pids != d.background_pids) v.emplace_back("--background-pid");
   if (e.strict != d.strict) v.emplace_back("--strict");
   if (e.clock_hz != d.clock_hz) v.emplace_back("--clock-hz");
   if (e.kernel_version != d.kernel_version) v.emplace_back("--kernel-version");
@@ -833,6 +835,11 @@ RunOutcome execute_run(const RunRequest& req) {
                                     traced, topo.name(), topo.nr_cpus()));
   }
   if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
+  if (const size_t nb = w.background_count(); nb > 0)
+    caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics "
+                                  "(latencies, counts, per-task rows, makespan); the run ends when the {} measured "
+                                  "task{} ended",
+                                  nb, nb == 1 ? "" : "s", w.tasks.size() - nb, w.tasks.size() - nb == 1 ? " has" : "s have"));
   config.provenance.workload_hash = workload_hash(w);
   config.provenance.topology_hash = hash_hex(fnv1a64(topology_to_json(topo.spec())));
   config.provenance.noise = NoiseModel{0, sim.jitter_permille}.text();

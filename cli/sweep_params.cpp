@@ -38,7 +38,7 @@ const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
       "feature", "cost", "jitter", "preempt", "slice", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "all-tasks", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "channels"};
+      "exclude-kthreads", "all-tasks", "background-comm", "background-pid", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "channels"};
   return keys;
 }
 
@@ -126,11 +126,12 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       req.check_invariants = b;
     } else if (key == "comm") req.extract.comm_regex = value;
-    else if (key == "pid") {
+    else if (key == "background-comm") req.extract.background_comm_regex = value;
+    else if (key == "pid" || key == "background-pid") {
       for (const auto& p : split_command_line(value)) {
         try {
           size_t used = 0;
-          req.extract.pids.push_back(std::stoll(p, &used));
+          (key == "pid" ? req.extract.pids : req.extract.background_pids).push_back(std::stoll(p, &used));
           if (used != p.size()) throw std::invalid_argument(p);
         } catch (const std::exception&) {
           throw bad("expected pids (integers, space-separated)");

@@ -11,6 +11,11 @@
 #   recordings: tests/data/traces/smp2-quiet/costs.json, measured from their own idle and ipi
 #   events; the loaded 2-vCPU traces have none); FIDELITY_NO_MACHINE_COST=1
 #   replays every trace with the default costs instead (the "before" of a cost-model change).
+#   Each row's selection options are printed with its table ("replayed on ... with ..."). The
+#   quiet 2-vCPU rows recorded by `schedsim record` replay the recorder itself (comm schedsim,
+#   the command's parent, a quarter to half of CPU 0 during the messaging runs) as a background
+#   task, `--background-comm ^schedsim$`: load the command competed with, left out of every
+#   metric (docs/fidelity.md, "The recorder as background load").
 #   env: FIDELITY_COST='name=value ...'  extra --cost arguments for every run (model changes)
 #        FIDELITY_EXTRA='...'            extra run options for every run (e.g. -F NO_X)
 #        FIDELITY_ONLY='REGEX'           only the traces whose name matches (bash regex, e.g. '^quiet ')
@@ -39,6 +44,8 @@ D=$here/tests/data/traces
 X=$D/xeon-vm-16cpu
 Q=$D/smp2-quiet
 QM="2-vCPU KVM guest (AMD EPYC), Linux 6.18, quiet (load 0.2)"
+# The recorder as background load (above); perf-sched-messaging was recorded by perf, not schedsim.
+QB='--background-comm ^schedsim$'
 
 # name | trace | topology | selection options | machine and kernel | machine cost file
 TRACES=(
@@ -47,13 +54,13 @@ TRACES=(
   "perf-bench-messaging|$D/perf-bench-messaging.ftrace.gz|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "fork-loop|$D/fork-loop.ftrace.zst|smp2||2-vCPU KVM guest (AMD EPYC), Linux 6.18, other builds running"
   "perf-sched-messaging|$D/perf-sched-messaging.perf-script.gz|smp2|--comm sched-messaging|2-vCPU KVM guest (AMD EPYC), Linux 6.18, perf 6.1 script, other builds running"
-  "quiet hb-pipe-proc-g2-l100|$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz|smp2||$QM|$Q/costs.json"
-  "quiet hb-pipe-thr-g1-l400|$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst|smp2||$QM|$Q/costs.json"
-  "quiet hb-sock-proc-g1-l100|$Q/hb-sock-proc-g1-l100.r1.ftrace.gz|smp2||$QM|$Q/costs.json"
-  "quiet perf-pipe-l2000|$Q/perf-pipe-l2000.r3.ftrace.gz|smp2||$QM|$Q/costs.json"
-  "quiet perf-msg-g1-l20|$Q/perf-msg-g1-l20.r1.ftrace.gz|smp2||$QM|$Q/costs.json"
-  "quiet fork-40|$Q/fork-40.r1.ftrace.gz|smp2||$QM|$Q/costs.json"
-  "quiet periodic-t4|$Q/periodic-t4.r3.ftrace.gz|smp2||$QM|$Q/costs.json"
+  "quiet hb-pipe-proc-g2-l100|$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
+  "quiet hb-pipe-thr-g1-l400|$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst|smp2|$QB|$QM|$Q/costs.json"
+  "quiet hb-sock-proc-g1-l100|$Q/hb-sock-proc-g1-l100.r1.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
+  "quiet perf-pipe-l2000|$Q/perf-pipe-l2000.r3.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
+  "quiet perf-msg-g1-l20|$Q/perf-msg-g1-l20.r1.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
+  "quiet fork-40|$Q/fork-40.r1.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
+  "quiet periodic-t4|$Q/periodic-t4.r3.ftrace.gz|smp2|$QB|$QM|$Q/costs.json"
   "quiet perf-sched-messaging|$Q/perf-sched-messaging.perf-script.gz|smp2|--comm sched-messaging|$QM, perf 6.1 script|$Q/costs.json"
   "xeon16 msg-g1-l400|$X/msg-g1-l400.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet|$X/costs.json"
   "xeon16 fork-2000|$X/fork-2000.trace.gz|$X/lscpu-p.txt|--comm loadgen|16-vCPU KVM guest (Intel Xeon, no SMT, one LLC), Linux 6.18, quiet|$X/costs.json"

@@ -24,7 +24,8 @@ po::options_description trace_options() {
 std::string help_trace() {
   return format_help(
       "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
-      "[--exclude-kthreads] [--strict] [--channels MODE] [--idle-wake-costs FILE]",
+      "[--exclude-kthreads] [--background-comm REGEX] [--background-pid PID]... [--strict] [--channels MODE] "
+      "[--idle-wake-costs FILE]",
       "Inspects a kernel scheduler trace: the format detected, kernel version hints, CPUs,\n"
       "events by type, tasks, lost-event windows, repairs made, the extracted workload and the\n"
       "observed statistics of the real run (wakeup latency, run-queue wait, migrations, span).",

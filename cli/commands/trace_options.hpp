@@ -36,6 +36,8 @@ inline po::options_description trace_selection_options(const char* title = "trac
       ("descendants-of", po::value<int64_t>(), "keep PID and every task it forks, transitively")
       ("exclude-kthreads", po::bool_switch(), "drop kernel threads")
       ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)")
+      ("background-comm", po::value<std::string>(), "also import the unselected tasks whose comm (any name they had) matches REGEX as background tasks: replayed as load, left out of every metric and the makespan (the selection wins)")
+      ("background-pid", po::value<std::vector<int64_t>>()->composing(), "also import this unselected pid as a background task (repeatable)")
       ("channels", po::value<std::string>(), kChannelsHelp);
   add_trace_reading_options(d);
   return d;
@@ -60,6 +62,8 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   if (vm.count("descendants-of")) o.descendants_of = vm["descendants-of"].as<int64_t>();
   o.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
   o.all_tasks = vm["all-tasks"].as<bool>();
+  if (vm.count("background-comm")) o.background_comm_regex = vm["background-comm"].as<std::string>();
+  if (vm.count("background-pid")) o.background_pids = vm["background-pid"].as<std::vector<int64_t>>();
   if (vm.count("channels")) o.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
   apply_trace_reading(vm, o);
   return o;

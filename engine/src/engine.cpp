@@ -67,6 +67,11 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
       }
     prog[i].code = w.tasks[i].program.data();
     prog[i].code_size = w.tasks[i].program.size();
+    prog[i].background = w.tasks[i].background;
+    if (prog[i].background)
+      ++nr_background;
+    else
+      ++fg_live;
   }
   chans.init(w);
   run.assign(topo.nr_cpus(), CpuRun{});
@@ -260,7 +265,8 @@ void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
   pol.queue->dequeue(s, CpuId(cpu), TaskId(t), DequeueKind::kSleep);
   pol.util->dequeue(s, TaskId(t), CpuId(cpu), true);
   for (auto* o : obs) o->on_exit(s.now, TaskId(t), CpuId(cpu));
-  sum.end = std::max(sum.end, s.now);
+  note_end(TaskId(t));
+  if (!prog[t].background) --fg_live;
   resched(cpu);
 }
 
@@ -299,7 +305,7 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
       return;
     }
     ++pr.tokens;
-    ++sum.tokens_banked;
+    if (!pr.background) ++sum.tokens_banked;  // a measured figure, like tokens_left
     for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
     return;
   }
@@ -549,7 +555,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     pol.util->set_running(s, prev, CpuId(cpu), false);
     SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
     run[cpu].leave_reason = SwitchReason::kPreempt;
-    sum.end = std::max(sum.end, s.now);
+    note_end(prev);
     if (!next.valid()) {
       c.curr = TaskId();
       for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), prev, why, TaskId());
@@ -783,6 +789,12 @@ SimSummary Simulation::Impl::run_all() {
     }
     drain_resched();
     if (cfg.check_invariants_full) check_full();
+    if (nr_background > 0 && fg_live == 0) {
+      // Every measured task has exited: the run is over. Background tasks still running,
+      // queued, sleeping or blocked are cut off here (they are load, not part of the result).
+      cut_background = true;
+      break;
+    }
   }
   finish();
   return sum;
@@ -792,16 +804,24 @@ void Simulation::Impl::finish() {
   // Bring partial progress up to the end (only matters for an early stop).
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
     if (s.cpus[cpu].curr.valid()) update_progress(cpu);
-  sum.work_done = Duration::ns(static_cast<int64_t>(work_done_scaled / kScale));
-  sum.work_expected = Duration::ns(static_cast<int64_t>(work_expected_scaled / kScale));
+  const i128 fg_done = work_done_scaled - bg_work_done_scaled;
+  const i128 fg_expected = work_expected_scaled - bg_work_expected_scaled;
+  sum.work_done = Duration::ns(static_cast<int64_t>(fg_done / kScale));
+  sum.work_expected = Duration::ns(static_cast<int64_t>(fg_expected / kScale));
   const ChannelStats& cs = chans.stats();
   sum.channel_writes = cs.writes;
   sum.channel_reads = cs.reads;
   sum.channel_wakes = cs.reader_wakes + cs.writer_wakes;
   sum.channel_sleeps = cs.reader_sleeps + cs.writer_sleeps;
   for (uint32_t t = 0; t < w.tasks.size(); ++t) {
-    sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
     TaskState st = s.tasks[t].state;
+    if (prog[t].background) {
+      // Load only: whatever state the end finds it in is no error (it was cut off, or its
+      // program ran past the span the measured tasks cover).
+      if (st != TaskState::kExited) ++sum.background_cut;
+      continue;
+    }
+    sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
     if (st == TaskState::kBlocked) ++sum.tasks_stuck;
     if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
     if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].tokens > 0)) {
@@ -816,10 +836,14 @@ void Simulation::Impl::finish() {
   }
   explain_incomplete();
   if (sum.stop == StopReason::kNone) {
-    // Work conservation: every run() action that started was completed exactly.
-    SCHEDSIM_ASSERT(work_done_scaled == work_expected_scaled, "work not conserved: done {} expected {}",
-                    static_cast<int64_t>(work_done_scaled / kScale), static_cast<int64_t>(work_expected_scaled / kScale));
-    for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
+    // Work conservation: every run() action that started was completed exactly (of the measured
+    // tasks, when background tasks were cut off mid-run).
+    SCHEDSIM_ASSERT(fg_done == fg_expected, "work not conserved: done {} expected {}",
+                    static_cast<int64_t>(fg_done / kScale), static_cast<int64_t>(fg_expected / kScale));
+    SCHEDSIM_ASSERT(cut_background || work_done_scaled == work_expected_scaled,
+                    "work not conserved: done {} expected {}", static_cast<int64_t>(work_done_scaled / kScale),
+                    static_cast<int64_t>(work_expected_scaled / kScale));
+    for (uint32_t cpu = 0; cpu < topo.nr_cpus() && !cut_background; ++cpu) {
       SCHEDSIM_ASSERT(!s.cpus[cpu].curr.valid() && s.cpus[cpu].nr_running == 0 && s.cpus[cpu].ttwu_pending == 0,
                       "cpu{} not idle at the end", cpu);
     }
@@ -849,11 +873,13 @@ void Simulation::Impl::explain_incomplete() {
     }
     std::vector<std::string> parts;
     uint32_t exited = 0;
-    for (uint32_t t = 0; t < w.tasks.size(); ++t) exited += s.tasks[t].state == TaskState::kExited;
+    for (uint32_t t = 0; t < w.tasks.size(); ++t)
+      exited += !prog[t].background && s.tasks[t].state == TaskState::kExited;
+    const size_t measured = w.tasks.size() - nr_background;
     if (blocked)
       parts.push_back(fmt::format("{} task{} blocked forever, waiting for a wake no task was left to post{}", blocked,
                                   blocked == 1 ? "" : "s",
-                                  blocked + unstarted + exited == w.tasks.size() && exited == 0 ? " (deadlock)" : ""));
+                                  blocked + unstarted + exited == measured && exited == 0 ? " (deadlock)" : ""));
     if (unstarted)
       parts.push_back(fmt::format("{} task{} never started (no fork of {} was executed)", unstarted,
                                   unstarted == 1 ? "" : "s", unstarted == 1 ? "it" : "them"));

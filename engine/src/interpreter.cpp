@@ -75,8 +75,10 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
         }
         pr.work.work_left = static_cast<i128>(d - credit) * detail::kScale;
         work_expected_scaled += static_cast<i128>(d) * detail::kScale;
+        if (pr.background) bg_work_expected_scaled += static_cast<i128>(d) * detail::kScale;
         if (credit > 0) {
           work_done_scaled += static_cast<i128>(credit) * detail::kScale;
+          if (pr.background) bg_work_done_scaled += static_cast<i128>(credit) * detail::kScale;
           sum.recorded_refill_credited += Duration::ns(credit);
         }
         ++pr.pc;

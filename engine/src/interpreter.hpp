@@ -38,6 +38,9 @@ struct Prog {
   bool knows_syscalls = false;
   // The recorded CPU of the last run() action that carried one (replay_overheads=migration-delta).
   int32_t last_recorded_cpu = -1;
+  // TaskSpec::background: load only; its work is kept apart (bg_work_*_scaled) and its end does
+  // not count towards the run's end (Impl::fg_live).
+  bool background = false;
 
   // Fetches the next non-loop action, resolving loop-backs; nullptr at the end of the program.
   const Action* fetch() { return next_action(*this); }

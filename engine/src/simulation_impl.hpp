@@ -77,6 +77,15 @@ struct Simulation::Impl : BalanceOps {
   SplitMix64 rng;  // the portable seeded generator (base/random.hpp): byte-identical jitter
   i128 work_done_scaled = 0;
   i128 work_expected_scaled = 0;
+  // Background tasks (TaskSpec::background): their share of the two totals above (the summary
+  // reports the measured tasks' work only), how many there are, and how many measured tasks
+  // have not exited yet: with background tasks present the run ends when that reaches zero
+  // (cut_background), whatever the background tasks are doing.
+  i128 bg_work_done_scaled = 0;
+  i128 bg_work_expected_scaled = 0;
+  uint32_t nr_background = 0;
+  uint32_t fg_live = 0;
+  bool cut_background = false;
   std::shared_ptr<spdlog::logger> log = log::get("engine");
 
   Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf);
@@ -157,6 +166,11 @@ struct Simulation::Impl : BalanceOps {
   SimSummary run_all();
   void finish();
   void explain_incomplete();
+  // The makespan's end moves with measured tasks only (a background task's switch or exit
+  // after the last measured event is not part of the run's measured span).
+  void note_end(TaskId t) {
+    if (!prog[t.v].background) sum.end = std::max(sum.end, s.now);
+  }
 };
 
 }  // namespace schedsim

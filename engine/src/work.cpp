@@ -41,6 +41,7 @@ void Simulation::Impl::update_progress(uint32_t cpu, bool quiet) {
   Prog& pr = prog[t.v];
   i128 from_work = detail::consume(pr.work, static_cast<i128>(elapsed.count()) * r.acct.rate);
   work_done_scaled += from_work;
+  if (pr.background) bg_work_done_scaled += from_work;
   if (quiet) {
     r.unreported += elapsed;
   } else {

@@ -51,13 +51,22 @@ void MetricsCollector::see(Instant at) {
     started_ = true;
     first_ = at;
     tl_start_ = at;
+    // Background tasks may have kept CPUs busy before the first measured event: the per-CPU
+    // figures start with the makespan (a no-op without them, every switch being seen).
+    for (CpuAcc& c : cpus_) {
+      if (c.busy && c.busy_since < at) c.busy_since = at;
+      if (c.wasted && c.wasted_since < at) c.wasted_since = at;
+    }
   }
   if (at > last_) last_ = at;
 }
 
-void MetricsCollector::on_task_start(Instant at, TaskId, TaskId) { see(at); }
+void MetricsCollector::on_task_start(Instant at, TaskId t, TaskId) {
+  if (measured(t)) see(at);
+}
 
 void MetricsCollector::on_wake(const WakeFact& f) {
+  if (!measured(f.wakee)) return;
   see(f.at);
   if (!bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.v) == bench_task_) {
     bench_started_ = true;
@@ -110,21 +119,25 @@ void MetricsCollector::on_wake(const WakeFact& f) {
 
 void MetricsCollector::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
-  see(at);
+  if (measured(t)) see(at);
   set_waiting(t, cpu, at);
   update_wasted(at);
 }
 
 void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason why, TaskId next) {
   const uint32_t cpu = cpu_id.value();
-  see(at);
+  const bool prev_measured = prev.valid() && measured(prev), next_measured = next.valid() && measured(next);
+  if (prev_measured || next_measured) see(at);
   CpuAcc& c = cpus_[cpu];
   if (c.busy) {
     account_busy(cpu, c.busy_since, at);
     c.busy_ns += (at - c.busy_since).count();
     c.busy = false;
   }
-  if (prev.valid()) {
+  if (prev.valid() && !prev_measured && why != SwitchReason::kBlock && why != SwitchReason::kSleep &&
+      why != SwitchReason::kExit)
+    set_waiting(prev, cpu, at);  // a background task left runnable still waits (wasted time)
+  if (prev_measured) {
     TaskAcc& p = tasks_[prev.v];
     if (p.running) {
       p.runtime += (at - p.running_since).count();
@@ -151,7 +164,12 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
         break;
     }
   }
-  if (next.valid()) {
+  if (next.valid() && !next_measured) {
+    if (tasks_[next.v].queued) clear_waiting(next);
+    c.busy = true;
+    c.busy_since = at;
+  }
+  if (next_measured) {
     TaskAcc& n = tasks_[next.v];
     if (n.wake_pending) wakeup_latency_.record((at - n.wake_at).count());
     if (n.fork_pending) fork_latency_.record((at - n.wake_at).count());
@@ -184,10 +202,12 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
 
 void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuDistance d) {
   const uint32_t to = to_id.value();
-  see(at);
-  size_t idx = static_cast<size_t>(d);
-  if (idx < kNrDistances) ++migrations_[idx];
-  ++tasks_[t.v].migrations;
+  if (measured(t)) {
+    see(at);
+    size_t idx = static_cast<size_t>(d);
+    if (idx < kNrDistances) ++migrations_[idx];
+    ++tasks_[t.v].migrations;
+  }
   if (tasks_[t.v].queued) {
     set_waiting(t, to, at);
     update_wasted(at);
@@ -195,6 +215,7 @@ void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuD
 }
 
 void MetricsCollector::on_exit(Instant at, TaskId t, CpuId) {
+  if (!measured(t)) return;
   see(at);
   if (bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
     bench_stopped_ = true;
@@ -206,12 +227,14 @@ void MetricsCollector::on_exit(Instant at, TaskId t, CpuId) {
   ++exited_;
 }
 
-void MetricsCollector::on_token(Instant at, TaskId, bool) {
+void MetricsCollector::on_token(Instant at, TaskId t, bool) {
+  if (!measured(t)) return;
   see(at);
   ++tokens_banked_;
 }
 
-void MetricsCollector::on_run(Instant at, TaskId, CpuId, Duration, Duration work) {
+void MetricsCollector::on_run(Instant at, TaskId t, CpuId, Duration, Duration work) {
+  if (!measured(t)) return;
   see(at);
   work_done_ += work.count();
 }

@@ -26,10 +26,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
   if (bench_stopped_) r.benchmark_time_ns = (bench_stop_ - bench_start_).count();
   r.context_switches = context_switches_;
   r.tokens_banked = tokens_banked_;
-  r.tasks = workload_.tasks.size();
+  r.tasks = workload_.tasks.size() - workload_.background_count();  // measured tasks
   r.tasks_exited = exited_;
   r.work_done_ns = work_done_;
-  r.work_expected_ns = workload_.total_work().count();
+  r.work_expected_ns = workload_.total_work(/*measured_only=*/true).count();
   if (summary) {
     r.events = summary->events;
     r.complete = summary->complete;
@@ -124,6 +124,7 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
   int64_t total_runtime = 0;
   for (size_t i = 0; i < tasks_.size(); ++i) {
     const TaskAcc& t = tasks_[i];
+    if (i < workload_.tasks.size() && workload_.tasks[i].background) continue;
     TaskRow row;
     row.id = static_cast<uint32_t>(i);
     if (i < workload_.tasks.size()) {

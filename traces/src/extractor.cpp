@@ -52,6 +52,12 @@ struct TaskRec {
   int32_t prio = -1;
   std::string comm;
   bool selected = true;
+  // --background-comm/--background-pid and not selected: imported as a background task (load
+  // only, TaskSpec::background); its program and the wakes it exchanges with imported tasks are
+  // extracted like a selected task's, but the observed statistics and span ignore it.
+  bool background = false;
+  bool bg_comm_matched = false;
+  bool in_workload() const { return selected || background; }
   bool fork_wait = false;  // woken by its fork: the first switch-in is fork latency, not wakeup
   bool kthread = false;
   bool descendant = false;
@@ -150,7 +156,8 @@ struct Extractor::Impl {
   std::vector<std::vector<std::pair<int64_t, int64_t>>> busy_iv;  // per CPU on-CPU intervals (SMT normalisation)
   std::vector<bool> selection;  // by ordinal, when set
   bool has_selection = false;
-  std::unique_ptr<std::regex> comm_re;
+  std::vector<bool> bg_selection;  // --background-comm matches by ordinal (first pass)
+  std::unique_ptr<std::regex> comm_re, bg_comm_re;
   bool seen_waking = false;
   bool inferring_switch_in = false;  // switch_in() is placing a switch-in the trace did not record
   int64_t first_ts = -1, last_ts = -1;
@@ -175,6 +182,13 @@ struct Extractor::Impl {
         throw InputError(fmt::format("bad --comm regex '{}': {}", opt.comm_regex, e.what()));
       }
     }
+    if (!opt.background_comm_regex.empty()) {
+      try {
+        bg_comm_re = std::make_unique<std::regex>(opt.background_comm_regex, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        throw InputError(fmt::format("bad --background-comm regex '{}': {}", opt.background_comm_regex, e.what()));
+      }
+    }
   }
 
   void repair(const std::string& kind, const std::string& reason) {
@@ -195,6 +209,7 @@ struct Extractor::Impl {
   }
 
   bool match_comm(TaskRec& t) {
+    if (bg_comm_re && !t.bg_comm_matched && std::regex_search(t.comm, *bg_comm_re)) t.bg_comm_matched = true;
     if (comm_re && !t.comm_matched && std::regex_search(t.comm, *comm_re)) t.comm_matched = true;
     return t.comm_matched;
   }
@@ -224,6 +239,10 @@ struct Extractor::Impl {
                  std::find(opt.pids.begin(), opt.pids.end(), pid) != opt.pids.end();
     t.selected = by_id && !(opt.exclude_kthreads && t.kthread);
     if (has_selection) t.selected = t.selected && ord < selection.size() && selection[ord];
+    // The selection wins: a task both selected and matching a background option is measured.
+    t.background = !t.selected && ((ord < bg_selection.size() && bg_selection[ord]) ||
+                                   std::find(opt.background_pids.begin(), opt.background_pids.end(), pid) !=
+                                       opt.background_pids.end());
     live[pid] = ord;
     ++rep.tasks_seen;
     if (opt.channels != TraceChannels::kOff) {
@@ -249,7 +268,7 @@ struct Extractor::Impl {
   }
 
   void push(TaskRec& t, Action a) {
-    if (t.selected) t.prog.push_back(a);
+    if (t.in_workload()) t.prog.push_back(a);
   }
   // Each run action carries the CPU its time was recorded on (Action::body = cpu + 1), so that a
   // replay can tell where the recording migrated (replay_overheads=migration-delta).
@@ -259,7 +278,7 @@ struct Extractor::Impl {
   // return to user space (SimConfig::preempt) between two syscalls.
   void flush_run(TaskRec& t) {
     const bool in_sc = t.cur_sc >= 0;
-    if ((t.pending_run > 0 || (t.sc_returned && !in_sc)) && t.selected) {
+    if ((t.pending_run > 0 || (t.sc_returned && !in_sc)) && t.in_workload()) {
       const Duration d = Duration::ns(t.pending_run);
       const uint8_t fl = in_sc ? kRunSyscall : 0;
       t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu), fl)
@@ -552,7 +571,7 @@ struct Extractor::Impl {
     if (ev.line_pid > 0) {
       word = get(ev.line_pid, ev.line_comm);
       touch_running(word, ev);
-      inside = !ev.irq_context && recs[word].selected;
+      inside = !ev.irq_context && recs[word].in_workload();
     }
     const uint32_t bord = get(ev.other_pid, ev.other_comm);
     TaskRec& b = recs[bord];
@@ -560,7 +579,7 @@ struct Extractor::Impl {
     if (b.selected && b.st != St::kRunning && b.st != St::kRunnable && b.st != St::kWoken) ++obs.wakeups;
     switch (b.st) {
       case St::kBlocked:
-        if (inside && b.selected && word != bord) {
+        if (inside && b.in_workload() && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
           push(w, Action::wake(TaskId(bord)));
@@ -586,7 +605,7 @@ struct Extractor::Impl {
         }
         b.early = true;
         b.early_ts = ev.ts;
-        b.early_inside = inside && b.selected && word != bord;
+        b.early_inside = inside && b.in_workload() && word != bord;
         if (b.early_inside) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
@@ -600,7 +619,7 @@ struct Extractor::Impl {
         // Blocked since before the trace: the life starts waiting for this wakeup
         // (StartState::kBlocked is an implicit block() before the program, so no block() is
         // pushed; the program starts with what the task does once woken).
-        if (inside && b.selected && word != bord) {
+        if (inside && b.in_workload() && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
           push(w, Action::wake(TaskId(bord)));
@@ -644,7 +663,7 @@ struct Extractor::Impl {
       } else {
         // Seen only as a name so far (e.g. wakeup_new before fork): forget that record.
         old.st = St::kDead;
-        old.selected = false;
+        old.selected = old.background = false;
         --rep.tasks_seen;
       }
       live.erase(it);
@@ -655,7 +674,7 @@ struct Extractor::Impl {
     c.st = St::kWoken;  // wake_up_new_task() follows; latency counts from fork
     c.fork_wait = true;
     c.since = ev.ts;
-    if (p.selected && c.selected) {
+    if (p.in_workload() && c.in_workload()) {
       flush_at(p, ev.ts);
       push(p, Action::fork(TaskId(cord)));
       c.start = StartState::kForked;
@@ -758,7 +777,7 @@ struct Extractor::Impl {
     const bool exit = n == "sys_exit_read" || n == "sys_exit_write";
     if (!enter && !exit) return;
     TaskRec& t = recs[ord];
-    if (!t.selected) return;
+    if (!t.in_workload()) return;
     const bool write = n.back() == 'e';
     if (enter) {
       t.cur_sc = -1;  // an enter without the previous exit: that one is never replayed
@@ -817,7 +836,7 @@ struct Extractor::Impl {
   void note_edge_at(uint32_t w, int64_t wsc, uint32_t wi, uint32_t b) {
     const TaskRec& bt = recs[b];
     if (opt.channels == TraceChannels::kOff || wsc < 0 || bt.cur_sc < 0 || bt.prog.empty()) return;
-    if (!recs[w].selected || !bt.selected) return;
+    if (!recs[w].in_workload() || !bt.in_workload()) return;
     sc_edges.push_back({static_cast<uint32_t>(wsc), static_cast<uint32_t>(bt.cur_sc), w, b, wi,
                         static_cast<uint32_t>(bt.prog.size() - 1)});
   }
@@ -991,7 +1010,7 @@ struct Extractor::Impl {
     std::vector<uint32_t> task_of(recs.size(), TaskId::kInvalid);
     for (size_t i = 0; i < recs.size(); ++i) {
       const TaskRec& t = recs[i];
-      if (!t.selected) continue;
+      if (!t.in_workload()) continue;
       // A task that never did anything (seen only as a name) is not a task.
       if (t.st == St::kNew && t.prog.empty()) continue;
       task_of[i] = static_cast<uint32_t>(w.tasks.size());
@@ -999,11 +1018,13 @@ struct Extractor::Impl {
     }
     std::vector<uint64_t> wakes_to(w.tasks.size(), 0);
     int64_t run_total = 0, oncpu_total = 0, corun_saved = 0;
+    int64_t bg_oncpu = 0, bg_corun_saved = 0;  // background tasks' share (not observed)
     for (size_t i = 0; i < recs.size(); ++i) {
       TaskRec& t = recs[i];
       if (task_of[i] == TaskId::kInvalid) continue;
       TaskSpec& s = w.tasks[task_of[i]];
       s.name = t.comm;
+      s.background = t.background;
       s.pid = t.pid;
       s.tgid = t.tgid;
       if (t.prio >= 100 && t.prio <= 139) s.nice = t.prio - 120;
@@ -1043,6 +1064,10 @@ struct Extractor::Impl {
       }
       oncpu_total += t.oncpu;
       corun_saved += t.corun_saved;
+      if (t.background) {
+        bg_oncpu += t.oncpu;
+        bg_corun_saved += t.corun_saved;
+      }
       std::vector<Action>().swap(t.prog);
     }
     check_workload_time(w, oncpu_total);
@@ -1067,13 +1092,15 @@ struct Extractor::Impl {
     rep.oncpu_total = Duration::ns(oncpu_total);
     if (run_total + corun_saved != oncpu_total && first_bad.empty())
       first_bad = fmt::format("total run {} ns differs from on-CPU time {} ns", run_total + corun_saved, oncpu_total);
-    if (!opt.smt_siblings.empty()) w.meta["smt_normalized_ns"] = std::to_string(corun_saved);
+    // Of the measured tasks (the observed total_runtime's counterpart, cli's work check).
+    if (!opt.smt_siblings.empty()) w.meta["smt_normalized_ns"] = std::to_string(corun_saved - bg_corun_saved);
     if (!first_bad.empty()) {
       rep.conservation_ok = false;
       if (opt.strict) throw InputError(SourceLoc{path}, "conservation check failed: " + first_bad);
       rep.warnings.push_back("conservation check failed: " + first_bad);
     }
-    rep.tasks_selected = w.tasks.size();
+    rep.tasks_background = w.background_count();
+    rep.tasks_selected = w.tasks.size() - rep.tasks_background;
     std::vector<std::string> sel;
     if (!opt.pids.empty()) {
       std::vector<std::string> ps;
@@ -1086,11 +1113,18 @@ struct Extractor::Impl {
     std::string s = sel.empty() ? "all tasks" : join(sel, " or ");
     if (!opt.comm_regex.empty()) s += fmt::format(", comm matching /{}/", opt.comm_regex);
     if (opt.exclude_kthreads) s += ", no kernel threads";
+    if (!opt.background_comm_regex.empty() || !opt.background_pids.empty()) {
+      std::vector<std::string> bg;
+      for (int64_t p : opt.background_pids) bg.push_back(fmt::format("pid {}", p));
+      if (!opt.background_comm_regex.empty()) bg.push_back(fmt::format("comm matching /{}/", opt.background_comm_regex));
+      s += fmt::format("; background: {} ({} task{})", join(bg, " or "), rep.tasks_background,
+                       rep.tasks_background == 1 ? "" : "s");
+    }
     rep.selection = s;
     rep.first_ts = first_ts < 0 ? 0 : first_ts;
     rep.last_ts = last_ts < 0 ? 0 : last_ts;
     obs.present = true;
-    obs.total_runtime = Duration::ns(oncpu_total);
+    obs.total_runtime = Duration::ns(oncpu_total - bg_oncpu);
     obs.span = Duration::ns(sel_first < 0 ? 0 : sel_last - sel_first);
     obs.nr_cpus = static_cast<uint32_t>(cpus.size());
     w.observed = obs;
@@ -1105,6 +1139,14 @@ Extractor::~Extractor() = default;
 void Extractor::set_selection(std::vector<bool> by_ordinal) {
   impl_->selection = std::move(by_ordinal);
   impl_->has_selection = true;
+}
+
+void Extractor::set_background_selection(std::vector<bool> by_ordinal) { impl_->bg_selection = std::move(by_ordinal); }
+
+std::vector<bool> Extractor::background_comm_matches() const {
+  std::vector<bool> out(impl_->recs.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = impl_->recs[i].bg_comm_matched;
+  return out;
 }
 
 std::vector<bool> Extractor::comm_matches() const {

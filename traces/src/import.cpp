@@ -580,7 +580,11 @@ std::string ImportReport::describe() const {
   for (const auto& [name, n] : other_events)
     o += fmt::format("  {:<20} {} ({})\n", name, n,
                      channel_mode != TraceChannels::kOff && name.rfind("sys_", 0) == 0 ? "--channels" : "ignored");
-  o += fmt::format("tasks:         {} seen, {} selected (idle excluded)\n", tasks_seen, tasks_selected);
+  if (tasks_background > 0)
+    o += fmt::format("tasks:         {} seen, {} selected, {} background (idle excluded)\n", tasks_seen, tasks_selected,
+                     tasks_background);
+  else
+    o += fmt::format("tasks:         {} seen, {} selected (idle excluded)\n", tasks_seen, tasks_selected);
   o += fmt::format("selection:     {}\n", selection);
   o += fmt::format("wakeups:       {} no-op (task already runnable or running), {} paired with a later switch-out\n",
                    wakeups_noop, early_wakes_paired);
@@ -913,10 +917,11 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   const std::optional<std::string> dat_text = tracedat_text_if_any(path, data);
   const std::string_view dat_view = dat_text ? std::string_view(*dat_text) : std::string_view();
   if (dat_text) data = &dat_view;
-  std::vector<bool> selection;
-  bool two_pass = !opt.comm_regex.empty();
+  std::vector<bool> selection, bg_selection;
+  bool two_pass = !opt.comm_regex.empty() || !opt.background_comm_regex.empty();
   if (two_pass && path == "-" && !data)
-    throw InputError("--comm reads the trace twice (exec renames tasks); give a file, not stdin");
+    throw InputError(fmt::format("{} reads the trace twice (exec renames tasks); give a file, not stdin",
+                                 opt.comm_regex.empty() ? "--background-comm" : "--comm"));
   if (two_pass) {
     // Pass 1: which task lives ever carried a matching comm (exec renames tasks, so the
     // decision needs the whole trace).
@@ -928,9 +933,11 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
     Pass p1(path, data, o1, scratch, ex1, layout);
     p1.run();
     selection = ex1.comm_matches();
+    bg_selection = ex1.background_comm_matches();
   }
   Extractor ex(opt, rep, path);
-  if (two_pass) ex.set_selection(std::move(selection));
+  if (!opt.comm_regex.empty()) ex.set_selection(std::move(selection));
+  if (!opt.background_comm_regex.empty()) ex.set_background_selection(std::move(bg_selection));
   Pass pass(path, data, opt, rep, ex, layout);
   pass.run();
   if (std::optional<StateLayout> again = pass.check_state_layout()) {
@@ -961,6 +968,27 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
                                                      : "no trace events found (expected ftrace text, trace-cmd "
                                                        "report, perf script or systrace HTML)");
   Workload w = ex.finish();
+  if ((!opt.background_comm_regex.empty() || !opt.background_pids.empty()) && rep.tasks_background == 0) {
+    // An error, not a warning: a replay without the load asked for would print the figures of
+    // the plain selection as if the load had been there.
+    std::vector<std::string> asked;
+    for (int64_t p : opt.background_pids) asked.push_back(fmt::format("--background-pid {}", p));
+    if (!opt.background_comm_regex.empty()) asked.push_back(fmt::format("--background-comm '{}'", opt.background_comm_regex));
+    const std::string selected = rep.selection.substr(0, rep.selection.find("; background: "));
+    throw InputError(SourceLoc{path}, fmt::format("{} matched no task outside the selection [{}]: no background task "
+                                                  "to replay (the selection wins over a background option; "
+                                                  "`schedsim trace info` lists the tasks)",
+                                                  join(asked, ", "), selected));
+  }
+  if (rep.tasks_background > 0 && rep.tasks_selected == 0) {
+    // The workload would be all background (validate_workload's error for a workload file).
+    const std::string selected = rep.selection.substr(0, rep.selection.find("; background: "));
+    throw InputError(SourceLoc{path}, fmt::format("no tasks selected: the selection [{}] kept none of the {} tasks seen "
+                                                  "in the trace, and its {} background task{} alone would measure "
+                                                  "nothing (background options add load to a selection)",
+                                                  selected, rep.tasks_seen, rep.tasks_background,
+                                                  rep.tasks_background == 1 ? "" : "s"));
+  }
   pass.finish_report();
   if (dat_text) rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +

@@ -49,11 +49,18 @@ const char* to_string(ActionKind k) {
   return i < std::size(kNames) ? kNames[i] : "?";
 }
 
-Duration Workload::total_work() const {
+Duration Workload::total_work(bool measured_only) const {
   std::vector<uint64_t> counts(static_cast<size_t>(ActionKind::kRead) + 1, 0);
   int64_t work = 0;
-  for (const auto& t : tasks) count_range(t.program, 0, t.program.size(), 1, counts, work);
+  for (const auto& t : tasks)
+    if (!measured_only || !t.background) count_range(t.program, 0, t.program.size(), 1, counts, work);
   return Duration::ns(work);
+}
+
+size_t Workload::background_count() const {
+  size_t n = 0;
+  for (const auto& t : tasks) n += t.background ? 1 : 0;
+  return n;
 }
 
 std::vector<uint64_t> Workload::expanded_action_counts() const {
@@ -192,6 +199,11 @@ void validate_workload(const Workload& w, const std::string& source) {
     if (w.tasks[ti].start == StartState::kForked && forked[ti] != 1)
       throw InputError(SourceLoc{source}, fmt::format("task {} ('{}') is declared forked but is forked {} times", ti, w.tasks[ti].name, forked[ti]));
   }
+  if (n > 0 && w.background_count() == n)
+    throw InputError(SourceLoc{source}, fmt::format("all {} tasks are \"background\": true, so nothing would be measured "
+                                                    "(background tasks are load only; leave the field out of the tasks "
+                                                    "to measure)",
+                                                    n));
 }
 
 }  // namespace schedsim

@@ -278,7 +278,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     static const std::vector<std::string> hist = {"count", "min", "max", "sum", "sum_sq", "samples", "buckets"};
     static const std::vector<std::string> task = {"name",       "pid",        "tgid",        "nice",   "affinity",
                                                   "kthread",    "start",      "start_time",  "initial_cpu",
-                                                  "slice",      "program"};
+                                                  "slice",      "background", "program"};
     static const std::vector<std::string> none;
     switch (c) {
       case Ctx::kRoot: return root;
@@ -521,6 +521,9 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     } else if (f.key == "kthread") {
       if (v.type != Value::kBool) expected("true or false", v);
       t.kthread = v.i != 0;
+    } else if (f.key == "background") {
+      if (v.type != Value::kBool) expected("true or false", v);
+      t.background = v.i != 0;
     } else if (f.key == "start") {
       std::string s = as_string(v, "a start state");
       for (size_t i = 0; i < std::size(kStartNames); ++i)

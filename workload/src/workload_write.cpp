@@ -226,7 +226,7 @@ void walk_workload(E& e, const Workload& w, OutFile& out) {
   e.open_array(w.tasks.size(), {.indent = "    ", .close_indent = "  "});
   for (const TaskSpec& t : w.tasks) {
     int keys = 3 + (t.pid != -1) + (t.tgid != -1) + (t.nice != 0) + (!t.affinity.empty()) + t.kthread +
-               (t.start_time.ns() != 0) + (t.initial_cpu != -1) + (t.slice.count() != 0);
+               (t.start_time.ns() != 0) + (t.initial_cpu != -1) + (t.slice.count() != 0) + t.background;
     e.open_map(static_cast<size_t>(keys));
     e.key("name");
     e.text(t.name);
@@ -240,6 +240,7 @@ void walk_workload(E& e, const Workload& w, OutFile& out) {
     if (t.start_time.ns() != 0) { e.key("start_time"); e.integer(t.start_time.ns()); }
     if (t.initial_cpu != -1) { e.key("initial_cpu"); e.integer(t.initial_cpu); }
     if (t.slice.count() != 0) { e.key("slice"); e.integer(t.slice.count()); }
+    if (t.background) { e.key("background"); e.boolean(true); }
     e.key_on_line("program", "     ");
     e.open_array(t.program.size(), {.wrap = Layout::kByColumn, .cont = "      "});
     for (const Action& a : t.program) {

@@ -107,3 +107,92 @@ TEST_CASE("the makespan starts with the first task activity, also a wakeup of a 
     CHECK(c.utilization <= 1.0);
   }
 }
+
+// Background tasks (TaskSpec::background): load the engine simulates but the metrics leave out.
+namespace {
+
+// Two measured tasks ping-ponging on a 2-CPU machine, plus a CPU hog that is background: it
+// runs far longer than the measured pair and ends blocked, waiting for a wake nobody posts.
+Workload with_background_hog(bool hog_background) {
+  Workload w;
+  w.name = "bg";
+  TaskSpec ping, pong, hog;
+  ping.name = "ping";
+  pong.name = "pong";
+  hog.name = "hog";
+  hog.background = hog_background;
+  for (int i = 0; i < 20; ++i) {
+    ping.program.push_back(Action::run(Duration::us(50)));
+    ping.program.push_back(Action::wake(TaskId(1)));
+    ping.program.push_back(Action::block());
+    pong.program.push_back(Action::block());
+    pong.program.push_back(Action::run(Duration::us(50)));
+    pong.program.push_back(Action::wake(TaskId(0)));
+  }
+  ping.program.push_back(Action::exit());
+  pong.program.push_back(Action::exit());
+  // Busy for 50 ms with short timer sleeps (wakeups of its own), so still running when the
+  // pair ends; then blocked, never woken.
+  for (int i = 0; i < 25; ++i) {
+    hog.program.push_back(Action::run(Duration::ms(2)));
+    hog.program.push_back(Action::sleep(Duration::us(100)));
+  }
+  hog.program.push_back(Action::block());
+  w.add_task(ping);
+  w.add_task(pong);
+  w.add_task(hog);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("background tasks are simulated but left out of every metric and the makespan", "[metrics][engine]") {
+  Topology topo = machine(2, 1, 1);
+  Run bg = simulate(with_background_hog(true), topo, "6.12");
+  // The run ends when the measured pair has exited: the hog, mid-run, is cut off without error.
+  CHECK(bg.res.complete);
+  CHECK(bg.sum.complete);
+  CHECK(bg.sum.incomplete.empty());
+  CHECK(bg.sum.unfinished.empty());
+  CHECK(bg.sum.background_cut == 1);
+  CHECK(bg.res.makespan_ns < 10'000'000);  // the hog's 50 ms are not in the makespan
+  // The run stopped there: no CPU was busy longer than the makespan (the hog was cut off).
+  for (const CpuRow& c : bg.res.cpus) CHECK(c.busy_ns <= bg.res.makespan_ns);
+  CHECK(bg.res.tasks == 2);
+  CHECK(bg.res.tasks_exited == 2);
+  CHECK(bg.res.tasks_detail.size() == 2);
+  for (const TaskRow& t : bg.res.tasks_detail) CHECK(t.name != "hog");
+  // Every measured switch-in is one of the pair's; the work is theirs (40 x 50 us).
+  CHECK(bg.res.work_done_ns == bg.res.work_expected_ns);
+  CHECK(bg.res.work_expected_ns == 40 * 50'000);
+  CHECK(bg.res.placement.wakeups + bg.res.tokens_banked == 40);  // the pair's 40 wakes, not the hog's
+  uint64_t switches = 0;
+  for (const TaskRow& t : bg.res.tasks_detail) switches += t.switches;
+  CHECK(bg.res.context_switches == switches);  // the hog's switch-ins are not counted
+  CHECK(bg.res.wakeup_latency.count == bg.res.placement.wakeups);
+  // The hog was simulated: it competed for a CPU, so the pair's run-queue waits or their
+  // placement differ from a run without it, and the machine was busier.
+  Workload alone = with_background_hog(true);
+  alone.tasks.pop_back();
+  Run solo = simulate(alone, topo, "6.12");
+  CHECK(solo.res.complete);
+  CHECK(bg.res.busy_ns > solo.res.busy_ns);
+  // Measured as an ordinary task, the same hog stays blocked forever: an incomplete run.
+  Run fg = simulate(with_background_hog(false), topo, "6.12");
+  CHECK_FALSE(fg.sum.complete);
+  CHECK(fg.sum.tasks_stuck == 1);
+  CHECK(fg.res.tasks_detail.size() == 3);
+}
+
+TEST_CASE("a measured task stuck beside background tasks is still reported", "[metrics][engine]") {
+  Workload w = with_background_hog(true);
+  w.tasks[1].program.pop_back();                      // pong: drop its exit ...
+  w.tasks[1].program.push_back(Action::block());      // ... and block forever instead
+  Topology topo = machine(2, 1, 1);
+  Run r = simulate(w, topo, "6.12");
+  CHECK_FALSE(r.sum.complete);
+  CHECK(r.sum.tasks_stuck == 1);
+  REQUIRE(r.sum.unfinished.size() == 1);
+  CHECK(r.sum.unfinished[0].task == TaskId(1));
+  CHECK(r.sum.background_cut == 1);  // the hog, blocked at the end, is not among the stuck
+}

@@ -817,3 +817,74 @@ TEST_CASE("extract: each run action carries the CPU it was recorded on; a migrat
   REQUIRE(!task(w2, "A", 10).program.empty());
   CHECK(task(w2, "A", 10).program[0] == Action::run_recorded(Duration::us(300), 0));
 }
+
+TEST_CASE("extract --background-comm/--background-pid: load imported, observed figures unchanged", "[traces]") {
+  // rec (pid 5, the recorder) forks cmd (pid 20, the selected command), which wakes rec and is
+  // preempted by it; after cmd's last event rec is woken from idle and runs on.
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "rec", 5) +
+              ev("rec", 5, 0, "1.000010", "sched_process_fork", "comm=rec pid=5 child_comm=rec child_pid=20", ".....") +
+              sw("rec", 5, 0, "1.000020", "S", "rec", 20) +
+              ev("rec", 20, 0, "1.000030", "sched_process_exec", "filename=/usr/bin/cmd pid=20 old_pid=20", ".....") +
+              waking("cmd", 20, 0, "1.000100", "rec", 5) + sw("cmd", 20, 0, "1.000110", "R", "rec", 5) +
+              sw("rec", 5, 0, "1.000200", "S", "cmd", 20) + sw("cmd", 20, 0, "1.000300", "S", "swapper/0", 0) +
+              waking("swapper/0", 0, 0, "1.000500", "rec", 5) + sw("swapper/0", 0, 0, "1.000510", "R", "rec", 5) +
+              sw("rec", 5, 0, "1.000900", "S", "swapper/0", 0));
+  ExtractOptions sel;
+  sel.descendants_of = 20;
+  ImportReport rep0;
+  Workload plain = import_trace(t.path, sel, &rep0);
+  REQUIRE(plain.tasks.size() == 1);
+  CHECK(plain.tasks[0].start == StartState::kRunnable);  // forked by an unselected parent
+
+  for (int by_pid = 0; by_pid < 2; ++by_pid) {
+    ExtractOptions o = sel;
+    if (by_pid)
+      o.background_pids = {5};
+    else
+      o.background_comm_regex = "^rec$";  // the command too was named rec before its exec: selection wins
+    ImportReport rep;
+    Workload w = import_trace(t.path, o, &rep);
+    REQUIRE(w.tasks.size() == 2);
+    const TaskSpec& rec = task(w, "rec", 5);
+    const TaskSpec& cmd = task(w, "cmd", 20);
+    CHECK(rec.background);
+    CHECK_FALSE(cmd.background);
+    CHECK(w.background_count() == 1);
+    CHECK(rep.tasks_selected == 1);
+    CHECK(rep.tasks_background == 1);
+    CHECK(rep.conservation_ok);
+    // The fork and the wake between the two are real actions now.
+    CHECK(cmd.start == StartState::kForked);
+    CHECK(count(rec, ActionKind::kFork) == 1);
+    CHECK(count(cmd, ActionKind::kWake) == 1);
+    CHECK(count(rec, ActionKind::kBlock) == 1);
+    // The selected task's work and the observed statistics are the plain import's.
+    CHECK(w.total_work(/*measured_only=*/true) == plain.total_work());
+    CHECK(w.observed.span == plain.observed.span);
+    CHECK(w.observed.total_runtime == plain.observed.total_runtime);
+    CHECK(w.observed.wakeups == plain.observed.wakeups);
+    CHECK(w.observed.context_switches == plain.observed.context_switches);
+    CHECK(w.observed.migrations == plain.observed.migrations);
+    CHECK(w.observed.wakeup_latency.count() == plain.observed.wakeup_latency.count());
+    CHECK(w.observed.runqueue_wait.count() == plain.observed.runqueue_wait.count());
+    CHECK(rep.selection == rep0.selection + (by_pid ? "; background: pid 5 (1 task)"
+                                                     : "; background: comm matching /^rec$/ (1 task)"));
+  }
+  ExtractOptions none = sel;
+  none.background_comm_regex = "^nothing$";
+  try {
+    import_trace(t.path, none);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.message() ==
+          "--background-comm '^nothing$' matched no task outside the selection [descendants of 20]: no background "
+          "task to replay (the selection wins over a background option; `schedsim trace info` lists the tasks)");
+  }
+  // Background tasks alone: nothing would be measured.
+  ExtractOptions only_bg;
+  only_bg.descendants_of = 999;
+  only_bg.background_pids = {5};
+  CHECK_THROWS_WITH(import_trace(t.path, only_bg),
+                    Catch::Contains("no tasks selected: the selection [descendants of 999] kept none of the 2 tasks "
+                                    "seen in the trace, and its 1 background task alone would measure nothing"));
+}

@@ -90,6 +90,7 @@ void check_same(const Workload& a, const Workload& b) {
     CHECK(x.nice == y.nice);
     CHECK(x.affinity.to_cpulist() == y.affinity.to_cpulist());
     CHECK(x.kthread == y.kthread);
+    CHECK(x.background == y.background);
     CHECK(x.start == y.start);
     CHECK(x.start_time == y.start_time);
     CHECK(x.initial_cpu == y.initial_cpu);
@@ -490,4 +491,50 @@ TEST_CASE("first_task_over_bounds names the task where the expanded sums pass th
   Workload many;
   many.add_task(task("m", {Action::run(Duration::ns(0)), Action::loop(1, 999'999), Action::loop(2, 999'999)}));
   CHECK(first_task_over_bounds(many) == std::optional<size_t>(0));
+}
+
+TEST_CASE("background: parsed, written only when true, a non-bool is an error, all-background is an error",
+          "[workload]") {
+  const std::string text =
+      "{\"schedsim_workload\": 1, \"tasks\": [{\"name\": \"a\", \"program\": [[\"run\", 5]]},\n"
+      " {\"name\": \"rec\", \"background\": true, \"program\": [[\"run\", 5]]},\n"
+      " {\"name\": \"c\", \"background\": false}]}";
+  Workload w = read_workload(write_text("bg.json", text));
+  REQUIRE(w.tasks.size() == 3);
+  CHECK_FALSE(w.tasks[0].background);
+  CHECK(w.tasks[1].background);
+  CHECK_FALSE(w.tasks[2].background);
+  CHECK(w.background_count() == 1);
+  CHECK(w.total_work() == Duration::ns(10));
+  CHECK(w.total_work(/*measured_only=*/true) == Duration::ns(5));
+  // Written only for the background task: files without it stay byte-identical.
+  const std::string out = scratch("bg-out.json").string();
+  write_workload(w, out, WorkloadFormat::kJson);
+  std::ifstream in(out);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t n = 0;
+  for (size_t p = 0; (p = written.find("\"background\"", p)) != std::string::npos; ++p) ++n;
+  CHECK(n == 1);
+  CHECK(read_workload(out).tasks[1].background);
+  const std::string cbor = scratch("bg-out.cbor").string();
+  write_workload(w, cbor, WorkloadFormat::kCbor);
+  Workload back = read_workload(cbor);
+  REQUIRE(back.tasks.size() == 3);
+  CHECK_FALSE(back.tasks[0].background);
+  CHECK(back.tasks[1].background);
+
+  auto strip = [](std::string s) {
+    std::string dir = scratch("").string();
+    for (size_t p; (p = s.find(dir)) != std::string::npos;) s.replace(p, dir.size(), "");
+    return s;
+  };
+  CHECK(strip(read_error(write_text("bg-e1.json", "{\"schedsim_workload\": 1, \"tasks\": [{\"background\": 1}]}"))) ==
+        "bg-e1.json:1:51: error: /tasks/0/background: expected true or false, got an integer\n"
+        "{\"schedsim_workload\": 1, \"tasks\": [{\"background\": 1}]}\n"
+        "                                                  ^");
+  Workload all = w;
+  for (auto& t : all.tasks) t.background = true;
+  CHECK_THROWS_WITH(validate_workload(all, "all"),
+                    "all: error: all 3 tasks are \"background\": true, so nothing would be measured (background tasks "
+                    "are load only; leave the field out of the tasks to measure)");
 }

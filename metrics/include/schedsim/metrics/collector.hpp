@@ -23,6 +23,11 @@
 ///                    starts at 1 us and doubles (merging bucket pairs) whenever the run outgrows
 ///                    the range, so memory is constant and 100-200 buckets cover the makespan.
 ///
+/// Background tasks (TaskSpec::background) are load, not measured: their wakes, forks, switches,
+/// preemptions, migrations, exits and runs add to no latency, count or per-task row, and the
+/// makespan spans the measured tasks' events only. A CPU running one is busy all the same (the
+/// per-CPU busy, idle, wasted time and the timeline describe the machine, within the makespan).
+///
 /// Per-phase throughput is not collected: the workload model has no phase concept yet.
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +105,8 @@ class MetricsCollector : public Observer {
   void grow_timeline(Instant to);
   void update_wasted(Instant at);
   void see(Instant at);
+
+  bool measured(TaskId t) const { return !workload_.tasks[t.v].background; }
 
   const Workload& workload_;
   const SchedState* state_ = nullptr;

@@ -25,12 +25,14 @@ struct UnfinishedTask {
   int64_t tokens = 0;          ///< wake tokens banked and never consumed
 };
 
-/// Totals the engine itself keeps (metrics modules keep the rest through observers).
+/// Totals the engine itself keeps (metrics modules keep the rest through observers). events,
+/// wakeups, forks, migrations and context_switches count every task, background ones included
+/// (TaskSpec::background); the token, work and unfinished-task figures count measured tasks only.
 struct SimSummary {
   Instant end;                  ///< time the last task exited or the last event happened
   uint64_t events = 0;
   uint64_t wakeups = 0;         ///< wake actions that made a blocked/sleeping task runnable
-  uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept)
+  uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept); measured tasks only
   /// Banked tokens no block() consumed by the end. Non-zero means some wake had nothing left to
   /// wake: harmless for synthetic fan-in, but in a trace replay it is the "spare token" that
   /// lets a task run ahead of reality (docs/traces.md "Extraction").
@@ -50,8 +52,8 @@ struct SimSummary {
   uint64_t forks = 0;
   uint64_t migrations = 0;
   uint64_t context_switches = 0;
-  Duration work_done;           ///< reference work completed
-  Duration work_expected;       ///< workload total (expanded)
+  Duration work_done;           ///< reference work completed (by measured, not background, tasks)
+  Duration work_expected;       ///< run() work started (measured tasks; all of it in a complete run)
   /// replay_overheads=migration-delta: recorded refill time of the migrations the recording made,
   /// not run again by the replay (counted in work_done; cost_model.hpp)
   Duration recorded_refill_credited;
@@ -59,7 +61,10 @@ struct SimSummary {
   /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
   bool complete = true;
   StopReason stop = StopReason::kNone;
-  uint32_t tasks_stuck = 0;     ///< tasks left blocked forever at the end
+  uint32_t tasks_stuck = 0;     ///< tasks left blocked forever at the end (measured tasks only)
+  /// Background tasks (TaskSpec::background) not exited at the end: cut off when the last
+  /// measured task exited, or left blocked; never a reason for `incomplete`.
+  uint32_t background_cut = 0;
   std::vector<UnfinishedTask> unfinished;  ///< (not filled for an early stop)
   /// One human line per reason the run is not complete (task id, name, where in its program),
   /// at most kMaxIncompleteLines task lines plus a count of the rest.

@@ -25,6 +25,9 @@ class Extractor {
   void set_selection(std::vector<bool> by_ordinal);
   /// Ordinals of task lives whose comm ever matched `re` (after a pass with everything selected).
   std::vector<bool> comm_matches() const;
+  /// The same for --background-comm: task lives to import as background tasks (unless selected).
+  void set_background_selection(std::vector<bool> by_ordinal);
+  std::vector<bool> background_comm_matches() const;
 
   /// The trace names the command it recorded (`schedsim record` header): select its
   /// descendants unless the options already select something or ask for all tasks.

@@ -80,6 +80,10 @@ struct ExtractOptions {
   std::vector<int64_t> pids;         ///< keep these pids (union with descendants_of)
   int64_t descendants_of = -1;       ///< keep this pid and every task it (transitively) forks
   bool exclude_kthreads = false;     ///< drop kernel threads (children of kthreadd, or by name)
+  /// Tasks not selected but imported as background tasks (TaskSpec::background: load, not
+  /// measured): comm (any name it had) matching this (ECMAScript), or one of these pids.
+  std::string background_comm_regex;
+  std::vector<int64_t> background_pids;
   /// Keep every task even when the trace names its recorded command ("# schedsim record:
   /// root_pid=N", written by `schedsim record`); by default such a trace selects N's descendants.
   bool all_tasks = false;
@@ -145,6 +149,7 @@ struct ImportReport {
   std::string compression;      ///< none, gzip, zstd
   std::vector<std::string> kernel_hints;
   std::string selection;        ///< which tasks were kept, in words
+  uint64_t tasks_background = 0;  ///< of the workload's tasks, background ones (not in tasks_selected)
   bool selection_from_header = false;  ///< descendants of the `schedsim record` root pid
   uint64_t bytes = 0;           ///< decompressed bytes
   uint64_t lines = 0;

@@ -118,6 +118,12 @@ struct TaskSpec {
   /// 857b158dc5e8): kMinSlice..kMaxSlice; zero = none, the task gets the base slice (the
   /// kernel's default, and all a trace can show: traces do not record custom slices).
   Duration slice;
+  /// Load only (docs/workload-format.md "Background tasks"): simulated like any task (placed,
+  /// queued, preempting and preempted, balanced, in PELT and the idle-CPU tests) but left out of
+  /// every metric and of the makespan; the run ends when every other task has ended, and a
+  /// background task still alive then is cut off without an error. For the other load of the
+  /// recording machine (the recorder itself), which the real run competed with.
+  bool background = false;
   std::vector<Action> program;
 };
 
@@ -153,8 +159,11 @@ struct Workload {
     tasks.push_back(std::move(t));
     return TaskId(static_cast<uint32_t>(tasks.size() - 1));
   }
-  /// Total run(d) work over every task, expanding loops (for the conservation check).
-  Duration total_work() const;
+  /// Total run(d) work over every task, expanding loops (for the conservation check); with
+  /// `measured_only`, over the tasks that are not background (what the metrics measure).
+  Duration total_work(bool measured_only = false) const;
+  /// Number of background tasks (TaskSpec::background).
+  size_t background_count() const;
   /// Number of actions of each kind after loop expansion (kind-indexed).
   std::vector<uint64_t> expanded_action_counts() const;
 };
@@ -177,7 +186,8 @@ inline constexpr int64_t kMaxWorkloadPid = 4194304;
 std::optional<size_t> first_task_over_bounds(const Workload& w);
 
 /// Structural validation: wake/fork targets exist, forked tasks are forked exactly once, loop
-/// bodies are in range and nest, durations are non-negative, and the bounds above hold.
+/// bodies are in range and nest, durations are non-negative, the bounds above hold, and not
+/// every task is background (nothing would be measured).
 /// Throws InputError naming `source`.
 void validate_workload(const Workload& w, const std::string& source);
 
