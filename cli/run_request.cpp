@@ -805,15 +805,33 @@ RunOutcome execute_run(const RunRequest& req) {
   const bool from_trace = !import_report.path.empty();
   if (req.smt_normalize && !from_trace)  // a workload on standard input
     throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
-  // A replayed trace's recorded on-CPU time already holds the switch and refill costs.
-  const CostModel run_cost = cost.for_input(from_trace);
-  if (from_trace)
+  // A replayed trace's recorded on-CPU time already holds the switch and refill costs, and so
+  // does a workload file `import` wrote from a trace (its meta names the trace format): replayed
+  // alike, `import -o W && run W` gives what `run TRACE` gives. Such a file does not keep the
+  // CPUs its runs were recorded on, which migration-delta needs.
+  const bool recorded_times = from_trace || w.meta.count("trace_format") > 0;
+  if (!from_trace && recorded_times && cost.replay_overheads == ReplayOverheads::kMigrationDelta)
+    throw InputError(SourceLoc{"--cost"},
+                     "replay_overheads=migration-delta needs the trace itself: a workload file imported from one "
+                     "does not keep the CPUs its runs were recorded on (replay the trace, or use "
+                     "replay_overheads=recorded)");
+  const CostModel run_cost = cost.for_input(recorded_times);
+  std::optional<std::string> replay_note;
+  if (recorded_times) {
     config.cost_overrides["replay_overheads"] = cost.get("replay_overheads");
+  } else if (config.cost_overrides.count("replay_overheads")) {
+    // Generated and hand-written workloads hold no recorded switch: they are always charged.
+    config.cost_overrides["replay_overheads"] = "charged";
+    replay_note =
+        "note: --cost replay_overheads applies to kernel traces and workloads imported from one; this workload's "
+        "run() times hold no recorded switch, so context_switch and refill_* are charged";
+  }
   config.workload = w.name;
   config.workload_source = w.source;
   config.topology = topo.name();
   config.nr_cpus = topo.nr_cpus();
   std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
+  if (replay_note) caveats.push_back(*replay_note);
   // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
   const int64_t traced = !from_trace                     ? 0
                          : import_report.header_cpus > 0 ? import_report.header_cpus

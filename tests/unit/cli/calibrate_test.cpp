@@ -11,6 +11,8 @@
 #include "calibrate.hpp"
 #include "run_request.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/traces/import.hpp"
+#include "schedsim/workload/workload.hpp"
 
 using namespace schedsim;
 
@@ -117,6 +119,43 @@ TEST_CASE("a replay does not charge the switch and refill costs its trace alread
   CHECK(std::abs(recorded_err) < 0.01);
   CHECK(switches == switches2);
   CHECK(charged_err > 0.15);  // ~6000 switch-ins x 3 us on a ~60 ms ping-pong
+}
+
+TEST_CASE("a workload imported from a trace is replayed like the trace: its switches are recorded too",
+          "[cli][calibrate]") {
+  // `import -o W && run W` must give what `run TRACE` gives: W's run() times are the trace's
+  // on-CPU times, which already hold the 3 us switches. It charged them again before (+15%).
+  const std::string trace = simulated_trace("pipe -l 3000", "pipe-imported.txt");
+  const std::string file = (std::filesystem::temp_directory_path() / "pipe-imported.json").string();
+  write_workload(traces::import_trace(trace, traces::ExtractOptions{}), file, WorkloadFormat::kJson);
+  auto replay = [&](const std::string& input, const std::string& mode) {
+    cli::RunRequest req;
+    req.input = input;
+    req.topology = "smp2";
+    req.costs = kTruth;
+    if (!mode.empty()) req.costs.push_back("replay_overheads=" + mode);
+    req.progress = "never";
+    req.max_memory = "none";
+    return cli::execute_run(req);
+  };
+  const cli::RunOutcome from_trace = replay(trace, ""), from_file = replay(file, "");
+  CHECK(from_file.results.makespan_ns == from_trace.results.makespan_ns);
+  CHECK(from_file.results.context_switches == from_trace.results.context_switches);
+  CHECK(from_file.results.config.cost_overrides.at("replay_overheads") == "recorded");
+  CHECK(replay(file, "charged").results.makespan_ns > from_trace.results.makespan_ns * 115 / 100);
+  // The file keeps no recorded CPUs: migration-delta needs the trace.
+  CHECK_THROWS_WITH(replay(file, "migration-delta"), Catch::Contains("needs the trace itself"));
+  std::filesystem::remove(file);
+  // A generated workload holds no recorded switch: always charged, and a run asking otherwise is told.
+  cli::RunRequest gen;
+  gen.workload_gen = "pipe -l 20";
+  gen.topology = "smp2";
+  gen.costs = {"replay_overheads=recorded"};
+  gen.progress = "never";
+  const cli::RunOutcome g = cli::execute_run(gen);
+  CHECK(g.results.config.cost_overrides.at("replay_overheads") == "charged");
+  CHECK(std::any_of(g.notes.begin(), g.notes.end(),
+                    [](const std::string& n) { return n.find("replay_overheads applies to kernel traces") != std::string::npos; }));
 }
 
 TEST_CASE("calibrate fits a generator's per-operation costs to a benchmark time", "[cli][calibrate]") {
