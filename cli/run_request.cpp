@@ -430,6 +430,8 @@ struct Hasher {
   }
 };
 
+}  // namespace
+
 std::string workload_hash(const Workload& w) {
   Hasher h;
   h.num(static_cast<int64_t>(w.tasks.size()));
@@ -449,6 +451,9 @@ std::string workload_hash(const Workload& w) {
       h.str("slice");
       h.num(t.slice.count());
     }
+    // Likewise only the background flag (load, not measured: the same tasks with it are
+    // another experiment, with other metrics).
+    if (t.background) h.str("background");
     h.num(static_cast<int64_t>(t.program.size()));
     for (const auto& a : t.program) {
       h.num(static_cast<int64_t>(a.kind));
@@ -459,6 +464,8 @@ std::string workload_hash(const Workload& w) {
   }
   return hash_hex(h.h);
 }
+
+namespace {
 
 std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
