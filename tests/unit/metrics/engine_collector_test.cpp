@@ -227,3 +227,31 @@ TEST_CASE("the simulated-time limit: a background task's plans past it are no er
                                               Catch::Contains("(sleep 20000000 ns)") &&
                                               Catch::Contains("past the simulated-time limit of 0.010000 s"));
 }
+
+TEST_CASE("per-CPU time stays within the makespan when background tasks run outside it", "[metrics][engine]") {
+  Topology topo = machine(2, 1, 1);
+  auto within = [](const Run& r) {
+    REQUIRE(r.res.makespan_ns > 0);
+    for (const CpuRow& c : r.res.cpus) {
+      CHECK(c.busy_ns <= r.res.makespan_ns);
+      CHECK(c.wasted_ns <= r.res.makespan_ns);
+      CHECK(c.utilization <= 1.0);
+    }
+    CHECK(r.res.busy_ns <= r.res.makespan_ns * static_cast<int64_t>(r.res.cpus.size()));
+  };
+  SECTION("a measured task stuck while the background hog runs on for 50 ms") {
+    Workload w = with_background_hog(true);
+    w.tasks[1].program.pop_back();
+    w.tasks[1].program.push_back(Action::block());
+    Run r = simulate(w, topo, "6.12");
+    CHECK(r.res.makespan_ns < 10'000'000);
+    within(r);  // was 51 ms busy on one CPU in a 4 ms makespan (1256%)
+  }
+  SECTION("the background hog runs alone for 5 ms before the measured tasks start") {
+    Workload w = with_background_hog(true);
+    for (size_t i = 0; i < 2; ++i) w.tasks[i].start_time = Instant::zero() + Duration::ms(5);
+    Run r = simulate(w, topo, "6.12");
+    CHECK(r.res.complete);
+    within(r);
+  }
+}
