@@ -120,9 +120,11 @@ class RunGuard {
 
 // Adds what the CLI knows to the engine's reasons (the trace selection) and checks work
 // conservation: simulated work must equal the workload's run total (for a trace, the extracted
-// on-CPU time), or a note/reason says by how much and why.
+// on-CPU time), or a note/reason says by how much and why. `imported_work` is the measured
+// tasks' run total as imported, before a repetition's machine-speed factor scaled `w`: that is
+// what the trace's on-CPU time is compared with.
 void check_completeness(RunOutcome& out, const Workload& w, const traces::ImportReport* rep, const RunRequest& req,
-                        const SimConfig& sim) {
+                        const SimConfig& sim, Duration imported_work) {
   RunResults& r = out.results;
   const SimSummary& sum = out.summary;
   auto ms = [](int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); };
@@ -134,11 +136,11 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   }
   int64_t normalized = 0;  // on-CPU time SMT normalisation turned into co-run slowdown (--smt-normalize)
   if (auto it = w.meta.find("smt_normalized_ns"); it != w.meta.end()) normalized = std::stoll(it->second);
-  if (rep && w.observed.present && w.observed.total_runtime.count() - normalized != r.work_expected_ns)
+  if (rep && w.observed.present && w.observed.total_runtime.count() - normalized != imported_work.count())
     out.notes.push_back(fmt::format(
         "warning: the workload's run total {} differs from the trace's on-CPU time {} (the import's conservation "
         "check failed, see above): the replay cannot reproduce the trace's work exactly",
-        ms(r.work_expected_ns), ms(w.observed.total_runtime.count())));
+        ms(imported_work.count()), ms(w.observed.total_runtime.count())));
   const int64_t done = r.work_done_ns, expected = r.work_expected_ns;
   if (done != expected) {
     const std::string what = fmt::format("simulated work {} of the workload's {}{} ({:+.2f}%)", ms(done), ms(expected),
@@ -430,6 +432,8 @@ struct Hasher {
   }
 };
 
+}  // namespace
+
 std::string workload_hash(const Workload& w) {
   Hasher h;
   h.num(static_cast<int64_t>(w.tasks.size()));
@@ -449,6 +453,9 @@ std::string workload_hash(const Workload& w) {
       h.str("slice");
       h.num(t.slice.count());
     }
+    // Likewise only the background flag (load, not measured: the same tasks with it are
+    // another experiment, with other metrics).
+    if (t.background) h.str("background");
     h.num(static_cast<int64_t>(t.program.size()));
     for (const auto& a : t.program) {
       h.num(static_cast<int64_t>(a.kind));
@@ -459,6 +466,8 @@ std::string workload_hash(const Workload& w) {
   }
   return hash_hex(h.h);
 }
+
+namespace {
 
 std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -517,6 +526,7 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
   // The caller's stack serves the first repetition; each later one gets a fresh stack (same
   // kernel, modules and features), so no repetition sees another's policy state.
   std::optional<PolicyStack> spare(std::move(first));
+  const Duration imported_work = w.total_work(/*measured_only=*/true);
   const uint32_t first_rep = req.only_rep.value_or(0);
   const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
   for (uint32_t r = first_rep; r < end_rep; ++r) {
@@ -536,7 +546,7 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     RunOutcome one;
     one.summary = run.sim.run();
     one.results = run.metrics.results(config, &one.summary);
-    check_completeness(one, wr, rep, req, s);
+    check_completeness(one, wr, rep, req, s, imported_work);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
     if (r == first_rep) {
       out.summary = one.summary;
@@ -909,7 +919,7 @@ RunOutcome execute_run(const RunRequest& req) {
     throw InputError(SourceLoc{req.input}, e.message(), e.context());
   }
   out.results = run.metrics.results(config, &out.summary);
-  check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim);
+  check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim, w.total_work(/*measured_only=*/true));
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
   out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));

@@ -91,6 +91,9 @@ uint64_t parse_max_memory(const std::string& text);
 /// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
 /// and `report` is given, the import's report is stored there (its `path` is then non-empty).
 /// A generated workload takes its per-operation costs from `gen_costs` (the machine's).
+/// The provenance hash of a workload (16 hex digits of FNV-1a): its tasks, their attributes
+/// (the background flag among them) and programs; not its name, source or meta.
+std::string workload_hash(const Workload& w);
 /// Whether a workload_gen spec draws random numbers: generated with `seed` and with `seed ^ 1`
 /// (as generate_workload_from_spec seeds it) the workloads differ. False for a spec that gives
 /// its own --seed (no run seed reaches it) and for generators without random choices.

@@ -103,6 +103,11 @@ std::string Simulation::Impl::format_sim_time(i128 t) {
   return fmt::format("{} s", Instant::from_ns(static_cast<int64_t>(t)));
 }
 
+std::string Simulation::Impl::format_limit(Instant limit) {
+  if (limit.ns() % 1000000000 == 0) return fmt::format("{} s", limit.ns() / 1000000000);
+  return format_sim_time(limit.ns());
+}
+
 std::string Simulation::Impl::task_label(uint32_t t) const {
   const TaskSpec& spec = w.tasks[t];
   std::string out = fmt::format("task {} ('{}'", t, spec.name);
@@ -775,6 +780,9 @@ SimSummary Simulation::Impl::run_all() {
       sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
       break;
     }
+    // Only a run with background tasks plans past the limit (checked_after()): the measured
+    // tasks have not all ended by it, so the run does need that time.
+    if (e.at > cfg.max_time && !past_limit.empty()) throw InputError(SourceLoc{w.source}, past_limit);
     q.pop();
     SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
     s.now = e.at;

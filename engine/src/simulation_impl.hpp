@@ -86,6 +86,10 @@ struct Simulation::Impl : BalanceOps {
   uint32_t nr_background = 0;
   uint32_t fg_live = 0;
   bool cut_background = false;
+  // checked_after(): the message of the earliest event past cfg.max_time planned for a run with
+  // background tasks, and its time; an InputError when the loop reaches past the limit.
+  std::string past_limit;
+  i128 past_limit_at = 0;
   std::shared_ptr<spdlog::logger> log = log::get("engine");
 
   Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf);
@@ -100,20 +104,29 @@ struct Simulation::Impl : BalanceOps {
 
   // The time `d` after now, checked: an event past cfg.max_time that the loop would process
   // (it is not after stop_at) is an InputError naming what needs it, never an overflow or a
-  // hang. `what` is only called to build that message.
+  // hang. `what` is only called to build that message. With background tasks the run may end
+  // before the limit (cut_background) whatever they still have planned, so there the error is
+  // deferred to the loop reaching past the limit (past_limit: the earliest such event's).
   template <class What>
-  Instant checked_after(i128 d, What&& what) const {
+  Instant checked_after(i128 d, What&& what) {
     i128 t = static_cast<i128>(s.now.ns()) + d;
     if (t <= cfg.max_time.ns()) return Instant::from_ns(static_cast<int64_t>(t));
     // Past a stop_at below the limit: the loop stops before it (stop_at < INT64_MAX then).
-    if (cfg.stop_at <= cfg.max_time && t > cfg.stop_at.ns())
-      return t > INT64_MAX ? Instant::max() : Instant::from_ns(static_cast<int64_t>(t));
-    throw InputError(SourceLoc{w.source},
-                     fmt::format("{} would end at simulated time {}, past the simulated-time limit of {} s "
-                                 "(schedsim run --max-sim-time)",
-                                 what(), format_sim_time(t), cfg.max_time.ns() / 1000000000));
+    const Instant capped = t > INT64_MAX ? Instant::max() : Instant::from_ns(static_cast<int64_t>(t));
+    if (cfg.stop_at <= cfg.max_time && t > cfg.stop_at.ns()) return capped;
+    std::string msg = fmt::format("{} would end at simulated time {}, past the simulated-time limit of {} "
+                                  "(schedsim run --max-sim-time)",
+                                  what(), format_sim_time(t), format_limit(cfg.max_time));
+    if (nr_background == 0) throw InputError(SourceLoc{w.source}, msg);
+    if (past_limit.empty() || t < past_limit_at) {
+      past_limit = std::move(msg);
+      past_limit_at = t;
+    }
+    return capped;
   }
   static std::string format_sim_time(i128 t);
+  // The --max-sim-time limit in seconds: whole ones as such ("86400 s"), else with the ns.
+  static std::string format_limit(Instant limit);
   std::string task_label(uint32_t t) const;
 
   // ---- the work/rate accountant applied to CPUs (work.cpp) ----

@@ -4,6 +4,8 @@
 // collector_timeline.cpp, the assembly of RunResults in collector_results.cpp.
 #include "schedsim/metrics/collector.hpp"
 
+#include <algorithm>
+
 #include "schedsim/engine/state.hpp"
 
 namespace schedsim {
@@ -58,7 +60,33 @@ void MetricsCollector::see(Instant at) {
       if (c.wasted && c.wasted_since < at) c.wasted_since = at;
     }
   }
+  commit_tail(at);
   if (at > last_) last_ = at;
+}
+
+void MetricsCollector::add_interval(uint32_t cpu, bool wasted, Instant from, Instant to) {
+  CpuAcc& c = cpus_[cpu];
+  if (wasted) {
+    c.wasted_ns += (to - from).count();
+  } else {
+    account_busy(cpu, from, to);
+    c.busy_ns += (to - from).count();
+  }
+}
+
+void MetricsCollector::close_interval(uint32_t cpu, bool wasted, Instant from, Instant to) {
+  if (started_ && to <= last_)
+    add_interval(cpu, wasted, from, to);
+  else if (from < to)
+    tail_.push_back({cpu, wasted, from, to});
+}
+
+void MetricsCollector::commit_tail(Instant limit) {
+  for (const TailInterval& iv : tail_) {
+    const Instant from = std::max(iv.from, first_), to = std::min(iv.to, limit);
+    if (from < to) add_interval(iv.cpu, iv.wasted, from, to);
+  }
+  tail_.clear();
 }
 
 void MetricsCollector::on_task_start(Instant at, TaskId t, TaskId) {
@@ -130,8 +158,7 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
   if (prev_measured || next_measured) see(at);
   CpuAcc& c = cpus_[cpu];
   if (c.busy) {
-    account_busy(cpu, c.busy_since, at);
-    c.busy_ns += (at - c.busy_since).count();
+    close_interval(cpu, false, c.busy_since, at);
     c.busy = false;
   }
   if (prev.valid() && !prev_measured && why != SwitchReason::kBlock && why != SwitchReason::kSleep &&
@@ -240,17 +267,17 @@ void MetricsCollector::on_run(Instant at, TaskId t, CpuId, Duration, Duration wo
 }
 
 void MetricsCollector::on_end(const SchedState&, Instant end) {
-  see(end);
+  see(end);  // commits tail_ up to the end (what background tasks did after it is cut)
   end_ = end;
   ended_ = true;
   for (uint32_t cpu = 0; cpu < nr_cpus_; ++cpu) {
     CpuAcc& c = cpus_[cpu];
-    if (c.busy) {
-      account_busy(cpu, c.busy_since, end);
-      c.busy_ns += (end - c.busy_since).count();
+    // An interval opened after the end (by a background task) adds nothing.
+    if (c.busy && c.busy_since < end) {
+      add_interval(cpu, false, c.busy_since, end);
       c.busy_since = end;
     }
-    if ((wasted_mask_[cpu >> 6] >> (cpu & 63)) & 1u) {
+    if (((wasted_mask_[cpu >> 6] >> (cpu & 63)) & 1u) != 0 && c.wasted_since < end) {
       c.wasted_ns += (end - c.wasted_since).count();
       c.wasted_since = end;
     }

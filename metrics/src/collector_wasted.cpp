@@ -81,7 +81,7 @@ void MetricsCollector::update_wasted(Instant at) {
         c.wasted_since = at;
         ++wasted_count_;
       } else {
-        c.wasted_ns += (at - c.wasted_since).count();
+        close_interval(cpu, true, c.wasted_since, at);
         --wasted_count_;
       }
     }

@@ -835,7 +835,14 @@ std::string describe_workload(const Workload& w) {
   const auto wr = static_cast<size_t>(ActionKind::kWrite), rd = static_cast<size_t>(ActionKind::kRead);
   if (c[wr] + c[rd] > 0) o += fmt::format("  write {}  read {}", c[wr], c[rd]);
   o += "\n";
-  o += fmt::format("work:          {} ns of run\n", w.total_work().count());
+  o += fmt::format("work:          {} ns of run", w.total_work().count());
+  // The observed runtime below is the measured tasks' alone: say which part is theirs.
+  if (const size_t nb = w.background_count(); nb > 0) {
+    const int64_t measured = w.total_work(/*measured_only=*/true).count();
+    o += fmt::format(" ({} ns by the measured tasks, {} ns by the {} background task{})", measured,
+                     w.total_work().count() - measured, nb, nb == 1 ? "" : "s");
+  }
+  o += "\n";
   const ObservedStats& s = w.observed;
   if (!s.present) return o;
   o += "observed:\n";

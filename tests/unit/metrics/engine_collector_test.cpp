@@ -196,3 +196,62 @@ TEST_CASE("a measured task stuck beside background tasks is still reported", "[m
   CHECK(r.sum.unfinished[0].task == TaskId(1));
   CHECK(r.sum.background_cut == 1);  // the hog, blocked at the end, is not among the stuck
 }
+
+TEST_CASE("the simulated-time limit: a background task's plans past it are no error if the run ends first",
+          "[metrics][engine]") {
+  Topology topo = machine(2, 1, 1);
+  auto run_with_limit = [&](const Workload& w) {
+    SimConfig cfg;
+    cfg.max_time = Instant::zero() + Duration::ms(10);
+    Simulation sim(w, topo, builtin_registry().make(kernel_profile("6.12").modules, FeatureSet{}), CostModel{}, cfg);
+    return sim.run();
+  };
+  // The hog plans one 30 ms run at the start, past the 10 ms limit; the measured pair ends in
+  // a few ms, and the run with it.
+  Workload w = with_background_hog(true);
+  w.tasks[2].program = {Action::run(Duration::ms(30)), Action::block()};
+  SimSummary s = run_with_limit(w);
+  CHECK(s.complete);
+  CHECK(s.background_cut == 1);
+  CHECK(s.end < Instant::zero() + Duration::ms(10));
+  // Measured, the same hog needs the 30 ms: an error at once, the limit given exactly.
+  Workload fg = w;
+  fg.tasks[2].background = false;
+  CHECK_THROWS_WITH(run_with_limit(fg), Catch::Contains("('hog'): action 0 (run 30000000 ns)") &&
+                                            Catch::Contains("past the simulated-time limit of 0.010000 s"));
+  // A measured task still alive at the limit: the run does need the time past it, an error
+  // naming the earliest event planned past it (pong's sleep ends at ~22 ms, the hog's run at 30).
+  Workload late = w;
+  late.tasks[1].program.insert(late.tasks[1].program.end() - 1, Action::sleep(Duration::ms(20)));
+  CHECK_THROWS_WITH(run_with_limit(late), Catch::Contains("task 1 ('pong'): action") &&
+                                              Catch::Contains("(sleep 20000000 ns)") &&
+                                              Catch::Contains("past the simulated-time limit of 0.010000 s"));
+}
+
+TEST_CASE("per-CPU time stays within the makespan when background tasks run outside it", "[metrics][engine]") {
+  Topology topo = machine(2, 1, 1);
+  auto within = [](const Run& r) {
+    REQUIRE(r.res.makespan_ns > 0);
+    for (const CpuRow& c : r.res.cpus) {
+      CHECK(c.busy_ns <= r.res.makespan_ns);
+      CHECK(c.wasted_ns <= r.res.makespan_ns);
+      CHECK(c.utilization <= 1.0);
+    }
+    CHECK(r.res.busy_ns <= r.res.makespan_ns * static_cast<int64_t>(r.res.cpus.size()));
+  };
+  SECTION("a measured task stuck while the background hog runs on for 50 ms") {
+    Workload w = with_background_hog(true);
+    w.tasks[1].program.pop_back();
+    w.tasks[1].program.push_back(Action::block());
+    Run r = simulate(w, topo, "6.12");
+    CHECK(r.res.makespan_ns < 10'000'000);
+    within(r);  // was 51 ms busy on one CPU in a 4 ms makespan (1256%)
+  }
+  SECTION("the background hog runs alone for 5 ms before the measured tasks start") {
+    Workload w = with_background_hog(true);
+    for (size_t i = 0; i < 2; ++i) w.tasks[i].start_time = Instant::zero() + Duration::ms(5);
+    Run r = simulate(w, topo, "6.12");
+    CHECK(r.res.complete);
+    within(r);
+  }
+}

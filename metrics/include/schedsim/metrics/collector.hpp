@@ -102,6 +102,11 @@ class MetricsCollector : public Observer {
   void refresh_cpu(uint32_t cpu);
   void clear_waiting(TaskId t);
   void account_busy(uint32_t cpu, Instant from, Instant to);
+  // A closed busy or wasted interval of a CPU: counted at once when it ends by the latest
+  // measured event (last_), else held in tail_ (commit_tail()).
+  void close_interval(uint32_t cpu, bool wasted, Instant from, Instant to);
+  void add_interval(uint32_t cpu, bool wasted, Instant from, Instant to);
+  void commit_tail(Instant limit);
   void grow_timeline(Instant to);
   void update_wasted(Instant at);
   void see(Instant at);
@@ -142,6 +147,17 @@ class MetricsCollector : public Observer {
   Instant tl_start_;
   int64_t tl_width_ = 1000;
   std::vector<std::vector<int64_t>> tl_busy_;
+  // Busy and wasted intervals that ended after the latest measured event: only background tasks
+  // were active since, and the makespan may end before them (a measured task stuck while a
+  // background one runs on, or CPU time before the first measured event). Counted, clipped to
+  // [first_, limit], when the next measured event or on_end() fixes the limit; so per-CPU busy,
+  // wasted time and the timeline stay within the makespan.
+  struct TailInterval {
+    uint32_t cpu;
+    bool wasted;
+    Instant from, to;
+  };
+  std::vector<TailInterval> tail_;
 };
 
 }  // namespace schedsim

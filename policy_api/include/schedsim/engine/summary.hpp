@@ -26,8 +26,9 @@ struct UnfinishedTask {
 };
 
 /// Totals the engine itself keeps (metrics modules keep the rest through observers). events,
-/// wakeups, forks, migrations and context_switches count every task, background ones included
-/// (TaskSpec::background); the token, work and unfinished-task figures count measured tasks only.
+/// wakeups, forks, migrations, context_switches and the channel, held-back-preemption and
+/// reschedule-IPI counters count every task, background ones included (TaskSpec::background);
+/// the token, work and unfinished-task figures count measured tasks only.
 struct SimSummary {
   Instant end;                  ///< time the last task exited or the last event happened
   uint64_t events = 0;
