@@ -328,10 +328,12 @@ std::map<std::string, Prior> parse_priors(const std::vector<std::string>& specs,
       tmp.set(spec, "--prior");
       keys.push_back(key);
     } else {
-      tmp.load_json_file(spec);
-      const nlohmann::json j = parse_json_input(read_input_file(spec, "prior file"), spec);
+      // The names the file set, from the cost model's own parse: this target's JSON type is not
+      // json_input.hpp's (JSON_DIAGNOSTICS), so a json value must not cross into it.
+      const std::vector<std::string> in_file = tmp.load_json_file(spec);
       for (const auto& r : calibration_ranges())
-        if (!is_gen_cost(r.name) && j.contains(r.name)) keys.emplace_back(r.name);
+        if (!is_gen_cost(r.name) && std::find(in_file.begin(), in_file.end(), r.name) != in_file.end())
+          keys.emplace_back(r.name);
     }
     for (const auto& key : keys) {
       const CalibrationRange& r = range_of(key);

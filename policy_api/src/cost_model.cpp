@@ -352,15 +352,17 @@ void CostModel::set(const std::string& assignment, const std::string& source) {
   }
 }
 
-void CostModel::load_json_file(const std::string& path) {
-  load_json(read_input_file(path, "cost file"), path);
+std::vector<std::string> CostModel::load_json_file(const std::string& path) {
+  return load_json(read_input_file(path, "cost file"), path);
 }
 
-void CostModel::load_json(std::string_view text, const std::string& path) {
+std::vector<std::string> CostModel::load_json(std::string_view text, const std::string& path) {
   nlohmann::json j = parse_json_input(std::string(text), path);
   if (!j.is_object()) throw InputError(SourceLoc{path}, "expected a JSON object of name: value");
+  std::vector<std::string> names;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const auto& v = it.value();
+    names.push_back(it.key());
     if (const TableBinding* t = find_table(it.key()); t && !v.is_string()) {
       this->*(t->table) = parse_table_json(it.key(), v, path + ": /" + it.key());
       continue;
@@ -371,6 +373,7 @@ void CostModel::load_json(std::string_view text, const std::string& path) {
                                    v.type_name(), describe_json_value(v)));
     set(it.key() + "=" + (v.is_string() ? v.get<std::string>() : v.dump()), path + ": /" + it.key());
   }
+  return names;
 }
 
 void CostModel::validate(const std::string& source) const {

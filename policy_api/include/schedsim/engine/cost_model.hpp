@@ -82,10 +82,12 @@ struct CostModel {
   std::string get(const std::string& name) const;
   /// Sets "name=value" (durations accept ns/us/ms/s suffixes). Throws InputError naming `source`.
   void set(const std::string& assignment, const std::string& source = "--cost");
-  /// Applies a JSON object {"name": value, ...} from a file.
-  void load_json_file(const std::string& path);
+  /// Applies a JSON object {"name": value, ...} from a file; returns the names it set, in the
+  /// file's order (so a caller need not parse the file again: the JSON type of this library is
+  /// built with JSON_DIAGNOSTICS, json_input.hpp).
+  std::vector<std::string> load_json_file(const std::string& path);
   /// The same on the file's text (`path` names it in errors).
-  void load_json(std::string_view text, const std::string& path);
+  std::vector<std::string> load_json(std::string_view text, const std::string& path);
   /// Checks what single assignments cannot: idle_wake=table needs an idle_exit_table. Throws
   /// InputError naming `source`.
   void validate(const std::string& source = "--cost") const;
