@@ -175,19 +175,17 @@ struct Extractor::Impl {
   std::map<std::tuple<int32_t, int64_t, uint32_t>, uint32_t> fd_keys;  // (table, fd, gen) -> key
 
   Impl(const ExtractOptions& o, ImportReport& r, std::string p) : opt(o), rep(r), path(std::move(p)) {
-    if (!opt.comm_regex.empty()) {
-      try {
-        comm_re = std::make_unique<std::regex>(opt.comm_regex, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw InputError(fmt::format("bad --comm regex '{}': {}", opt.comm_regex, e.what()));
-      }
-    }
-    if (!opt.background_comm_regex.empty()) {
-      try {
-        bg_comm_re = std::make_unique<std::regex>(opt.background_comm_regex, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw InputError(fmt::format("bad --background-comm regex '{}': {}", opt.background_comm_regex, e.what()));
-      }
+    comm_re = compile_comm_regex(opt.comm_regex, "--comm");
+    bg_comm_re = compile_comm_regex(opt.background_comm_regex, "--background-comm");
+  }
+
+  // null for an empty pattern (the option not given)
+  static std::unique_ptr<std::regex> compile_comm_regex(const std::string& pattern, const char* option) {
+    if (pattern.empty()) return nullptr;
+    try {
+      return std::make_unique<std::regex>(pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw InputError(fmt::format("bad {} regex '{}': {}", option, pattern, e.what()));
     }
   }
 

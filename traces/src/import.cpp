@@ -803,9 +803,10 @@ std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& t
   // The reschedule IPI of a remote preemption (docs/traces.md "The reschedule IPI measured from
   // the trace"): written when 20 were measured, like the tables' classes.
   if (resched) {
-    json += fmt::format(",\n  \"resched_ipi\": {}", suggested_resched_ipi(m));
-    n += fmt::format("; resched_ipi (remote preempting wakes, waking to switch-in p50): {} ns of {}",
-                     suggested_resched_ipi(m), m.resched.size());
+    const int64_t resched_ipi = suggested_resched_ipi(m);
+    json += fmt::format(",\n  \"resched_ipi\": {}", resched_ipi);
+    n += fmt::format("; resched_ipi (remote preempting wakes, waking to switch-in p50): {} ns of {}", resched_ipi,
+                     m.resched.size());
   } else {
     n += fmt::format("; no resched_ipi: {} remote preempting wakes after a recorded IPI (fewer than {})",
                      m.resched.size(), kMinIdleWakeSamples);
