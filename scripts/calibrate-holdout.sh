@@ -9,7 +9,8 @@
 #   each fitting on three of the six calibratable recordings (hackbench pipe processes + perf
 #   pipe + cyclictest, or hackbench pipe threads + hackbench sockets + perf messaging) and
 #   testing on the other three and on fork-40 (83 wakeups, under calibrate's minimum of 100);
-#   starting costs: the machine's measured smp2-quiet/costs.json.
+#   starting costs: the machine's measured smp2-quiet/costs.json; the recorder (comm schedsim)
+#   is replayed as background load (--background-comm ^schedsim$), as in scripts/fidelity.sh.
 #   2-vCPU KVM guest (builds running beside the recording): fit on hackbench-pipe-g2 and
 #   perf-bench-messaging, test on perf-bench-pipe and perf-sched-messaging (fork-loop has 85
 #   wakeups, under calibrate's minimum of 100, and is refused).
@@ -29,6 +30,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 D=$here/tests/data/traces
 X=$D/xeon-vm-16cpu
 Q=$D/smp2-quiet
+# The quiet recordings made by `schedsim record` replay the recorder as background load, as
+# scripts/fidelity.sh does (docs/fidelity.md "The recorder as background load").
+QB='--background-comm ^schedsim$'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -37,8 +41,8 @@ FOLDS=(
   "xeon16 fit msg+fork|$X/lscpu-p.txt|$X/costs.json|--comm loadgen|$X/msg-g1-l400.trace.gz $X/fork-2000.trace.gz|periodic-t24=$X/periodic-t24.trace.gz=--comm loadgen"
   "xeon16 fit msg+periodic|$X/lscpu-p.txt|$X/costs.json|--comm loadgen|$X/msg-g1-l400.trace.gz $X/periodic-t24.trace.gz|fork-2000=$X/fork-2000.trace.gz=--comm loadgen"
   "xeon16 fit fork+periodic|$X/lscpu-p.txt|$X/costs.json|--comm loadgen|$X/fork-2000.trace.gz $X/periodic-t24.trace.gz|msg-g1-l400=$X/msg-g1-l400.trace.gz=--comm loadgen"
-  "quiet 2-vCPU fit hb-pipe-proc+perf-pipe+periodic|smp2|$Q/costs.json||$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz $Q/perf-pipe-l2000.r3.ftrace.gz $Q/periodic-t4.r3.ftrace.gz|hb-pipe-thr-g1-l400=$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst=;hb-sock-proc-g1-l100=$Q/hb-sock-proc-g1-l100.r1.ftrace.gz=;perf-msg-g1-l20=$Q/perf-msg-g1-l20.r1.ftrace.gz=;fork-40=$Q/fork-40.r1.ftrace.gz="
-  "quiet 2-vCPU fit hb-pipe-thr+hb-sock-proc+perf-msg|smp2|$Q/costs.json||$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst $Q/hb-sock-proc-g1-l100.r1.ftrace.gz $Q/perf-msg-g1-l20.r1.ftrace.gz|hb-pipe-proc-g2-l100=$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz=;perf-pipe-l2000=$Q/perf-pipe-l2000.r3.ftrace.gz=;periodic-t4=$Q/periodic-t4.r3.ftrace.gz=;fork-40=$Q/fork-40.r1.ftrace.gz="
+  "quiet 2-vCPU fit hb-pipe-proc+perf-pipe+periodic|smp2|$Q/costs.json|$QB|$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz $Q/perf-pipe-l2000.r3.ftrace.gz $Q/periodic-t4.r3.ftrace.gz|hb-pipe-thr-g1-l400=$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst=$QB;hb-sock-proc-g1-l100=$Q/hb-sock-proc-g1-l100.r1.ftrace.gz=$QB;perf-msg-g1-l20=$Q/perf-msg-g1-l20.r1.ftrace.gz=$QB;fork-40=$Q/fork-40.r1.ftrace.gz=$QB"
+  "quiet 2-vCPU fit hb-pipe-thr+hb-sock-proc+perf-msg|smp2|$Q/costs.json|$QB|$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst $Q/hb-sock-proc-g1-l100.r1.ftrace.gz $Q/perf-msg-g1-l20.r1.ftrace.gz|hb-pipe-proc-g2-l100=$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz=$QB;perf-pipe-l2000=$Q/perf-pipe-l2000.r3.ftrace.gz=$QB;periodic-t4=$Q/periodic-t4.r3.ftrace.gz=$QB;fork-40=$Q/fork-40.r1.ftrace.gz=$QB"
   "2-vCPU fit hackbench+messaging|smp2|idle_wake=vm-halt-poll||$D/hackbench-pipe-g2.ftrace.gz $D/perf-bench-messaging.ftrace.gz|perf-bench-pipe=$D/perf-bench-pipe.ftrace.gz=;perf-sched-messaging=$D/perf-sched-messaging.perf-script.gz=--comm sched-messaging"
 )
 

@@ -12,9 +12,10 @@ build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev libboost-math
 # browser; scripts/lint.sh needs clang-tidy; the Slurm sweep test runs a one-node Slurm
 # (scripts/slurm-local.sh); the fuzz targets (scripts/fuzz.sh) need clang and libFuzzer; trace-cmd
 # re-records the trace.dat fixture (docs/traces.md "Fixtures"); the benchmarks (bench/run-all.sh)
-# need GNU time, valgrind (callgrind instruction counts) and SimPy 3 for the peer model in bench/peers/.
+# need GNU time, valgrind (callgrind instruction counts) and SimPy 3 for the peer model in bench/peers/;
+# python3 runs the fidelity scripts (scripts/fidelity*.sh, the test docs.fidelity-report).
 test_pkgs=(rt-tests linux-perf trace-cmd chromium clang-tidy slurm-wlm munge clang-14 libfuzzer-14-dev
-           time valgrind python3-simpy3)
+           time valgrind python3 python3-simpy3)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do
