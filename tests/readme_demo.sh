@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The README's quick start is true to the code: scripts/demo-run.sh (the replay scripts/demo.sh
+# runs after building) prints every line of the README's comparison excerpt, the README's
+# makespan figure with the recorder as background load, and accepts the README's
+# `-t xeon-e5-2690v2` (another machine: the caveat line) and a `--kernel` of the caller's.
+#   tests/readme_demo.sh SCHEDSIM SOURCE_DIR
+set -euo pipefail
+SCHEDSIM=$1
+cd "$2"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail=0
+
+scripts/demo-run.sh "$SCHEDSIM" >"$out/default" 2>"$out/default.err"
+# The fenced block after "Its comparison block" in README.md.
+awk '/^Its comparison block/ {f = 1; next} f && /^```/ {n++; if (n == 2) exit; next} f && n == 1' README.md >"$out/excerpt"
+[ -s "$out/excerpt" ] || { echo "README.md: no comparison excerpt found after 'Its comparison block'"; exit 1; }
+while IFS= read -r line; do
+  grep -qxF -- "$line" "$out/default" || { echo "README excerpt line not printed by scripts/demo-run.sh: '$line'"; fail=1; }
+done <"$out/excerpt"
+
+# "scripts/demo.sh --background-comm '^schedsim$' ... gives -X%": the figure in the README prose.
+want=$(grep -A2 -F -- "--background-comm '^schedsim\$'" README.md | tr '\n' ' ' | grep -oE -- 'gives +-?[0-9.]+%' | head -1 | sed 's/gives *//')
+[ -n "$want" ] || { echo "README.md: no 'gives N%' after the --background-comm demo command"; exit 1; }
+scripts/demo-run.sh "$SCHEDSIM" --background-comm '^schedsim$' >"$out/bg" 2>/dev/null
+got=$(awk '$1 == "makespan_ns" && NF == 4 {print $4}' "$out/bg" | tail -1)
+[ "$got" = "$want" ] || { echo "README says the background replay's makespan error is $want, demo-run prints '$got'"; fail=1; }
+
+if ! scripts/demo-run.sh "$SCHEDSIM" -t xeon-e5-2690v2 >"$out/xeon" 2>"$out/xeon.err"; then
+  echo "scripts/demo-run.sh -t xeon-e5-2690v2 failed:"; cat "$out/xeon.err"; fail=1
+elif ! grep -q "observed figures are from another machine" "$out/xeon.err"; then
+  echo "scripts/demo-run.sh -t xeon-e5-2690v2 printed no caveat about the observed column"; fail=1
+fi
+if ! scripts/demo-run.sh "$SCHEDSIM" --kernel 6.12 -f json -o "$out/k.json" 2>"$out/k.err"; then
+  echo "scripts/demo-run.sh --kernel 6.12 failed:"; cat "$out/k.err"; fail=1
+fi
+exit $fail
