@@ -358,6 +358,92 @@ std::map<std::string, Prior> parse_priors(const std::vector<std::string>& specs,
   return out;
 }
 
+// The machine's cost profile, then the starting point given (as run does).
+CostModel start_cost_model(const CalibrateRequest& req, const Topology& topo) {
+  CostModel base = build_cost_model(req.costs, topo, nullptr);
+  if (!base.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
+    base.idle_wake = IdleWakeMode::kVmHaltPoll;
+    base.idle_wake_set = true;
+  }
+  return base;
+}
+
+// A trace's report rows: observed, simulated at the start and with the fitted costs, per metric.
+TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResults& fitted) {
+  TraceFit tf;
+  tf.path = t.path;
+  tf.observed_wakeups = t.w.observed.wakeups;
+  tf.span_ms = static_cast<double>(t.w.observed.span.count()) / 1e6;
+  tf.start_score = score(t, start);
+  tf.fitted_score = score(t, fitted);
+  tf.banked_at_start = start.tokens_banked;
+  tf.wake_weight = t.wake_weight;
+  if (tf.wake_weight < 1) {
+    const double share = static_cast<double>(tf.banked_at_start) / static_cast<double>(tf.observed_wakeups);
+    tf.weight_reason =
+        tf.wake_weight == 0
+            ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
+                          "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
+                          "wake latency describe that missing mechanism, not the costs",
+                          tf.banked_at_start, tf.observed_wakeups, 100 * share, 100 * kBankedExclude)
+            : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
+                          "its makespan, wakeups and wake latency count for the share replayed as wakes",
+                          tf.wake_weight, tf.banked_at_start, tf.observed_wakeups, 100 * share);
+  }
+  if (t.generated) {
+    tf.span_ms = static_cast<double>(t.bench_obs_ns) / 1e6;
+    const auto obs = static_cast<double>(t.bench_obs_ns);
+    tf.metrics.push_back({"benchmark time", obs, static_cast<double>(bench_time(start)),
+                          static_cast<double>(bench_time(fitted)), true, 1.0, ""});
+    tf.metrics.push_back({"makespan", 0, static_cast<double>(start.makespan_ns), static_cast<double>(fitted.makespan_ns),
+                          false, 0.0, ""});
+    tf.metrics.push_back({"wakeups", 0, static_cast<double>(start.placement.wakeups),
+                          static_cast<double>(fitted.placement.wakeups), false, 0.0, ""});
+    return tf;
+  }
+  for (const auto& m : kMetrics) {
+    const Comparison* a = find_cmp(start, m.metric);
+    const Comparison* b = find_cmp(fitted, m.metric);
+    if (!a || !b) continue;
+    MetricFit mf;
+    mf.metric = m.label;
+    mf.observed = b->observed;
+    mf.start = a->simulated;
+    mf.fitted = b->simulated;
+    mf.weight = metric_weight(t, m);
+    mf.in_objective = mf.weight > 0;
+    mf.note = b->note.empty() ? "" : ">=";
+    if (mf.in_objective && log_ratio_sq(a->simulated, a->observed, m.time) > 1)
+      tf.damped.push_back(fmt::format("{} {:.3g}x the observed at the start", m.label,
+                                      std::max(a->simulated, m.time ? 100.0 : 1.0) /
+                                          std::max(a->observed, m.time ? 100.0 : 1.0)));
+    tf.metrics.push_back(mf);
+  }
+  return tf;
+}
+
+// The per-metric table of one trace (the fit report and the cross-validation).
+std::string render_trace_rows(const TraceFit& t, const char* start_label, const char* fitted_label) {
+  auto val = [](const std::string& label, double v) {
+    if (label.find("p50") != std::string::npos || label.find("p90") != std::string::npos ||
+        label.find("p99") != std::string::npos || label == "makespan" || label == "benchmark time")
+      return format_duration(Duration::ns(std::llround(v)));
+    return fmt::format("{}", std::llround(v));
+  };
+  auto err = [](double sim, double obs) {
+    if (obs == 0) return std::string("-");  // generated: no observed figure but the benchmark time
+    return fmt::format("{:+.1f}%", 100.0 * (sim - obs) / obs);
+  };
+  std::string out = fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", "metric", "observed", start_label,
+                                "err", fitted_label, "err", "weight");
+  for (const auto& m : t.metrics)
+    out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", m.metric,
+                       m.observed == 0 && !m.in_objective ? std::string("-") : m.note + val(m.metric, m.observed),
+                       val(m.metric, m.start), err(m.start, m.observed), val(m.metric, m.fitted),
+                       err(m.fitted, m.observed), !m.in_objective ? std::string("-") : fmt::format("{:.2f}", m.weight));
+  return out;
+}
+
 }  // namespace
 
 CalibrateResult calibrate(const CalibrateRequest& req) {
@@ -377,13 +463,8 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   res.budget = req.max_evals;
   res.kernel = req.kernel;
   Topology topo = load_topology(req.topology);
-  // The machine's cost profile, then the starting point given (as run does).
-  CostModel base = build_cost_model(req.costs, topo, nullptr);
+  CostModel base = start_cost_model(req, topo);
   res.topology = topo.name();
-  if (!base.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
-    base.idle_wake = IdleWakeMode::kVmHaltPoll;
-    base.idle_wake_set = true;
-  }
   {
     RunConfig probe;  // the kernel name is checked before the traces are read
     build_policy_stack(req.kernel, {}, {}, probe);
@@ -685,56 +766,7 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   for (size_t i = 0; i < loaded.size(); ++i) {
     bool complete = false;
     RunResults fitted = replay(loaded[i], topo, req.kernel, res.cost, complete);
-    TraceFit tf;
-    tf.path = loaded[i].path;
-    tf.observed_wakeups = loaded[i].w.observed.wakeups;
-    tf.span_ms = static_cast<double>(loaded[i].w.observed.span.count()) / 1e6;
-    tf.start_score = score(loaded[i], start_results[i]);
-    tf.fitted_score = score(loaded[i], fitted);
-    tf.banked_at_start = start_results[i].tokens_banked;
-    tf.wake_weight = loaded[i].wake_weight;
-    if (tf.wake_weight < 1) {
-      const double share = static_cast<double>(tf.banked_at_start) / static_cast<double>(tf.observed_wakeups);
-      tf.weight_reason =
-          tf.wake_weight == 0
-              ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
-                            "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
-                            "wake latency describe that missing mechanism, not the costs",
-                            tf.banked_at_start, tf.observed_wakeups, 100 * share, 100 * kBankedExclude)
-              : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
-                            "its makespan, wakeups and wake latency count for the share replayed as wakes",
-                            tf.wake_weight, tf.banked_at_start, tf.observed_wakeups, 100 * share);
-    }
-    if (loaded[i].generated) {
-      tf.span_ms = static_cast<double>(loaded[i].bench_obs_ns) / 1e6;
-      const auto obs = static_cast<double>(loaded[i].bench_obs_ns);
-      tf.metrics.push_back({"benchmark time", obs, static_cast<double>(bench_time(start_results[i])),
-                            static_cast<double>(bench_time(fitted)), true, 1.0, ""});
-      tf.metrics.push_back({"makespan", 0, static_cast<double>(start_results[i].makespan_ns),
-                            static_cast<double>(fitted.makespan_ns), false, 0.0, ""});
-      tf.metrics.push_back({"wakeups", 0, static_cast<double>(start_results[i].placement.wakeups),
-                            static_cast<double>(fitted.placement.wakeups), false, 0.0, ""});
-    }
-    for (const auto& m : kMetrics) {
-      if (loaded[i].generated) break;
-      const Comparison* a = find_cmp(start_results[i], m.metric);
-      const Comparison* b = find_cmp(fitted, m.metric);
-      if (!a || !b) continue;
-      MetricFit mf;
-      mf.metric = m.label;
-      mf.observed = b->observed;
-      mf.start = a->simulated;
-      mf.fitted = b->simulated;
-      mf.weight = metric_weight(loaded[i], m);
-      mf.in_objective = mf.weight > 0;
-      mf.note = b->note.empty() ? "" : ">=";
-      if (mf.in_objective && log_ratio_sq(a->simulated, a->observed, m.time) > 1)
-        tf.damped.push_back(fmt::format("{} {:.3g}x the observed at the start", m.label,
-                                        std::max(a->simulated, m.time ? 100.0 : 1.0) /
-                                            std::max(a->observed, m.time ? 100.0 : 1.0)));
-      tf.metrics.push_back(mf);
-    }
-    res.traces.push_back(std::move(tf));
+    res.traces.push_back(make_trace_fit(loaded[i], start_results[i], fitted));
   }
   // What the cost file holds: every parameter the base set (so the file stands alone) and the
   // fitted ones.
@@ -747,6 +779,105 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     if (fitted || res.cost.get(p.name) != defaults.get(p.name)) res.cost_json_keys.push_back(p.name);
   }
   return res;
+}
+
+void check_cross_validate(const CalibrateRequest& req) {
+  if (!req.workload_gen.empty())
+    throw InputError(SourceLoc{"--cross-validate"}, "applies to traces: a generated workload has one benchmark time, "
+                                                    "nothing to leave out");
+  if (req.traces.size() < 2)
+    throw InputError(SourceLoc{"--cross-validate"}, fmt::format("needs at least 2 traces (got {}): each is left out of "
+                                                                "one fit and replayed with the costs fitted on the others",
+                                                                req.traces.size()));
+}
+
+CrossValidation cross_validate(const CalibrateRequest& req) {
+  check_cross_validate(req);
+  const Topology topo = load_topology(req.topology);
+  const CostModel base = start_cost_model(req, topo);
+  CrossValidation cv;
+  double start_sum = 0, fitted_sum = 0;
+  for (size_t i = 0; i < req.traces.size(); ++i) {
+    HeldOutFit h;
+    h.path = req.traces[i];
+    CalibrateRequest sub = req;
+    sub.traces.erase(sub.traces.begin() + static_cast<std::ptrdiff_t>(i));
+    sub.progress = nullptr;
+    CalibrateResult f;
+    try {
+      f = calibrate(sub);
+    } catch (const InputError& e) {
+      h.refused = e.what();
+      cv.folds.push_back(std::move(h));
+      continue;
+    }
+    for (const auto& p : f.params) h.fitted.emplace_back(p.name, p.fitted);
+    Loaded t = load_trace(h.path, req.extract);
+    bool start_complete = false, fitted_complete = false;
+    // Scored on every metric the fit uses, at full weight: the token-banking weights decide what
+    // a fit may learn from a trace; the question here is whether the fitted costs move the
+    // left-out trace's figures away from what the real kernel did, whatever the reason.
+    RunResults start = replay(t, topo, req.kernel, base, start_complete);
+    RunResults fitted = replay(t, topo, req.kernel, f.cost, fitted_complete);
+    h.fit = make_trace_fit(t, start, fitted);
+    h.counted = counts(t) && start_complete && fitted_complete;
+    if (!start_complete || !fitted_complete)
+      h.refused = fmt::format("its replay with the {} costs does not complete", start_complete ? "fitted" : "starting");
+    if (h.counted) {
+      start_sum += h.fit.start_score;
+      fitted_sum += h.fit.fitted_score;
+      ++cv.counted;
+    }
+    cv.folds.push_back(std::move(h));
+  }
+  if (cv.counted > 0) {
+    cv.start_mean = start_sum / static_cast<double>(cv.counted);
+    cv.fitted_mean = fitted_sum / static_cast<double>(cv.counted);
+    cv.worse = cv.fitted_mean > cv.start_mean + kCalibrateMinEffect;
+  }
+  return cv;
+}
+
+std::string render_cross_validation(const CrossValidation& cv) {
+  std::string out = fmt::format(
+      "\ncross-validation (leave one out: each trace replayed with the costs fitted on the others, against the "
+      "starting costs; score = the mean of ln(1 + ln(sim/obs)^2) over the fitted metrics at full weight, lower is "
+      "better):\n");
+  for (const auto& h : cv.folds) {
+    std::vector<std::string> vals;
+    vals.reserve(h.fitted.size());
+    for (const auto& [name, v] : h.fitted) vals.push_back(name + "=" + param_text(name, v));
+    if (!h.refused.empty() && h.fit.metrics.empty()) {
+      out += fmt::format("\n{} left out: not fitted: {}\n", h.path, h.refused);
+      continue;
+    }
+    out += fmt::format("\n{} left out: fitted on the others {}\n", h.path, join(vals, " "));
+    if (!h.refused.empty()) out += fmt::format("  not scored: {}\n", h.refused);
+    else if (!h.counted) out += "  not scored: no fitted metric\n";
+    else
+      out += fmt::format("  score {:.4f} with the starting costs, {:.4f} with the costs fitted without it ({})\n",
+                         h.fit.start_score, h.fit.fitted_score,
+                         h.fit.fitted_score > h.fit.start_score + kCalibrateMinEffect   ? "worse"
+                         : h.fit.fitted_score < h.fit.start_score - kCalibrateMinEffect ? "better"
+                                                                                        : "equal");
+    out += render_trace_rows(h.fit, "sim start", "sim held-out");
+  }
+  if (cv.counted == 0)
+    out += "\nno left-out trace could be scored: the check says nothing about how the fit generalises\n";
+  else
+    out += fmt::format("\nmean held-out score over {} trace(s): {:.4f} with the starting costs, {:.4f} fitted "
+                       "without them{}\n",
+                       cv.counted, cv.start_mean, cv.fitted_mean, cv.worse ? " (worse)" : "");
+  return out;
+}
+
+std::string cross_validation_warning(const CrossValidation& cv) {
+  if (!cv.worse) return "";
+  return fmt::format("the costs fitted without each trace replay it worse than the starting costs (mean held-out "
+                     "score {:.4f} against {:.4f}): the fit follows these traces' noise or a mechanism the model lacks "
+                     "more than the machine; read the cross-validation rows before using the cost file instead of the "
+                     "starting costs",
+                     cv.fitted_mean, cv.start_mean);
 }
 
 std::string render_cost_file(const CalibrateResult& r) {
@@ -816,16 +947,6 @@ std::string render_calibration_report(const CalibrateResult& r) {
     }
     for (const auto& n : r.notes) out += "  " + n + "\n";
   }
-  auto val = [](const std::string& label, double v) {
-    if (label.find("p50") != std::string::npos || label.find("p90") != std::string::npos ||
-        label.find("p99") != std::string::npos || label == "makespan" || label == "benchmark time")
-      return format_duration(Duration::ns(std::llround(v)));
-    return fmt::format("{}", std::llround(v));
-  };
-  auto err = [](double sim, double obs) {
-    if (obs == 0) return std::string("-");  // generated: no observed figure but the benchmark time
-    return fmt::format("{:+.1f}%", 100.0 * (sim - obs) / obs);
-  };
   for (const auto& t : r.traces) {
     if (r.generated)
       out += fmt::format("\n{} (benchmark time {:.2f} ms on the real machine; score {:.4f} -> {:.4f})\n", t.path,
@@ -833,14 +954,7 @@ std::string render_calibration_report(const CalibrateResult& r) {
     else
       out += fmt::format("\n{} (span {:.2f} ms, {} wakeups, {} banked as tokens at the start; score {:.4f} -> {:.4f})\n",
                          t.path, t.span_ms, t.observed_wakeups, t.banked_at_start, t.start_score, t.fitted_score);
-    out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", "metric", "observed", "sim start", "err",
-                       "sim fitted", "err", "weight");
-    for (const auto& m : t.metrics)
-      out += fmt::format("  {:<24} {:>12} {:>12} {:>9} {:>12} {:>9}  {}\n", m.metric,
-                         m.observed == 0 && !m.in_objective ? std::string("-") : m.note + val(m.metric, m.observed),
-                         val(m.metric, m.start), err(m.start, m.observed),
-                         val(m.metric, m.fitted), err(m.fitted, m.observed),
-                         !m.in_objective ? std::string("-") : fmt::format("{:.2f}", m.weight));
+    out += render_trace_rows(t, "sim start", "sim fitted");
   }
   return out;
 }

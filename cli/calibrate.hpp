@@ -24,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "schedsim/engine/cost_model.hpp"
@@ -174,6 +175,37 @@ std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWa
 /// few wakeups, import not conserved, replay incomplete at the start point), an unknown --fit
 /// name, or max_evals 0.
 CalibrateResult calibrate(const CalibrateRequest& req);
+
+/// One fold of the leave-one-out check (`calibrate --cross-validate`): the trace left out, the
+/// values fitted on the others, and the left-out trace replayed with the starting costs ("start")
+/// and with those values ("fitted"); its score is its share of the objective as in the fit.
+struct HeldOutFit {
+  std::string path;
+  std::vector<std::pair<std::string, double>> fitted;  ///< the fold's fitted values (name, ns or permille)
+  TraceFit fit;          ///< start_score, fitted_score and the per-metric rows of the left-out trace
+  bool counted = true;   ///< false: not scored (a replay did not complete; see refused)
+  std::string refused;   ///< non-empty: the fold could not be fitted (calibrate's reason)
+};
+
+/// The leave-one-out check: every trace is left out of one fit (the others, with the same options)
+/// and replayed with what that fit found. A fit that generalises replays the left-out traces at
+/// least as well as the starting costs; one that does worse follows its traces' noise or a
+/// mechanism the model lacks, not the machine.
+struct CrossValidation {
+  std::vector<HeldOutFit> folds;
+  double start_mean = 0, fitted_mean = 0;  ///< mean score over the counted folds
+  size_t counted = 0;
+  bool worse = false;  ///< fitted_mean > start_mean + kCalibrateMinEffect
+};
+
+/// Throws InputError with --workload-gen or fewer than two traces (check_cross_validate, callable
+/// before a long fit); a fold calibrate refuses (e.g. every remaining trace excluded) is reported
+/// in HeldOutFit::refused.
+void check_cross_validate(const CalibrateRequest& req);
+CrossValidation cross_validate(const CalibrateRequest& req);
+/// The check's report section; the warning line when `worse`.
+std::string render_cross_validation(const CrossValidation& cv);
+std::string cross_validation_warning(const CrossValidation& cv);
 
 /// The cost file (a JSON object `run --cost FILE` reads): base settings and fitted values.
 std::string render_cost_file(const CalibrateResult& r);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +32,7 @@ po::options_description calibrate_options() {
       ("prior", po::value<std::vector<std::string>>()->composing(), "a measured value of a fitted parameter: name=value or a cost file (e.g. from trace info --idle-wake-costs), or 'start' (every fitted parameter without another prior: its starting value), repeatable; the fit pays --prior-weight * ln(fitted/measured)^2 to move away from it. Without it the vm-halt-poll (or constant) idle exits take their prior from the traces' own idle wakes, with the search kept in the samples' interquartile range")
       ("prior-weight", po::value<std::string>()->default_value("1"), "weight of a prior's penalty against the data objective (>= 0; 0 keeps only the measured ranges)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
+      ("cross-validate", po::bool_switch(), "also fit once per trace without it and replay it with that fit (leave one out, at least 2 traces; as many extra fits as traces): reports each left-out trace against the starting costs and warns when the fits replay them worse")
       ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
   d.add(trace_selection_options());
   return d;
@@ -53,7 +55,10 @@ const char* kDescription =
     "down-weighted (excluded from 50%). The report says each decision and why.\n"
     "With --workload-gen SPEC --benchmark-time T it fits the generator's per-operation costs\n"
     "(one common factor) so that the simulated benchmark time on TOPOLOGY is T, the time the\n"
-    "real program reported on that machine.\n\n"
+    "real program reported on that machine.\n"
+    "With --cross-validate it also checks the fit on traces it did not see: each trace is left out\n"
+    "of one fit with the same options and replayed with that fit's costs; a warning says when\n"
+    "those replays are worse than with the starting costs (the cost file is still written).\n\n"
     "examples:\n"
     "  schedsim calibrate a.trace.gz b.trace.gz -t lscpu-p.txt --kernel 6.18 --comm loadgen -o costs.json\n"
     "  schedsim calibrate t.trace.gz -t host --kernel host -c idle_wake=vm-halt-poll -o host-costs.json\n"
@@ -150,10 +155,16 @@ int run_calibrate(const std::vector<std::string>& args) {
       if (n == 1 || n % 10 == 0 || n == budget)
         std::cerr << fmt::format("schedsim: calibrate: evaluation {}/{}, objective {:.4f}\n", n, budget, best);
     };
+  const bool cross = vm["cross-validate"].as<bool>();
+  if (cross) check_cross_validate(req);  // before the fit, not after it
   CalibrateResult r = calibrate(req);
+  std::optional<CrossValidation> cv;
+  if (cross) cv = cross_validate(req);
   write_output(output, render_cost_file(r));
   std::cout << render_calibration_report(r);
+  if (cv) std::cout << render_cross_validation(*cv);
   std::cout << fmt::format("\nwrote {} ({} parameter(s))\n", output, r.cost_json_keys.size());
+  if (cv && cv->worse) std::cerr << "schedsim calibrate: warning: " << cross_validation_warning(*cv) << "\n";
   return kExitOk;
 }
 
