@@ -855,11 +855,13 @@ std::string render_cross_validation(const CrossValidation& cv) {
     if (!h.refused.empty()) out += fmt::format("  not scored: {}\n", h.refused);
     else if (!h.counted) out += "  not scored: no fitted metric\n";
     else
-      out += fmt::format("  score {:.4f} with the starting costs, {:.4f} with the costs fitted without it ({})\n",
+      out += fmt::format("  score {:.4f} with the starting costs, {:.4f} with the costs fitted without it ({}); {} of "
+                         "its {} wakes banked as tokens with the starting costs\n",
                          h.fit.start_score, h.fit.fitted_score,
                          h.fit.fitted_score > h.fit.start_score + kCalibrateMinEffect   ? "worse"
                          : h.fit.fitted_score < h.fit.start_score - kCalibrateMinEffect ? "better"
-                                                                                        : "equal");
+                                                                                        : "equal",
+                         h.fit.banked_at_start, h.fit.observed_wakeups);
     out += render_trace_rows(h.fit, "sim start", "sim held-out");
   }
   if (cv.counted == 0)
