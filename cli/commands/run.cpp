@@ -12,6 +12,7 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
+#include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/traces/sched_views.hpp"
 #include "trace_options.hpp"
@@ -115,7 +116,9 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("cost"))
     for (const auto& c : vm["cost"].as<std::vector<std::string>>())
       if (c == "list") {
-        std::cout << CostModel{}.describe();
+        // The costs a run on -t would start from: the defaults with the machine's profile.
+        const Topology topo = load_topology(vm["topology"].as<std::string>());
+        std::cout << describe_costs(build_cost_model({}, topo, nullptr), cost_profile_for(topo.name()));
         return kExitOk;
       }
 

@@ -6,6 +6,7 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim::cli {
@@ -35,9 +36,13 @@ std::string render_topology_list() {
   for (const auto& p : presets) {
     uint32_t cpus = static_cast<uint32_t>(preset_spec(p.name).cpus.size());
     out += fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
+    out += fmt::format("{:<{}}  {}\n", "", width + 11, cost_profile_summary(cost_profile_for(p.name)));
   }
   out += "\nAlso accepted wherever a topology is expected: 'host', a topology JSON file, a saved\n"
-         "sysfs directory, or an `lscpu -p` output file.\n";
+         "sysfs directory, or an `lscpu -p` output file (these use the reference costs; `schedsim\n"
+         "calibrate` fits a cost file). `run --cost list -t TOPOLOGY` lists every cost parameter with\n"
+         "its value, whether it is the machine's own or the reference default, and its source\n"
+         "(docs/calibrate.md \"Machine cost profiles\").\n";
   return out;
 }
 
@@ -46,8 +51,9 @@ std::string help_topology() {
       "schedsim topology list\n"
       "       schedsim topology show TOPOLOGY\n"
       "       schedsim topology export TOPOLOGY --format json [-o FILE]",
-      "Lists the built-in machine presets, shows a machine's CPUs, sched-domain levels, masks and\n"
-      "NUMA distances, or exports it as JSON (schema in docs/topology.md).\n\n"
+      "Lists the built-in machine presets (and which cost parameters are each machine's own rather\n"
+      "than the reference defaults), shows a machine's CPUs, sched-domain levels, masks and NUMA\n"
+      "distances, or exports it as JSON (schema in docs/topology.md).\n\n"
       "TOPOLOGY is a preset name (see 'list'), 'host' (this machine's /sys), a topology JSON file,\n"
       "a saved copy of a sysfs tree (a directory holding devices/system/cpu), or a file holding\n"
       "`lscpu -p` output.",

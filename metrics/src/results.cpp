@@ -155,7 +155,12 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     std::string feats;
     for (const auto& [name, on] : c.features) feats += (feats.empty() ? "" : " ") + (on ? name : "NO_" + name);
     t.add({"features", feats.empty() ? "-" : feats});
+    // The machine cost profile first (docs/calibrate.md "Machine cost profiles"): a preset's own
+    // costs are not the defaults, and a preset without any says it ran on the reference ones.
+    const std::string& profile = c.provenance.cost_profile;
     std::string costs;
+    if (profile.rfind("reference (", 0) == 0) costs = "defaults " + profile.substr(std::string("reference ").size());
+    else if (!profile.empty() && profile != "reference") costs = "profile " + profile;
     for (const auto& [name, v] : c.cost_overrides) costs += (costs.empty() ? "" : " ") + name + "=" + v;
     t.add({"cost", costs.empty() ? "defaults" : costs});
     t.add({"seed", std::to_string(c.seed)});

@@ -3,6 +3,8 @@
 // machine's own.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "run_request.hpp"
 #include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/topology/topology.hpp"
@@ -75,4 +77,84 @@ TEST_CASE("a replayed trace is not charged switch and refill costs again", "[cli
   c.set("replay_overheads=charged");
   CHECK(c.for_input(true).context_switch == c.context_switch);
   CHECK_THROWS_AS(c.set("replay_overheads=twice"), InputError);
+}
+
+// Each preset's profile: the values docs/calibrate.md "Machine cost profiles" documents, with
+// their sources and how they were obtained; every other parameter is the reference default.
+TEST_CASE("every preset's cost profile has its documented values and sources", "[cli][cost_profile]") {
+  struct Expect {
+    std::string param, value, source_has;
+    CostBasis basis;
+  };
+  const std::map<std::string, std::vector<Expect>> documented = {
+      {"xeon-e5-2690v2",
+       {{"ipi_same_package", "533", "Pallipadi", CostBasis::kDerived},
+        {"ipi_cross_package", "667", "Pallipadi", CostBasis::kDerived},
+        {"idle_exit", "1000", "intel_idle.c ivt_cstates", CostBasis::kVendorTable},
+        {"msg_write_pipe_thread", "2591", "765cc3a4b224", CostBasis::kFitted},
+        {"msg_read_pipe_thread", "2383", "765cc3a4b224", CostBasis::kFitted}}},
+      {"xeon-gold-6248",
+       {{"ipi_same_package", "640", "Pallipadi", CostBasis::kDerived},
+        {"ipi_cross_package", "800", "Pallipadi", CostBasis::kDerived},
+        {"idle_exit", "2000", "intel_idle.c skx_cstates", CostBasis::kVendorTable}}},
+      {"power9-smt4", {{"idle_exit", "1000", "skiboot) hw/slw.c power9_cpu_idle_states", CostBasis::kVendorTable}}},
+      {"epyc-milan-2s", {}},
+      {"dense-2s-1024", {}},
+      {"big-little", {}},
+      {"smp2", {}},
+      {"smt2x2", {}},
+      {"llc2-smt2", {}},
+      {"numa2-smt2", {}},
+  };
+  // Every preset is covered here.
+  for (const auto& p : preset_list()) CHECK(documented.count(p.name) == 1);
+  const CostModel ref;
+  for (const auto& [preset, expect] : documented) {
+    INFO(preset);
+    const CostProfile& prof = cost_profile_for(preset);
+    REQUIRE(prof.entries.size() == expect.size());
+    CostModel c = cli::build_cost_model({}, load_topology(preset), nullptr);
+    for (size_t i = 0; i < expect.size(); ++i) {
+      INFO(expect[i].param);
+      CHECK(prof.entries[i].param == expect[i].param);
+      CHECK(c.get(expect[i].param) == expect[i].value);
+      CHECK(prof.entries[i].source.find(expect[i].source_has) != std::string::npos);
+      CHECK(prof.entries[i].basis == expect[i].basis);
+    }
+    // Everything the profile does not set is the reference default.
+    for (const auto& prm : CostModel::params()) {
+      bool own = false;
+      for (const auto& e : expect) own = own || e.param == prm.name;
+      if (!own) CHECK(c.get(prm.name) == ref.get(prm.name));
+    }
+  }
+  CHECK(cost_profile_for("dense-2s-1024").kind == ProfileKind::kSynthetic);
+  CHECK(cost_profile_for("big-little").kind == ProfileKind::kSynthetic);
+  CHECK(cost_profile_for("epyc-milan-2s").kind == ProfileKind::kRealMachine);
+  CHECK(cost_profile_for("smp2").kind == ProfileKind::kReference);
+}
+
+TEST_CASE("results and listings say which costs are the machine's own", "[cli][cost_profile]") {
+  // Provenance: a preset without costs of its own records that it ran on the reference costs.
+  RunConfig config;
+  (void)cli::build_cost_model({}, load_topology("epyc-milan-2s"), &config);
+  CHECK(config.provenance.cost_profile == "reference (epyc-milan-2s has no measured costs)");
+  (void)cli::build_cost_model({}, load_topology("dense-2s-1024"), &config);
+  CHECK(config.provenance.cost_profile == "reference (dense-2s-1024 is synthetic)");
+  (void)cli::build_cost_model({}, load_topology("power9-smt4"), &config);
+  CHECK(config.provenance.cost_profile == "power9-smt4");
+  (void)cli::build_cost_model({}, load_topology("numa2-smt2"), &config);
+  CHECK(config.provenance.cost_profile == "reference");
+  // topology list's line: own parameters with how they were obtained, the rest reference.
+  CHECK(cost_profile_summary(cost_profile_for("xeon-e5-2690v2")) ==
+        "costs: own ipi_same_package, ipi_cross_package (derived), idle_exit (vendor table), msg_write_pipe_thread, "
+        "msg_read_pipe_thread (fitted); the rest are the reference defaults, not measured on this machine");
+  CHECK(cost_profile_summary(cost_profile_for("epyc-milan-2s")).find("none measured on this machine") !=
+        std::string::npos);
+  CHECK(cost_profile_summary(cost_profile_for("big-little")).find("synthetic") != std::string::npos);
+  // run --cost list: each row says machine or reference.
+  const CostProfile& p9 = cost_profile_for("power9-smt4");
+  const std::string list = describe_costs(cli::build_cost_model({}, load_topology("power9-smt4"), nullptr), p9);
+  CHECK(list.find("idle_exit                  1000 ns        machine") != std::string::npos);
+  CHECK(list.find("ipi_same_package            600 ns        reference") != std::string::npos);
 }

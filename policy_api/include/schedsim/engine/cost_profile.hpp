@@ -10,15 +10,31 @@
 
 namespace schedsim {
 
+/// How a profile value was obtained for its machine (printed by `topology list` and `run --cost
+/// list -t PRESET`, so a user sees which figures belong to the machine and how firmly).
+enum class CostBasis {
+  kVendorTable,  ///< the vendor's per-model table the kernel uses (intel_idle, OPAL firmware)
+  kDerived,      ///< a measurement of another machine converted to this one (e.g. cycles at its clock)
+  kFitted,       ///< fitted by `schedsim calibrate` to this machine's published benchmark time
+};
+const char* cost_basis_name(CostBasis b);
+
 struct CostProfileEntry {
   std::string param, value;  ///< a `--cost` assignment
   std::string source;        ///< where the value comes from
+  CostBasis basis = CostBasis::kVendorTable;
 };
+
+/// What a profile's machine is: the reference machine itself, a real machine (whose profile
+/// may still set nothing when no figure of it was found), or a synthetic preset (no real machine
+/// to measure: it always uses the reference costs).
+enum class ProfileKind { kReference, kRealMachine, kSynthetic };
 
 struct CostProfile {
   std::string name;     ///< the topology preset it belongs to, or "reference"
   std::string machine;  ///< the machine in words
   std::vector<CostProfileEntry> entries;
+  ProfileKind kind = ProfileKind::kRealMachine;
   /// Generator per-operation costs (gen_costs.hpp) this profile does NOT have from its machine:
   /// "all" (none measured there), or empty when the reference values are the machine's own (the
   /// reference profile) or the profile sets what it has. A generated workload that uses a cost
@@ -34,6 +50,16 @@ const std::vector<CostProfile>& cost_profiles();
 const CostProfile& cost_profile_for(const std::string& topology_name);
 /// Sets every entry of `p` in `c` and records its name in c.profile.
 void apply_cost_profile(CostModel& c, const CostProfile& p);
+/// The profile as the results' provenance records it (`cost_profile`): the preset's name when it
+/// sets costs of its own, else "reference", with the preset named when it is one that has no
+/// costs of its own ("reference (epyc-milan-2s has no measured costs)").
+std::string cost_profile_label(const CostProfile& p);
+/// One line for `topology list`: which parameters are the machine's own (and how obtained) and
+/// that the rest are the reference defaults, not measured on it.
+std::string cost_profile_summary(const CostProfile& p);
+/// `run --cost list`: every parameter's value under `c` (the defaults with `p` applied), whether it
+/// is the machine's own or the reference default, and its source.
+std::string describe_costs(const CostModel& c, const CostProfile& p);
 /// The generator costs `used` (names, comma-separated, as a workload's meta "gen_cost_params")
 /// that `p` does not have from its machine: empty when all are the machine's own.
 std::vector<std::string> gen_costs_not_from_machine(const CostProfile& p, const std::string& used);
