@@ -90,3 +90,41 @@ AB_ROWS = [
     ("rq-wait n", "preempt_delay.count", None, fmt_n),
     ("migrations", "migrations", None, fmt_n),
 ]
+
+
+# The overview's columns (scripts/fidelity.sh, scripts/calibrate-holdout.sh --set): observed metric
+# name, header label, goal of issue 12 in percent (None: shown without a goal).
+OVERVIEW_GOALS = [("makespan_ns", "makespan", 10), ("wakeups", "wakeups", 15),
+                  ("wakeup_latency.p50_ns", "p50", 25), ("wakeup_latency.p90_ns", "p90", 25),
+                  ("wakeup_latency.p99_ns", "p99", 50), ("preempt_delay.p50_ns", "rq p50", None),
+                  ("migrations", "migr.", None)]
+
+OVERVIEW_NOTE = ("Bounds in the header are the goals of issue 12 (ok = met); rq p50 has no goal and is\n"
+                 "shown only when observed and simulated both have at least 30 samples.\n")
+
+
+def overview_header(first):
+    """The overview's header and separator lines, after the leading columns named in first."""
+    head = "| " + " | ".join(first) + " |" + "".join(
+        f" {g[1]}{' (' + str(g[2]) + '%)' if g[2] else ''} |" for g in OVERVIEW_GOALS)
+    return head + "\n" + "|" + "---|" * (len(first) + len(OVERVIEW_GOALS))
+
+
+def overview_cells(om):
+    """One overview row's cells from a run's observed entries by metric name: the relative error,
+    " ok" when within its goal, "-" without an observed value, "n<30" for a run-queue figure of
+    too few samples."""
+    cells = []
+    for key, _, bound in OVERVIEW_GOALS:
+        o = om.get(key)
+        if not o or o["observed"] == 0:
+            cells.append("-")
+            continue
+        n = om.get("preempt_delay.count")
+        if key.startswith("preempt_delay.") and (not n or min(n["observed"], n["simulated"]) < 30):
+            cells.append("n<30")
+            continue
+        e = (o["simulated"] - o["observed"]) / o["observed"] * 100
+        ok = " ok" if bound is not None and abs(e) <= bound else ""
+        cells.append(f"{e:+.0f}%{ok}")
+    return cells
