@@ -103,7 +103,7 @@ grep -qF 'Set: `set` (' "$r" || fail "$r does not name the set directory (or sti
 grep -q '^### fit half A: ' "$r" || fail "$r has no fold 'fit half A'"
 grep -q '^### fit half B: ' "$r" || fail "$r has no fold 'fit half B'"
 grep -q '^### Overview: relative error of the held-out traces$' "$r" || fail "$r has no overview"
-grep -qF '| trace | costs | makespan (10%) | wakeups (15%) | p50 (25%) | p90 (25%) | p99 (50%) | rq p50 | migr. |' "$r" ||
+grep -qF '| trace | costs | makespan (10%) | wakeups (15%) | p50 (25%) | p90 (25%) | p99 (50%) | rq p50 | migr. | lat. >= |' "$r" ||
   fail "$r: the overview's header is not fidelity.sh's with the goals"
 grep -qE '^Goals met, start: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count with the starting costs"
 grep -qE '^Goals met, calibrated: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count calibrated"
@@ -113,10 +113,11 @@ while read -r name; do
   grep -qE "^\| $name \| start \|" <<<"$overview" || fail "$r: $name has no overview row with the starting costs"
   grep -qE "^\| $name \| fit (A|B) \|" <<<"$overview" || fail "$r: $name is never held out"
 done < <(cut -f1 <<<"$rows")
-# Every overview row has the 9 cells of the header, each an error, "-" or "n<30".
+# Every overview row has the 10 cells of the header: an error, "-" or "n<30" per metric, and the
+# share of lower-bound latency samples.
 bad=$(grep -E '^\| [a-z]' <<<"$overview" | grep -v '^| trace ' |
-  awk -F' \\| ' '{ if (NF != 9) { print; next } for (i = 3; i <= NF; i++) { c = $i; sub(/ \|$/, "", c)
-    if (c !~ /^([+-][0-9]+% ?(ok)?|-|n<30)$/) { print; next } } }')
+  awk -F' \\| ' '{ if (NF != 10) { print; next } for (i = 3; i <= NF; i++) { c = $i; sub(/ \|$/, "", c)
+    if (c !~ (i < NF ? "^([+-][0-9]+%( ok)?|-|n<30)$" : "^[0-9]+%$")) { print; next } } }')
 [ -z "$bad" ] || fail "$r: malformed overview rows: $bad"
 
 # 4. A second run into the same directory is refused (exit 3) and leaves it as it was.
