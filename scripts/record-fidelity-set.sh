@@ -7,8 +7,8 @@
 #                                  [--max-load L] [--force]
 #     SCHEDSIM      the schedsim binary (e.g. build-ci/cli/schedsim); needs root (tracefs)
 #     OUTDIR        where the traces, manifest.tsv, lscpu-p.txt, costs.json and report.md go;
-#                   created if missing; an OUTDIR that already holds traces or a manifest is
-#                   refused (exit 3), nothing in it is touched
+#                   created if missing; an OUTDIR that already holds traces or one of the files
+#                   this script writes is refused (exit 3), nothing in it is touched
 #     --quick       every workload shrunk to a smoke size (about a second or less each), for tests;
 #                   the names say the sizes (hb-pipe-proc-g2-l10 instead of -l100)
 #     --repeats N   record each workload N times, NAME.r1 .. NAME.rN (default 3, as the committed
