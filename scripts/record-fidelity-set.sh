@@ -219,7 +219,9 @@ done
 costs_from=
 for pass in table any; do
   while IFS=$'\t' read -r _ _ _ _ file _; do
+    rm -f "$stage/costs.try.json"
     "$SCHEDSIM" trace info "$stage/$file" --idle-wake-costs "$stage/costs.try.json" >/dev/null 2>&1 || continue
+    [ -s "$stage/costs.try.json" ] || continue
     if [ "$pass" = any ] || grep -q idle_exit_table "$stage/costs.try.json"; then
       mv "$stage/costs.try.json" "$stage/costs.json"
       costs_from=$file
