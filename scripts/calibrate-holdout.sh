@@ -2,6 +2,10 @@
 # Calibrate on some traces, measure on the others: the held-out fidelity of `schedsim calibrate`.
 #
 #   scripts/calibrate-holdout.sh SCHEDSIM [KERNEL]      (default kernel 6.18, the traces' kernel)
+#   scripts/calibrate-holdout.sh SCHEDSIM --set DIR [KERNEL]
+#                         a set recorded by scripts/record-fidelity-set.sh (DIR/manifest.tsv, its
+#                         traces, lscpu-p.txt and costs.json if any); default kernel: the
+#                         manifest's, MAJOR.MINOR
 #
 # Folds (docs/fidelity.md "Calibrated on half, tested on the other half"):
 #   16-CPU KVM guest (quiet machine, 3 traces): leave one out: fit on two, test on the third.
@@ -21,11 +25,33 @@
 # 10%, wakeups 15%, wake p50/p90 25%, p99 50%; per fold and in total, the goals met before and
 # after. Every fit runs with `--prior start` (the starting costs are the machine's measured ones,
 # docs/calibrate.md "Priors"). Deterministic for a given binary.
+# With --set the folds come from the manifest: the traces are cut into halves A and B by
+# alternating units in manifest order (A, B, A, ...), a unit being a workload with all its repeats
+# in a family of several workloads (manifest column family: a held-out trace's workload was not
+# fitted, only others of its family), or one repeat in a family of one workload (its repeats
+# alternate between the halves; with one repeat it is tested only on costs fitted on other
+# families). Two folds: fit on A and test on B, fit on B and test on A. A trace calibrate refuses
+# (lost events, import not conserved, under 100 wakeups or 10 ms, checked with `trace info`) is
+# not fitted but tested in both folds. The starting costs are DIR/costs.json (the machine's
+# defaults without it); the recorder is replayed as background load, as for the quiet 2-vCPU
+# set. After the folds it prints an overview table as scripts/fidelity.sh's (relative error per
+# held-out trace against the goals, with the starting and the calibrated costs) and the goal
+# counts.
+# Exit status: 0 done; 2 too many arguments, or a --set DIR that is not a recorded set; else the
+# status of the run or calibration that failed (its message is printed).
 # env: HOLDOUT_ONLY='REGEX'  only the folds whose name matches (bash regex, e.g. '^quiet ')
 #      HOLDOUT_CALIBRATE_ARGS  replaces '--prior start' (e.g. '' for a binary without --prior)
 set -euo pipefail
-SCHEDSIM=${1:?usage: scripts/calibrate-holdout.sh SCHEDSIM [KERNEL]}
-KERNEL=${2:-6.18}
+usage="usage: scripts/calibrate-holdout.sh SCHEDSIM [--set DIR] [KERNEL]"
+SCHEDSIM=${1:?$usage}
+shift
+SET=
+if [ "${1:-}" = --set ]; then
+  SET=${2:?$usage}
+  shift 2
+fi
+[ $# -le 1 ] || { echo "calibrate-holdout: too many arguments ($usage)" >&2; exit 2; }
+KERNEL=${1:-6.18}
 here=$(cd "$(dirname "$0")/.." && pwd)
 D=$here/tests/data/traces
 X=$D/xeon-vm-16cpu
@@ -46,14 +72,86 @@ FOLDS=(
   "2-vCPU fit hackbench+messaging|smp2|idle_wake=vm-halt-poll||$D/hackbench-pipe-g2.ftrace.gz $D/perf-bench-messaging.ftrace.gz|perf-bench-pipe=$D/perf-bench-pipe.ftrace.gz=;perf-sched-messaging=$D/perf-sched-messaging.perf-script.gz=--comm sched-messaging"
 )
 
+if [ -n "$SET" ]; then
+  M=$SET/manifest.tsv
+  [ -f "$M" ] || { echo "calibrate-holdout: $M: no such file (a set recorded by scripts/record-fidelity-set.sh)" >&2; exit 2; }
+  [ -f "$SET/lscpu-p.txt" ] || { echo "calibrate-holdout: $SET/lscpu-p.txt: no such file (the set's topology)" >&2; exit 2; }
+  case "$SET" in *[\|\;=\ ]*) echo "calibrate-holdout: --set '$SET' contains one of '|;= ' (the fold list's separators)" >&2; exit 2 ;; esac
+  if [ $# -eq 0 ]; then
+    KERNEL=$(sed -n 's/^# kernel\t\([0-9]*\.[0-9]*\).*/\1/p' "$M")
+    [ -n "$KERNEL" ] || { echo "calibrate-holdout: $M: no '# kernel' line with MAJOR.MINOR; give KERNEL" >&2; exit 2; }
+  fi
+  start=
+  [ -f "$SET/costs.json" ] && start=$SET/costs.json
+  # Which traces calibrate accepts (cli/calibrate.cpp: no lost events, the import conserved,
+  # at least 100 wakeups and 10 ms of the selected tasks), from `trace info`.
+  : >"$work/fit-ok.tsv"
+  while IFS=$'\t' read -r tname _ _ _ tfile _; do
+    case "$tname" in name | "#"*) continue ;; esac
+    [ -f "$SET/$tfile" ] || { echo "calibrate-holdout: $M: $tfile: no such file in $SET" >&2; exit 2; }
+    # shellcheck disable=SC2086
+    "$SCHEDSIM" trace info "$SET/$tfile" $QB >"$work/info.txt" 2>/dev/null ||
+      { echo "calibrate-holdout: trace info failed on $SET/$tfile" >&2; exit 1; }
+    why=$(awk '/^lost events:/ && $3 != "none" { print "lost events" }
+               /^conservation:/ && $2 != "ok" { print "import not conserved" }
+               /^  wakeups [0-9]/ && $2 < 100 { print $2 " wakeups, under 100" }
+               /^  span [0-9.]*ms/ { v = $2; sub(/ms/, "", v); if (v < 10) print $2 ", under 10 ms" }
+               /^  span [0-9.]*us/ { print $2 ", under 10 ms" }' "$work/info.txt" | paste -sd, -)
+    printf '%s\t%s\n' "$tname" "$why" >>"$work/fit-ok.tsv"
+  done <"$M"
+  # Halves: alternate the workloads of a family, or the repeats of a one-workload family.
+  awk -F'\t' 'FNR == NR { why[$1] = $2; next }
+    /^#/ || $1 == "name" { next }
+    { rows[++n] = $0; fam[n] = $2; wl[n] = $3
+      if (!((fam[n], wl[n]) in seen)) { seen[fam[n], wl[n]] = 1; nw[fam[n]]++ } }
+    END { for (i = 1; i <= n; i++) {
+            split(rows[i], c, "\t")
+            if (nw[fam[i]] == 1 || !((fam[i], wl[i]) in unit)) unit[fam[i], wl[i]] = u++
+            print c[1] "\t" c[5] "\t" (unit[fam[i], wl[i]] % 2 ? "B" : "A") "\t" why[c[1]] } }' "$work/fit-ok.tsv" "$M" >"$work/halves.tsv"
+  [ -s "$work/halves.tsv" ] || { echo "calibrate-holdout: $M lists no traces" >&2; exit 2; }
+  FOLDS=()
+  for fit in A B; do
+    train='' tests='' names=''
+    while IFS=$'\t' read -r tname tfile half why; do
+      if [ "$half" = "$fit" ] && [ -z "$why" ]; then
+        train+="${train:+ }$SET/$tfile"
+        names+="${names:+, }$tname"
+      else
+        tests+="${tests:+;}$tname=$SET/$tfile=$QB"
+      fi
+    done <"$work/halves.tsv"
+    FOLDS+=("fit half $fit: $names|$SET/lscpu-p.txt|$start|$QB|$train|$tests")
+  done
+fi
+
 echo "Binary: $("$SCHEDSIM" --version 2>/dev/null | head -1); kernel profile $KERNEL; errors are (simulated - observed) / observed."
+if [ -n "$SET" ]; then
+  mf() { sed -n "s/^# $1\t//p" "$M"; }
+  costs_note="the machine's defaults (no costs.json)"
+  [ -z "$start" ] || costs_note="\`costs.json\` (\`$(mf costs)\`)"
+  echo
+  echo "Set: \`$SET\` (recorded $(mf date_utc), kernel $(mf kernel), $(mf cpus) CPUs, forced: $(mf forced)); topology \`lscpu-p.txt\`; starting costs $costs_note; replayed with \`$QB\`."
+  echo
+  echo "| trace | half | fitted |"
+  echo "|---|---|---|"
+  awk -F'\t' '{ print "| " $1 " | " $3 " | " ($4 == "" ? "yes" : "no: " $4 " (tested in both folds)") " |" }' "$work/halves.tsv"
+fi
 i=0
 for fold in "${FOLDS[@]}"; do
   IFS='|' read -r name topo start sel train tests <<<"$fold"
   i=$((i + 1))
   if [ -n "${HOLDOUT_ONLY:-}" ] && ! [[ $name =~ $HOLDOUT_ONLY ]]; then continue; fi
+  if [ -z "$train" ]; then
+    echo
+    echo "### ${name%: } (nothing to fit)"
+    echo
+    echo "skipped: no trace of this half can be calibrated on (see the table above)"
+    continue
+  fi
+  start_args=()
+  [ -z "$start" ] || start_args=(-c "$start")
   # shellcheck disable=SC2086
-  "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" -c "$start" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
+  "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
     -o "$work/fit$i.json" >"$work/fit$i.txt"
   echo
   echo "### $name"
@@ -64,10 +162,10 @@ for fold in "${FOLDS[@]}"; do
   for t in "${tlist[@]}"; do
     IFS='=' read -r tname tpath tsel <<<"$t"
     # shellcheck disable=SC2086
-    "$SCHEDSIM" run "$tpath" -t "$topo" --kernel "$KERNEL" -c "$start" $tsel --progress never -f json >"$work/b$i-$tname.json"
+    "$SCHEDSIM" run "$tpath" -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $tsel --progress never -f json >"$work/b$i-$tname.json"
     # shellcheck disable=SC2086
     "$SCHEDSIM" run "$tpath" -t "$topo" --kernel "$KERNEL" -c "$work/fit$i.json" $tsel --progress never -f json >"$work/a$i-$tname.json"
-    python3 - "$tname" "$work/b$i-$tname.json" "$work/a$i-$tname.json" "$work/met$i" <<'PY'
+    python3 - "$tname" "$work/b$i-$tname.json" "$work/a$i-$tname.json" "$work/met$i" "$work/overview.jsonl" "$name" <<'PY'
 import json, sys
 name, before, after = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 met = [0, 0, 0]  # goals met before, after, goals
@@ -104,6 +202,8 @@ for label, m, goal in rows:
 print()
 with open(sys.argv[4], "a") as f:
     f.write(f"{met[0]} {met[1]} {met[2]}\n")
+with open(sys.argv[5], "a") as f:  # the --set overview's rows
+    f.write(json.dumps({"trace": name, "fold": sys.argv[6], "start": b, "calibrated": a}) + "\n")
 PY
   done
   read -r fb fa fn < <(awk '{b+=$1; a+=$2; n+=$3} END {print b, a, n}' "$work/met$i")
@@ -114,4 +214,38 @@ if [ -f "$work/total" ]; then
   read -r tb ta tn < <(awk '{b+=$1; a+=$2; n+=$3} END {print b, a, n}' "$work/total")
   echo
   echo "goals met in total: $tb of $tn with the starting costs, $ta of $tn calibrated"
+fi
+if [ -n "$SET" ] && [ -f "$work/overview.jsonl" ]; then
+  SCHEDSIM_ANALYSIS="$here/scripts/analysis" python3 - "$work/overview.jsonl" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
+from fidelity_fmt import OVERVIEW_GOALS, OVERVIEW_NOTE, overview_cells, overview_header  # noqa: E402
+
+runs = [json.loads(line) for line in open(sys.argv[1])]
+print()
+print("### Overview: relative error of the held-out traces\n")
+print(OVERVIEW_NOTE)
+print("Costs: start = the starting costs; fit A / fit B = calibrated on half A / B (a trace no half")
+print("can be calibrated on is tested in both folds).\n")
+print(overview_header(["trace", "costs"]))
+seen = set()
+met = {"start": [0] * 5, "calibrated": [0] * 5}
+rows = {"start": 0, "calibrated": 0}
+for r in runs:
+    label = "fit " + r["fold"].split(":")[0].split()[-1]
+    for costs, tag in (("start", "start"), ("calibrated", label)):
+        if costs == "start" and r["trace"] in seen:
+            continue
+        cells = overview_cells(r[costs])
+        print(f"| {r['trace']} | {tag} |" + "".join(f" {c} |" for c in cells))
+        rows[costs] += 1
+        for g in range(5):
+            met[costs][g] += cells[g].endswith(" ok")
+    seen.add(r["trace"])
+print()
+for costs in ("start", "calibrated"):
+    n = rows[costs]
+    print(f"Goals met, {costs}: **{sum(met[costs])} of {n * 5}** ("
+          + ", ".join(f"{g[1]} {m} of {n}" for g, m in zip(OVERVIEW_GOALS, met[costs])) + ").")
+PY
 fi

@@ -108,9 +108,8 @@ done
 SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$SCHEDSIM" "${KERNELS[*]}" <<'EOF'
 import json, sys
 import os
-import re
 sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
-from fidelity_fmt import fmt_n, fmt_ns, lat, metric_row  # noqa: E402
+from fidelity_fmt import OVERVIEW_NOTE, fmt_n, fmt_ns, lat, metric_row, overview_cells, overview_header  # noqa: E402
 from collections import OrderedDict
 
 manifest, binary, kernels = sys.argv[1], sys.argv[2], sys.argv[3].split()
@@ -167,34 +166,9 @@ for name, r in runs.items():
         summary.append((name, k, om))
 
 # one compact overview table: relative errors against the goals of issue 12
-goals = [("makespan_ns", "makespan", 10), ("wakeups", "wakeups", 15),
-         ("wakeup_latency.p50_ns", "p50", 25), ("wakeup_latency.p90_ns", "p90", 25),
-         ("wakeup_latency.p99_ns", "p99", 50), ("preempt_delay.p50_ns", "rq p50", None),
-         ("migrations", "migr.", None)]
 print("### Overview: relative error\n")
-print("Bounds in the header are the goals of issue 12 (ok = met); rq p50 has no goal and is")
-print("shown only when observed and simulated both have at least 30 samples. \"lat. >=\" is the")
-print("share of observed wake-latency samples that are lower bounds (they end at a switch-in from")
-print("idle the trace did not record): where it is large, a latency goal is judged against a")
-print("figure below the real one.\n")
-print("| trace | kernel |" + "".join(f" {g[1]}{' (' + str(g[2]) + '%)' if g[2] else ''} |" for g in goals)
-      + " lat. >= |")
-print("|" + "---|" * (3 + len(goals)))
+print(OVERVIEW_NOTE)
+print(overview_header(["trace", "kernel"]))
 for name, k, om in summary:
-    cells = []
-    for key, _, bound in goals:
-        o = om.get(key)
-        if not o or o["observed"] == 0:
-            cells.append("-")
-            continue
-        n = om.get("preempt_delay.count")
-        if key.startswith("preempt_delay.") and (not n or min(n["observed"], n["simulated"]) < 30):
-            cells.append("n<30")
-            continue
-        e = (o["simulated"] - o["observed"]) / o["observed"] * 100
-        ok = " ok" if bound is not None and abs(e) <= bound else ""
-        cells.append(f"{e:+.0f}%{ok}")
-    lb = re.search(r"\((\d+)%\)", om.get("wakeup_latency.p50_ns", {}).get("note", ""))
-    cells.append(f"{lb.group(1)}%" if lb else "0%")
-    print(f"| {name} | {k} |" + "".join(f" {c} |" for c in cells))
+    print(f"| {name} | {k} |" + "".join(f" {c} |" for c in overview_cells(om)))
 EOF
