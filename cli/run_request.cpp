@@ -936,11 +936,17 @@ RunOutcome execute_run(const RunRequest& req) {
     guard.check_memory("at the end of the simulation");
     out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
     out.trace_file->write(writer->header());
-    out.trace_file->append_file(body->temp_path());
+    out.trace_file->append_file(body->temp_path(), writer->body_bytes());
     out.trace_file->close();
   } else if (writer) {
     out.trace_text = writer->text();
   }
+  if (writer && writer->lines_cut() > 0)
+    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) stops where the run's span ends "
+                                    "({:.6f} s: the measured tasks' last switch or exit): the {} later event{} of "
+                                    "background tasks {} left out",
+                                    static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
+                                    writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
   return out;
 }
 
