@@ -479,6 +479,7 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
   ++run[cpu].done_gen;
   ts.state = TaskState::kRunnable;
   for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(t), SwitchReason::kMigrate, TaskId());
+  note_end(TaskId(t));  // a switch-out like any other (FtraceWriter follows the same rule)
   ++sum.context_switches;
   migrate_queued(TaskId(t), res.cpu);
   refresh_cpu(cpu);
