@@ -291,8 +291,7 @@ NoiseModel parse_noise(const std::string& spec) {
   return m;
 }
 
-// The trace options (selection, repair, decoding) set away from their defaults, by option name.
-static std::vector<std::string> trace_options_given(const traces::ExtractOptions& e) {
+std::vector<std::string> trace_options_given(const traces::ExtractOptions& e) {
   const traces::ExtractOptions d;
   std::vector<std::string> v;
   if (e.comm_regex != d.comm_regex) v.emplace_back("--comm");
@@ -311,6 +310,14 @@ static std::vector<std::string> trace_options_given(const traces::ExtractOptions
   if (e.clock_tolerance != d.clock_tolerance) v.emplace_back("--clock-tolerance");
   if (e.channels != d.channels) v.emplace_back("--channels");
   return v;
+}
+
+void refuse_migration_delta(const CostModel& cost, const Workload& w, bool from_trace) {
+  if (!from_trace && w.meta.count("trace_format") > 0 && cost.replay_overheads == ReplayOverheads::kMigrationDelta)
+    throw InputError(SourceLoc{"--cost"},
+                     "replay_overheads=migration-delta needs the trace itself: a workload file imported from one "
+                     "does not keep the CPUs its runs were recorded on (replay the trace, or use "
+                     "replay_overheads=recorded)");
 }
 
 // A trace option given with a native or generated workload would silently do nothing.
@@ -820,11 +827,7 @@ RunOutcome execute_run(const RunRequest& req) {
   // alike, `import -o W && run W` gives what `run TRACE` gives. Such a file does not keep the
   // CPUs its runs were recorded on, which migration-delta needs.
   const bool recorded_times = from_trace || w.meta.count("trace_format") > 0;
-  if (!from_trace && recorded_times && cost.replay_overheads == ReplayOverheads::kMigrationDelta)
-    throw InputError(SourceLoc{"--cost"},
-                     "replay_overheads=migration-delta needs the trace itself: a workload file imported from one "
-                     "does not keep the CPUs its runs were recorded on (replay the trace, or use "
-                     "replay_overheads=recorded)");
+  refuse_migration_delta(cost, w, from_trace);
   const CostModel run_cost = cost.for_input(recorded_times);
   std::optional<std::string> replay_note;
   if (recorded_times) {
@@ -933,11 +936,17 @@ RunOutcome execute_run(const RunRequest& req) {
     guard.check_memory("at the end of the simulation");
     out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
     out.trace_file->write(writer->header());
-    out.trace_file->append_file(body->temp_path());
+    out.trace_file->append_file(body->temp_path(), writer->body_bytes());
     out.trace_file->close();
   } else if (writer) {
     out.trace_text = writer->text();
   }
+  if (writer && writer->lines_cut() > 0)
+    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) stops where the run's span ends "
+                                    "({:.6f} s: the measured tasks' last switch or exit): the {} later event{} of "
+                                    "background tasks {} left out",
+                                    static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
+                                    writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
   return out;
 }
 

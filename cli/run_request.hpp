@@ -101,6 +101,13 @@ bool generator_is_random(const std::string& spec, const GenCosts& costs = {}, ui
 /// The same, given the workload the spec already generated at `seed` (only its neighbour is
 /// generated: a large generated workload is not built twice more to answer the question).
 bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_t seed, const Workload& at_seed);
+/// The trace options (selection, repair, decoding) set away from their defaults, by option name
+/// ("--background-comm"): what a native or generated workload input refuses (load_workload_input).
+std::vector<std::string> trace_options_given(const traces::ExtractOptions& e);
+/// Throws the InputError `run` gives for replay_overheads=migration-delta on a workload file
+/// imported from a trace (meta "trace_format"): it credits by the CPUs of each recorded
+/// migration, which such a file does not keep. Nothing for other inputs or modes.
+void refuse_migration_delta(const CostModel& cost, const Workload& w, bool from_trace);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,

@@ -225,14 +225,26 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
       std::error_code ec;
       if (!req.input.empty() && !std::filesystem::is_regular_file(req.input, ec))
         throw InputError(SourceLoc{req.input}, "no such file");
+      const bool native = req.workload_gen.empty() && looks_like_workload(req.input);
+      if (native && !files.count(req.input)) files.emplace(req.input, names_only(read_workload(req.input)));
       if (!req.slices.empty()) {
-        if (!req.workload_gen.empty()) {
-          check_slices(req.slices, generators.at(req.workload_gen));
-        } else if (looks_like_workload(req.input)) {
-          if (!files.count(req.input)) files.emplace(req.input, names_only(read_workload(req.input)));
-          check_slices(req.slices, files.at(req.input));
-        }
+        if (!req.workload_gen.empty()) check_slices(req.slices, generators.at(req.workload_gen));
+        else if (native) check_slices(req.slices, files.at(req.input));
       }
+      // What `run` refuses once the workload is loaded, refused here before any point runs: the
+      // trace options on a workload that is not a trace, and migration-delta on an imported file.
+      if (!req.workload_gen.empty() || native) {
+        std::vector<std::string> given;
+        for (const std::string& opt : trace_options_given(req.extract)) given.push_back(opt.substr(2));
+        if (req.smt_normalize) given.emplace_back("smt-normalize");
+        if (!given.empty())
+          throw InputError(fmt::format("parameter{} {} {} only to a trace input, and {} is not a trace",
+                                       given.size() == 1 ? "" : "s", join(given, ", "),
+                                       given.size() == 1 ? "applies" : "apply",
+                                       native ? "'" + req.input + "' (a schedsim workload)"
+                                              : "the generated workload '" + req.workload_gen + "'"));
+      }
+      if (native) refuse_migration_delta(cost, files.at(req.input), false);
     } catch (const InputError& e) {
       if (e.message().rfind("point ", 0) == 0) throw;
       throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());

@@ -175,12 +175,14 @@ void AtomicFile::write(std::string_view bytes) {
   raw_write(bytes.data(), bytes.size());
 }
 
-void AtomicFile::append_file(const std::string& path) {
+void AtomicFile::append_file(const std::string& path, uint64_t max_bytes) {
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (!in) fail("cannot reopen '" + path + "': " + std::strerror(errno));
   std::string buf(1 << 20, '\0');
   bool ok = true;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), in)) {
+  uint64_t left = max_bytes;
+  while (size_t n = std::fread(buf.data(), 1, static_cast<size_t>(std::min<uint64_t>(buf.size(), left)), in)) {
+    left -= n;
     if (gz_) {
       try {
         write(std::string_view(buf.data(), n));

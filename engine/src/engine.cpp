@@ -479,6 +479,7 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
   ++run[cpu].done_gen;
   ts.state = TaskState::kRunnable;
   for (auto* o : obs) o->on_switch(s.now, CpuId(cpu), TaskId(t), SwitchReason::kMigrate, TaskId());
+  note_end(TaskId(t));  // a switch-out like any other (FtraceWriter follows the same rule)
   ++sum.context_switches;
   migrate_queued(TaskId(t), res.cpu);
   refresh_cpu(cpu);
@@ -778,6 +779,14 @@ SimSummary Simulation::Impl::run_all() {
     if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
       sum.complete = false;
       sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
+      if (sum.stop == StopReason::kStopAt) {
+        // The run covers [0, stop_at]: nothing changes between the last event and the stop
+        // (every rate change is an event), so the clock moves on to it and finish() accounts
+        // the running tasks' progress up to there. The span ends at the stop, with or without
+        // background tasks, not at whichever task last switched before it.
+        s.now = cfg.stop_at;
+        sum.end = cfg.stop_at;
+      }
       break;
     }
     // Only a run with background tasks plans past the limit (checked_after()): the measured
@@ -866,6 +875,23 @@ void Simulation::Impl::explain_incomplete() {
   auto& out = sum.incomplete;
   if (sum.stop == StopReason::kStopAt) {
     out.push_back(fmt::format("stopped at {} s (stop_at) with events still pending", cfg.stop_at));
+    // Only background tasks' events were left: a run without them would have ended (stuck) at
+    // the measured tasks' last event, with the stuck-task report; the span to the stop may hold
+    // no measured work, and whether a background task would still wake them is unknown.
+    uint32_t blocked = 0;
+    bool active = false;
+    for (uint32_t t = 0; t < w.tasks.size() && nr_background > 0; ++t) {
+      if (prog[t].background) continue;
+      const TaskState st = s.tasks[t].state;
+      blocked += st == TaskState::kBlocked;
+      active = active || st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping ||
+               (st == TaskState::kNotStarted && w.tasks[t].start != StartState::kForked);
+    }
+    if (blocked > 0 && !active)
+      out.push_back(fmt::format("at the stop no measured task could run ({} blocked, the rest exited or never "
+                                "forked) and only background tasks' events were pending: without --stop-at the "
+                                "run shows whether one wakes them or they are stuck",
+                                blocked));
   } else if (sum.stop == StopReason::kMaxEvents) {
     out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));
   }

@@ -125,7 +125,22 @@ int FtraceWriter::prio_of(TaskId t) const { return 120 + workload_.tasks[t.v].ni
 
 const std::string& FtraceWriter::task_fields(TaskId t) const { return fields_[t.v]; }
 
+// The line before the one starting now is complete: kept if it is not after the run's end so far.
+void FtraceWriter::mark_kept() {
+  if (lines_ > 0 && last_at_ <= span_end_) keep_ = {written_ + body_.size(), lines_};
+}
+
+// SimSummary::end moves to `at` (the engine's note_end(): a measured task leaves a CPU or exits).
+// Every line so far is at or before it.
+void FtraceWriter::measured_end(Instant at) {
+  if (at < span_end_) return;
+  span_end_ = at;
+  mark_kept();
+}
+
 void FtraceWriter::prefix(Instant at, uint32_t cpu, TaskId current, const char* flags) {
+  mark_kept();
+  last_at_ = at;
   if (sink_ && body_.size() >= kChunkBytes) flush_body();  // a line starts here: body_ holds whole lines
   body_ += current.valid() ? heads_[current.v] : idle_head_;
   int64_t ns = at.ns();
@@ -205,6 +220,7 @@ void FtraceWriter::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason
   if (next.valid()) {
     task_cpu_[next.v] = static_cast<int32_t>(cpu);
   }
+  if (prev.valid() && !workload_.tasks[prev.v].background) measured_end(at);
   if (!prev.valid() && !next.valid()) return;
   if (!in_window(at)) return;
   prefix(at, cpu, prev, "d..2.");
@@ -237,20 +253,33 @@ void FtraceWriter::on_migrate(Instant at, TaskId t, CpuId from_id, CpuId to_id, 
 
 void FtraceWriter::on_exit(Instant at, TaskId t, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
+  if (!workload_.tasks[t.v].background) measured_end(at);
   if (!in_window(at)) return;
   prefix(at, cpu, t, ".....");
   fmt::format_to(std::back_inserter(body_), "sched_process_exit: {}\n", task_fields(t));
 }
 
+void FtraceWriter::on_end(const SchedState&, Instant end) {
+  mark_kept();
+  if (lines_ == 0 || last_at_ <= end) return;
+  // Lines after the end: the engine ended the span at the last measured switch-out or exit
+  // (a stopped run ends at or after every event), which measured_end() followed.
+  SCHEDSIM_ASSERT(end == span_end_, "trace lines until {} ns after the run's end {} ns, but its last measured "
+                  "switch was at {} ns", last_at_.ns(), end.ns(), span_end_.ns());
+  cut_ = true;
+  if (!sink_) body_.resize(keep_.bytes);
+}
+
 void FtraceWriter::flush_body() {
   if (!sink_ || body_.empty()) return;
   sink_(body_);
+  written_ += body_.size();
   body_.clear();
 }
 
 std::string FtraceWriter::header() const {
   std::string out = "# tracer: nop\n#\n";
-  out += fmt::format("# entries-in-buffer/entries-written: {}/{}   #P:{}\n#\n", lines_, lines_, nr_cpus_);
+  out += fmt::format("# entries-in-buffer/entries-written: {}/{}   #P:{}\n#\n", lines(), lines(), nr_cpus_);
   out += opts_.tgid_column ? kHeaderTgid : kHeader;
   return out;
 }

@@ -25,7 +25,7 @@ using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 const std::vector<MetricDef> kCatalog = {
-    {"makespan", Better::kLower, "ns", true, "first task start to the last exit"},
+    {"makespan", Better::kLower, "ns", true, "first task start to the last exit (or to --stop-at)"},
     {"wakeup.count", Better::kNone, "", false, "wakeups measured"},
     {"wakeup.mean", Better::kLower, "ns", true, "wakeup latency, mean"},
     {"wakeup.p50", Better::kLower, "ns", true, "wakeup latency, median"},

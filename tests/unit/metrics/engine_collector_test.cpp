@@ -19,9 +19,9 @@ struct Run {
   std::string json, trace;
 };
 
-Run simulate(const Workload& w, const Topology& topo, const std::string& kernel) {
+Run simulate(const Workload& w, const Topology& topo, const std::string& kernel, const SimConfig& sim_cfg = SimConfig{}) {
   PolicyStack st = builtin_registry().make(kernel_profile(kernel).modules, FeatureSet{});
-  Simulation sim(w, topo, std::move(st), CostModel{}, SimConfig{});
+  Simulation sim(w, topo, std::move(st), CostModel{}, sim_cfg);
   MetricsCollector m(w);
   FtraceWriter fw(w);
   sim.add_observer(&m);
@@ -254,4 +254,91 @@ TEST_CASE("per-CPU time stays within the makespan when background tasks run outs
     CHECK(r.res.complete);
     within(r);
   }
+}
+
+TEST_CASE("a run stopped by stop_at ends at the stop time, with or without background tasks", "[metrics][engine]") {
+  Topology topo = machine(2, 1, 1);
+  SimConfig cfg;
+  cfg.stop_at = Instant::zero() + Duration::us(1525);  // mid-run of one of the pair's 50 us runs
+  for (bool with_hog : {false, true}) {
+    Workload w = with_background_hog(true);
+    if (!with_hog) w.tasks.pop_back();
+    Run r = simulate(w, topo, "6.12", cfg);
+    CHECK(r.sum.stop == StopReason::kStopAt);
+    CHECK_FALSE(r.res.complete);
+    // The span is [first measured event, stop_at]: not the last switch before the stop (which
+    // with the hog was a measured task's, without it any task's).
+    CHECK(r.sum.end == cfg.stop_at);
+    CHECK(r.res.end_ns == 1'525'000);
+    CHECK(r.res.makespan_ns == 1'525'000 - r.res.start_ns);
+    // The task running at the stop has its CPU time and work counted up to the stop, so the
+    // pair's runtime and the work done agree (no cost model charge here is work).
+    int64_t runtime = 0;
+    for (const TaskRow& t : r.res.tasks_detail) runtime += t.runtime_ns;
+    CHECK(r.res.work_done_ns <= runtime);
+    CHECK(runtime - r.res.work_done_ns < 50'000);
+    for (const CpuRow& c : r.res.cpus) CHECK(c.busy_ns <= r.res.makespan_ns);
+    CHECK(r.sum.incomplete.size() == 1);  // the pair was still at work at the stop
+  }
+  // pong stuck at ~4 ms while the hog runs on: stopped at 30 ms, the span still ends there, and
+  // the reasons say that only the hog's events were left (a run without the hog ends stuck).
+  Workload w = with_background_hog(true);
+  w.tasks[1].program.pop_back();
+  w.tasks[1].program.push_back(Action::block());
+  cfg.stop_at = Instant::zero() + Duration::ms(30);
+  Run r = simulate(w, topo, "6.12", cfg);
+  CHECK(r.res.end_ns == 30'000'000);
+  REQUIRE(r.sum.incomplete.size() == 2);
+  CHECK_THAT(r.sum.incomplete[1], Catch::StartsWith("at the stop no measured task could run (1 blocked"));
+}
+
+TEST_CASE("the trace ends where the run's span ends when background tasks run on", "[metrics][engine]") {
+  // pong is stuck; the hog (background) runs on for ~50 ms after the pair's last switch.
+  Workload w = with_background_hog(true);
+  w.tasks[1].program.pop_back();
+  w.tasks[1].program.push_back(Action::block());
+  Topology topo = machine(2, 1, 1);
+  auto last_time = [](const std::string& trace) {
+    // "... [000] d..2.     0.004069000: sched_switch: ..." -> the timestamp of the last line.
+    size_t eol = trace.rfind('\n', trace.size() - 2);
+    std::string line = trace.substr(eol + 1);
+    size_t colon = line.find(": sched_");
+    size_t sp = line.rfind(' ', colon);
+    double secs = std::stod(line.substr(sp + 1, colon - sp - 1));
+    return static_cast<int64_t>(std::llround(secs * 1e9));
+  };
+  auto entries = [](const std::string& trace) {
+    size_t at = trace.find("entries-written: ");
+    return std::stoull(trace.substr(at + 17));
+  };
+  auto lines = [](const std::string& trace) {
+    uint64_t n = 0;
+    for (size_t at = 0; (at = trace.find('\n', at)) != std::string::npos; ++at)
+      if (at + 1 < trace.size() && trace[at + 1] != '#') ++n;
+    return n;
+  };
+  Run r = simulate(w, topo, "6.12");
+  REQUIRE_FALSE(r.sum.complete);
+  REQUIRE(r.res.makespan_ns < 10'000'000);
+  CHECK(last_time(r.trace) <= r.res.end_ns);  // was the hog's last switch, ~52 ms
+  CHECK(entries(r.trace) == lines(r.trace));
+
+  // Streamed in small pieces: the lines past the end reached the sink, the kept prefix is exact.
+  PolicyStack st = builtin_registry().make(kernel_profile("6.12").modules, FeatureSet{});
+  Simulation sim(w, topo, std::move(st), CostModel{}, SimConfig{});
+  FtraceWriter fw(w);
+  std::string streamed;
+  fw.stream_body([&](std::string_view chunk) { streamed += chunk; });
+  sim.add_observer(&fw);
+  SimSummary sum = sim.run();
+  fw.flush_body();
+  CHECK(sum.end.ns() == r.res.end_ns);
+  CHECK(fw.lines_cut() > 0);
+  REQUIRE(fw.body_bytes() < streamed.size());
+  CHECK(fw.header() + streamed.substr(0, fw.body_bytes()) == r.trace);
+
+  // A complete run with the hog cut off, or a run without background tasks, loses nothing.
+  Run done = simulate(with_background_hog(true), topo, "6.12");
+  CHECK(entries(done.trace) == lines(done.trace));
+  CHECK(last_time(done.trace) == done.res.end_ns);
 }

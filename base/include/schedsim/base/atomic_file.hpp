@@ -34,8 +34,9 @@ class AtomicFile {
 
   /// Appends bytes. Throws InputError when the write fails (disk full).
   void write(std::string_view bytes);
-  /// Appends the whole content of the file at `path` (streamed, constant memory).
-  void append_file(const std::string& path);
+  /// Appends the content of the file at `path`, its first `max_bytes` bytes at most (streamed,
+  /// constant memory).
+  void append_file(const std::string& path, uint64_t max_bytes = UINT64_MAX);
   /// Flushes the stdio buffer to the temporary (so it can be read back by path; of a compressed
   /// output, what the compressor has emitted so far).
   void flush();

@@ -46,7 +46,9 @@ struct SimConfig {
   uint64_t seed = 1;
   int64_t jitter_permille = 0;       ///< run(d) durations scaled by U[1-j, 1+j]
   bool check_invariants_full = false;  ///< O(CPUs) checks after every event (debug flag)
-  Instant stop_at = Instant::max();  ///< end the simulation early (incomplete run)
+  /// End the simulation early (an incomplete run): events at or before it run, and the run's
+  /// span (SimSummary::end, the makespan) ends at it.
+  Instant stop_at = Instant::max();
   uint64_t max_events = UINT64_MAX;  ///< safety valve for runaway workloads
   PreemptModel preempt = PreemptModel::kFull;  ///< where a requested preemption takes effect
   /// No event is processed after this simulated time: an action, start time or wakeup that would

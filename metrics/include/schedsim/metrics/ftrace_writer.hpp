@@ -58,19 +58,30 @@ class FtraceWriter : public Observer {
   void on_switch(Instant at, CpuId cpu, TaskId prev, SwitchReason why, TaskId next) override;
   void on_migrate(Instant at, TaskId t, CpuId from, CpuId to, CpuDistance d) override;
   void on_exit(Instant at, TaskId t, CpuId cpu) override;
+  /// Cuts the lines after `end` (the run's span end, SimSummary::end): only background tasks'
+  /// events can come after it (a measured task stuck while background ones ran on), and the
+  /// schedule written stops where the reported run does.
+  void on_end(const SchedState& s, Instant end) override;
 
   /// The complete trace text: header plus every event line written so far (not when streaming).
   std::string text() const;
   /// Streams the event lines to `sink` (whole lines, in chunks of about kChunkBytes) instead of
   /// keeping them, so memory stays constant however long the run; call flush_body() at the end.
   /// The header is written separately (header()): its entry count is known only at the end.
+  /// Lines past the run's end may already have gone to the sink: the trace is the header plus
+  /// the first body_bytes() bytes streamed.
   static constexpr size_t kChunkBytes = size_t{1} << 20;
   void stream_body(std::function<void(std::string_view)> sink) { sink_ = std::move(sink); }
   /// Passes the lines still buffered to the sink.
   void flush_body();
   /// The `# tracer: nop` header with the final entry count and CPU count.
   std::string header() const;
-  uint64_t lines() const { return lines_; }
+  /// Event lines in the trace (after on_end: those up to the run's end).
+  uint64_t lines() const { return cut_ ? keep_.lines : lines_; }
+  /// Bytes of event lines in the trace (of those streamed, the prefix to copy).
+  uint64_t body_bytes() const { return cut_ ? keep_.bytes : written_ + body_.size(); }
+  /// Lines written for events after the run's end and left out by on_end().
+  uint64_t lines_cut() const { return cut_ ? lines_ - keep_.lines : 0; }
   /// The pid written for task t (for tests and round-trip comparisons).
   int64_t pid_of(TaskId t) const { return pids_[t.v]; }
   const std::string& comm_of(TaskId t) const { return comms_[t.v]; }
@@ -85,6 +96,8 @@ class FtraceWriter : public Observer {
   bool in_window(Instant at) const { return at >= opts_.window_start && at < opts_.window_end; }
   void prefix(Instant at, uint32_t cpu, TaskId current, const char* flags);
   const std::string& task_fields(TaskId t) const;  // "comm=X pid=N prio=P"
+  void measured_end(Instant at);
+  void mark_kept();
   int prio_of(TaskId t) const;
 
   const Workload& workload_;
@@ -101,6 +114,17 @@ class FtraceWriter : public Observer {
   std::string body_;
   std::function<void(std::string_view)> sink_;
   uint64_t lines_ = 0;
+  uint64_t written_ = 0;  // bytes passed to the sink
+  // The run's end as the engine moves it (SimSummary::end: a measured task's switch-out or
+  // exit), and the position after the last line at or before it. Lines come in time order, so
+  // on_end() can cut at that position; an end at or after the last line cuts nothing.
+  struct Position {
+    uint64_t bytes = 0, lines = 0;
+  };
+  Instant span_end_ = Instant::zero();
+  Instant last_at_ = Instant::zero();  // time of the last line written (lines_ > 0)
+  Position keep_;
+  bool cut_ = false;
 };
 
 }  // namespace schedsim

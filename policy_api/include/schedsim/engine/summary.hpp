@@ -30,7 +30,9 @@ struct UnfinishedTask {
 /// reschedule-IPI counters count every task, background ones included (TaskSpec::background);
 /// the token, work and unfinished-task figures count measured tasks only.
 struct SimSummary {
-  Instant end;                  ///< time the last task exited or the last event happened
+  /// Time the last measured task exited or last left a CPU (an incomplete run); for a run
+  /// stopped by SimConfig::stop_at, the stop time itself (the run covers [0, stop_at]).
+  Instant end;
   uint64_t events = 0;
   uint64_t wakeups = 0;         ///< wake actions that made a blocked/sleeping task runnable
   uint64_t tokens_banked = 0;   ///< wakes to a task not yet blocked (token kept); measured tasks only
