@@ -613,23 +613,7 @@ struct Extractor::Impl {
           push(w, Action::wake(TaskId(bord)));
         }
         break;
-      case St::kNew:
-        // Blocked since before the trace: the life starts waiting for this wakeup
-        // (StartState::kBlocked is an implicit block() before the program, so no block() is
-        // pushed; the program starts with what the task does once woken).
-        if (inside && b.in_workload() && word != bord) {
-          TaskRec& w = recs[word];
-          flush_at(w, ev.ts);
-          push(w, Action::wake(TaskId(bord)));
-          b.start = StartState::kBlocked;
-          b.start_ts = first_ts;
-        } else {
-          b.start = StartState::kSleeping;
-          b.start_ts = ev.ts;
-        }
-        b.st = St::kWoken;
-        b.since = ev.ts;
-        break;
+      case St::kNew: start_at_wakeup(b, bord, inside, word, ev); break;
       case St::kUnknown:
         flush_run(b);
         push(b, Action::sleep(Duration::ns(std::max<int64_t>(0, ev.ts - b.since))));
@@ -639,6 +623,34 @@ struct Extractor::Impl {
       case St::kDead: SCHEDSIM_UNREACHABLE("dead tasks are not live");
     }
     touch_span(b, ev.ts);
+  }
+
+  // Blocked since before the trace: the life starts waiting for this wakeup (StartState::kBlocked is an implicit block() before the
+  // program, so no block() is pushed; the program starts with what the task does once woken),
+  // or asleep until it when the waker is not replayed (kSleeping).
+  // Its initial_cpu is the CPU it last ran on, which the kernel keeps as task_cpu() while it
+  // sleeps and try_to_wake_up() hands to select_task_rq() as prev_cpu: sched_waking's
+  // target_cpu, which its tracepoint reads from task_cpu() at the top of try_to_wake_up(),
+  // before select_task_rq() and set_task_cpu() (so it is the previous CPU, not the placement:
+  // sched_wakeup's target_cpu, read after set_task_cpu(), is the placement); without
+  // sched_waking, the CPU of its last switch-out if the trace has one, else none (the engine
+  // then takes its first allowed CPU).
+  void start_at_wakeup(TaskRec& b, uint32_t bord, bool inside, uint32_t word, const TraceEvent& ev) {
+    if (inside && b.in_workload() && word != bord) {
+      TaskRec& w = recs[word];
+      flush_at(w, ev.ts);
+      push(w, Action::wake(TaskId(bord)));
+      b.start = StartState::kBlocked;
+      b.start_ts = first_ts;
+    } else {
+      b.start = StartState::kSleeping;
+      b.start_ts = ev.ts;
+    }
+    b.initial_cpu = ev.type == EventType::kWaking && ev.target_cpu >= 0 ? ev.target_cpu : b.cpu;
+    // Its previous CPU, as the replay's: a first switch-in elsewhere counts as a migration.
+    b.cpu = b.initial_cpu;
+    b.st = St::kWoken;
+    b.since = ev.ts;
   }
 
   void on_fork(const TraceEvent& ev, int64_t parent_pid, int64_t child, const std::string& child_comm) {

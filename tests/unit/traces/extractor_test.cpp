@@ -38,9 +38,11 @@ std::string ev(const char* comm, int pid, int cpu, const char* ts, const char* n
   return b;
 }
 std::string waking(const char* comm, int pid, int cpu, const char* ts, const char* wcomm, int wpid,
-                   const char* flags = "d..3.") {
-  return ev(comm, pid, cpu, ts, "sched_waking",
-            std::string("comm=") + wcomm + " pid=" + std::to_string(wpid) + " prio=120 target_cpu=000", flags);
+                   const char* flags = "d..3.", int target_cpu = 0, const char* event = "sched_waking") {
+  char tc[8];
+  std::snprintf(tc, sizeof tc, "%03d", target_cpu);
+  return ev(comm, pid, cpu, ts, event,
+            std::string("comm=") + wcomm + " pid=" + std::to_string(wpid) + " prio=120 target_cpu=" + tc, flags);
 }
 
 struct TempTrace {
@@ -887,4 +889,28 @@ TEST_CASE("extract --background-comm/--background-pid: load imported, observed f
   CHECK_THROWS_WITH(import_trace(t.path, only_bg),
                     Catch::Contains("no tasks selected: the selection [descendants of 999] kept none of the 2 tasks "
                                     "seen in the trace, and its 1 background task alone would measure nothing"));
+}
+
+TEST_CASE("extract: a task whose life starts at its wakeup starts on its previous CPU (sched_waking's target_cpu)",
+          "[traces]") {
+  // W wakes S (seen first at that waking) from CPU 1; sched_waking's target_cpu is S's task_cpu()
+  // when try_to_wake_up() starts, the prev_cpu its placement uses: CPU 0. sched_wakeup's
+  // target_cpu (1) is where it was placed, and it runs on CPU 1: a migration.
+  const std::string tail = sw("W", 40, 1, "1.000030", "S", "S", 41) + sw("S", 41, 1, "1.000100", "S", "swapper/1", 0);
+  TempTrace t(sw("swapper/1", 0, 1, "1.000000", "R", "W", 40) + waking("W", 40, 1, "1.000010", "S", 41) +
+              waking("W", 40, 1, "1.000011", "S", 41, "d..4.", 1, "sched_wakeup") + tail);
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(rep.conservation_ok);
+  const TaskSpec& s = task(w, "S", 41);
+  CHECK(s.start == StartState::kBlocked);
+  CHECK(s.initial_cpu == 0);
+  CHECK(w.observed.migrations == 1);
+  // With sched_wakeup alone, target_cpu is the placement's result, not the previous CPU: none.
+  TempTrace only_wakeup(sw("swapper/1", 0, 1, "1.000000", "R", "W", 40) +
+                        waking("W", 40, 1, "1.000011", "S", 41, "d..4.", 1, "sched_wakeup") + tail);
+  Workload w2 = import_trace(only_wakeup.path, ExtractOptions{});
+  CHECK(task(w2, "S", 41).start == StartState::kBlocked);
+  CHECK(task(w2, "S", 41).initial_cpu == -1);
+  CHECK(w2.observed.migrations == 0);
 }
