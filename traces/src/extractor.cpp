@@ -83,6 +83,11 @@ struct TaskRec {
   bool sc_returned = false;       // --channels: a syscall exit not yet followed by a user-mode run
   int64_t early_sc = -1;          // --channels: the waker's syscall of the early waking
   std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
+  // A background task's past before the measured span (start_span()): prog[0, trim_at) is
+  // dropped; `trimmed_blocked` = asleep at the span start, its life starts at its next wakeup.
+  size_t trim_at = 0;
+  bool trimmed = false;
+  bool trimmed_blocked = false;
   std::vector<uint32_t> cancelled;  // indices into prog of wakes that turned out to be no-ops
 };
 
@@ -164,6 +169,7 @@ struct Extractor::Impl {
   long first_line = 0;  // input line of first_ts, for the span error
   int64_t prev_last_ts = -1;  // the event CPU's previous event (before the current one)
   int64_t sel_first = -1, sel_last = -1;
+  bool span_started = false;  // a selected task was named by an event (start_span())
   std::vector<uint32_t> lost_pending;  // CPUs whose next event starts after a lost window
   ObservedStats obs;
   const TraceEvent* cur_ev = nullptr;
@@ -243,6 +249,7 @@ struct Extractor::Impl {
                                        opt.background_pids.end());
     live[pid] = ord;
     ++rep.tasks_seen;
+    if (t.selected) start_span();
     if (opt.channels != TraceChannels::kOff) {
       FdTable tab;
       if (parent_ord >= 0) {
@@ -260,9 +267,64 @@ struct Extractor::Impl {
     auto it = live.find(pid);
     if (it != live.end()) {
       set_comm(recs[it->second], comm);
+      if (recs[it->second].selected) start_span();
       return it->second;
     }
     return create(pid, comm, -1);
+  }
+
+  // The measured span starts with the first event that names a selected task; the replay's time
+  // origin stays the trace's first event. A background task seen before that moment starts
+  // there in the state it is in (as a task alive at trace start does): running or queued on its
+  // CPU (kRunnable at that time, initial_cpu = that CPU), woken and not yet running (kRunnable,
+  // its last CPU), asleep (its life starts at its next wakeup: kBlocked if a replayed task wakes
+  // it, kSleeping until then otherwise, on_wake()), or gone (exited: not imported). Its actions
+  // so far are dropped, and with them the on-CPU time before the span; a wake between two
+  // background tasks is dropped on both sides (wake and block are pushed at the same event).
+  // Without it the replay would run the background task's recorded past before the measured
+  // tasks start, and the machine's state at the span start (who runs where, PELT, queues) would
+  // be that replay's, not the trace's. Called from get()/create() before the event touches the
+  // selected task, so what the event does to it and after it is kept.
+  void start_span() {
+    if (span_started) return;
+    span_started = true;
+    const int64_t at = cur_ev != nullptr ? cur_ev->ts : first_ts;
+    for (TaskRec& t : recs) {
+      if (!t.background) continue;
+      // A held waking whose waker's wake action is dropped: from now on it is a wakeup from
+      // outside (pairing it creates no block).
+      if (t.early && t.early_inside && recs[t.early_waker].background) t.early_inside = false;
+      t.trimmed = true;
+      t.trim_at = t.prog.size();
+      t.pending_run = 0;
+      t.pending_cpu = -1;
+      t.oncpu = 0;
+      t.corun_saved = 0;
+      t.cur_sc = -1;  // --channels: a syscall entered before the span is never replayed
+      t.sc_returned = false;
+      switch (t.st) {
+        case St::kNew: break;
+        case St::kRunning:
+          t.since = at;
+          [[fallthrough]];
+        case St::kRunnable:
+        case St::kWoken:
+          t.start = StartState::kRunnable;
+          t.start_ts = at;
+          t.initial_cpu = t.cpu;
+          t.fork_wait = false;
+          break;
+        case St::kBlocked:
+        case St::kUnknown:
+          t.st = St::kBlocked;
+          t.trimmed_blocked = true;
+          break;
+        case St::kDead: break;
+      }
+    }
+    // --channels: background syscalls before the span carry no bytes into the channels.
+    for (Syscall& sc : scs)
+      if (recs[sc.task].background) sc.done = false;
   }
 
   void push(TaskRec& t, Action a) {
@@ -492,6 +554,15 @@ struct Extractor::Impl {
         n.fork_wait = false;
         break;
       case St::kBlocked:
+        if (n.trimmed_blocked) {
+          // Asleep at the span start and switched in with no wakeup recorded: as a task the
+          // trace shows runnable at its start, it starts there (at the switch-in).
+          n.trimmed_blocked = false;
+          n.start = StartState::kRunnable;
+          n.start_ts = ts;
+          n.initial_cpu = cpu;
+          break;
+        }
         repair("switch-in-without-wakeup",
                "a sleeping task was switched in with no wakeup event; its sleep was replayed as "
                "sleep(observed)");
@@ -577,6 +648,10 @@ struct Extractor::Impl {
     if (b.selected && b.st != St::kRunning && b.st != St::kRunnable && b.st != St::kWoken) ++obs.wakeups;
     switch (b.st) {
       case St::kBlocked:
+        if (b.trimmed_blocked) {
+          start_at_wakeup(b, bord, inside, word, ev);
+          break;
+        }
         if (inside && b.in_workload() && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
@@ -613,23 +688,7 @@ struct Extractor::Impl {
           push(w, Action::wake(TaskId(bord)));
         }
         break;
-      case St::kNew:
-        // Blocked since before the trace: the life starts waiting for this wakeup
-        // (StartState::kBlocked is an implicit block() before the program, so no block() is
-        // pushed; the program starts with what the task does once woken).
-        if (inside && b.in_workload() && word != bord) {
-          TaskRec& w = recs[word];
-          flush_at(w, ev.ts);
-          push(w, Action::wake(TaskId(bord)));
-          b.start = StartState::kBlocked;
-          b.start_ts = first_ts;
-        } else {
-          b.start = StartState::kSleeping;
-          b.start_ts = ev.ts;
-        }
-        b.st = St::kWoken;
-        b.since = ev.ts;
-        break;
+      case St::kNew: start_at_wakeup(b, bord, inside, word, ev); break;
       case St::kUnknown:
         flush_run(b);
         push(b, Action::sleep(Duration::ns(std::max<int64_t>(0, ev.ts - b.since))));
@@ -639,6 +698,36 @@ struct Extractor::Impl {
       case St::kDead: SCHEDSIM_UNREACHABLE("dead tasks are not live");
     }
     touch_span(b, ev.ts);
+  }
+
+  // Blocked since before the trace (or, a background task, since before the measured span): the
+  // life starts waiting for this wakeup (StartState::kBlocked is an implicit block() before the
+  // program, so no block() is pushed; the program starts with what the task does once woken),
+  // or asleep until it when the waker is not replayed (kSleeping).
+  // Its initial_cpu is the CPU it last ran on, which the kernel keeps as task_cpu() while it
+  // sleeps and try_to_wake_up() hands to select_task_rq() as prev_cpu: sched_waking's
+  // target_cpu, which its tracepoint reads from task_cpu() at the top of try_to_wake_up(),
+  // before select_task_rq() and set_task_cpu() (so it is the previous CPU, not the placement:
+  // sched_wakeup's target_cpu, read after set_task_cpu(), is the placement); without
+  // sched_waking, the CPU of its last switch-out if the trace has one (a background task
+  // asleep at the span start), else none (the engine then takes its first allowed CPU).
+  void start_at_wakeup(TaskRec& b, uint32_t bord, bool inside, uint32_t word, const TraceEvent& ev) {
+    if (inside && b.in_workload() && word != bord) {
+      TaskRec& w = recs[word];
+      flush_at(w, ev.ts);
+      push(w, Action::wake(TaskId(bord)));
+      b.start = StartState::kBlocked;
+      b.start_ts = first_ts;
+    } else {
+      b.start = StartState::kSleeping;
+      b.start_ts = ev.ts;
+    }
+    b.initial_cpu = ev.type == EventType::kWaking && ev.target_cpu >= 0 ? ev.target_cpu : b.cpu;
+    // Its previous CPU, as the replay's: a first switch-in elsewhere counts as a migration.
+    b.cpu = b.initial_cpu;
+    b.trimmed_blocked = false;
+    b.st = St::kWoken;
+    b.since = ev.ts;
   }
 
   void on_fork(const TraceEvent& ev, int64_t parent_pid, int64_t child, const std::string& child_comm) {
@@ -1009,8 +1098,11 @@ struct Extractor::Impl {
     for (size_t i = 0; i < recs.size(); ++i) {
       const TaskRec& t = recs[i];
       if (!t.in_workload()) continue;
-      // A task that never did anything (seen only as a name) is not a task.
-      if (t.st == St::kNew && t.prog.empty()) continue;
+      // A task that never did anything (seen only as a name) is not a task; nor is a background
+      // task that did nothing after the measured span started (exited before it, or asleep
+      // through it): start_span().
+      if (t.st == St::kNew && t.prog.size() == t.trim_at) continue;
+      if (t.trimmed && t.prog.size() == t.trim_at && (t.st == St::kDead || t.trimmed_blocked)) continue;
       task_of[i] = static_cast<uint32_t>(w.tasks.size());
       w.tasks.emplace_back();
     }
@@ -1037,8 +1129,9 @@ struct Extractor::Impl {
       std::sort(t.cancelled.begin(), t.cancelled.end());
       t.cancelled.erase(std::unique(t.cancelled.begin(), t.cancelled.end()), t.cancelled.end());
       size_t ci = 0;
-      s.program.reserve(t.prog.size());
-      for (size_t k = 0; k < t.prog.size(); ++k) {
+      s.program.reserve(t.prog.size() - t.trim_at);
+      for (size_t k = t.trim_at; k < t.prog.size(); ++k) {
+        while (ci < t.cancelled.size() && t.cancelled[ci] < k) ++ci;
         if (ci < t.cancelled.size() && t.cancelled[ci] == k) {
           ++ci;
           continue;

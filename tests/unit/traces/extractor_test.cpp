@@ -38,9 +38,11 @@ std::string ev(const char* comm, int pid, int cpu, const char* ts, const char* n
   return b;
 }
 std::string waking(const char* comm, int pid, int cpu, const char* ts, const char* wcomm, int wpid,
-                   const char* flags = "d..3.") {
-  return ev(comm, pid, cpu, ts, "sched_waking",
-            std::string("comm=") + wcomm + " pid=" + std::to_string(wpid) + " prio=120 target_cpu=000", flags);
+                   const char* flags = "d..3.", int target_cpu = 0, const char* event = "sched_waking") {
+  char tc[8];
+  std::snprintf(tc, sizeof tc, "%03d", target_cpu);
+  return ev(comm, pid, cpu, ts, event,
+            std::string("comm=") + wcomm + " pid=" + std::to_string(wpid) + " prio=120 target_cpu=" + tc, flags);
 }
 
 struct TempTrace {
@@ -887,4 +889,76 @@ TEST_CASE("extract --background-comm/--background-pid: load imported, observed f
   CHECK_THROWS_WITH(import_trace(t.path, only_bg),
                     Catch::Contains("no tasks selected: the selection [descendants of 999] kept none of the 2 tasks "
                                     "seen in the trace, and its 1 background task alone would measure nothing"));
+}
+
+TEST_CASE("extract --background-pid: a background task starts at the measured span in the state it is in then",
+          "[traces]") {
+  // Background tasks B (5), C (6) and D (7) live before the selected task A (30) appears at
+  // 1.000500: B sleeps 100 us (woken from idle) and runs again on CPU 1, C blocks on CPU 0, D
+  // exits. From the span start, A wakes C and both run, B runs on until 1.000700.
+  TempTrace t(sw("swapper/1", 0, 1, "1.000000", "R", "B", 5) + sw("swapper/0", 0, 0, "1.000000", "R", "C", 6) +
+              sw("C", 6, 0, "1.000050", "S", "D", 7) + sw("B", 5, 1, "1.000100", "S", "swapper/1", 0) +
+              ev("D", 7, 0, "1.000150", "sched_process_exit", "comm=D pid=7 prio=120 group_dead=true", ".....") +
+              sw("D", 7, 0, "1.000150", "Z", "swapper/0", 0) +
+              waking("swapper/1", 0, 1, "1.000200", "B", 5, "dNh2.", 1) +
+              sw("swapper/1", 0, 1, "1.000210", "R", "B", 5) + sw("swapper/0", 0, 0, "1.000500", "R", "A", 30) +
+              waking("A", 30, 0, "1.000600", "C", 6) + sw("A", 30, 0, "1.000610", "S", "C", 6) +
+              sw("B", 5, 1, "1.000700", "S", "swapper/1", 0) + sw("C", 6, 0, "1.000800", "S", "swapper/0", 0));
+  ExtractOptions o;
+  o.pids = {30};
+  o.background_pids = {5, 6, 7};
+  ImportReport rep;
+  Workload w = import_trace(t.path, o, &rep);
+  CHECK(rep.conservation_ok);
+  // D exited before the span: nothing of it is replayed.
+  REQUIRE(w.tasks.size() == 3);
+  // B was running on CPU 1 at the span start: it starts there, runnable, with the rest of that run.
+  const TaskSpec& b = task(w, "B", 5);
+  CHECK(b.background);
+  CHECK(b.start == StartState::kRunnable);
+  CHECK(b.start_time == Instant::from_ns(500'000));
+  CHECK(b.initial_cpu == 1);
+  REQUIRE(b.program.size() == 1);
+  CHECK(b.program[0] == Action::run_recorded(Duration::us(200), 1));
+  // C was asleep (switched out on CPU 0): its life starts blocked, released by A's wake, and its
+  // first wakeup's previous CPU is CPU 0.
+  const TaskSpec& c = task(w, "C", 6);
+  CHECK(c.start == StartState::kBlocked);
+  CHECK(c.initial_cpu == 0);
+  REQUIRE(c.program.size() == 1);
+  CHECK(c.program[0] == Action::run_recorded(Duration::us(190), 0));
+  CHECK(count(task(w, "A", 30), ActionKind::kWake) == 1);
+  // The on-CPU total keeps only the background time inside the span (B 200 us, C 190 us).
+  CHECK(rep.oncpu_total == Duration::us(110 + 200 + 190));
+  // The measured task's work and the observed figures are those of the import without them.
+  ExtractOptions plain_o;
+  plain_o.pids = {30};
+  Workload plain = import_trace(t.path, plain_o);
+  CHECK(w.total_work(/*measured_only=*/true) == plain.total_work());
+  CHECK(w.observed.span == plain.observed.span);
+  CHECK(w.observed.total_runtime == plain.observed.total_runtime);
+}
+
+TEST_CASE("extract: a task whose life starts at its wakeup starts on its previous CPU (sched_waking's target_cpu)",
+          "[traces]") {
+  // W wakes S (seen first at that waking) from CPU 1; sched_waking's target_cpu is S's task_cpu()
+  // when try_to_wake_up() starts, the prev_cpu its placement uses: CPU 0. sched_wakeup's
+  // target_cpu (1) is where it was placed, and it runs on CPU 1: a migration.
+  const std::string tail = sw("W", 40, 1, "1.000030", "S", "S", 41) + sw("S", 41, 1, "1.000100", "S", "swapper/1", 0);
+  TempTrace t(sw("swapper/1", 0, 1, "1.000000", "R", "W", 40) + waking("W", 40, 1, "1.000010", "S", 41) +
+              waking("W", 40, 1, "1.000011", "S", 41, "d..4.", 1, "sched_wakeup") + tail);
+  ImportReport rep;
+  Workload w = import_trace(t.path, ExtractOptions{}, &rep);
+  CHECK(rep.conservation_ok);
+  const TaskSpec& s = task(w, "S", 41);
+  CHECK(s.start == StartState::kBlocked);
+  CHECK(s.initial_cpu == 0);
+  CHECK(w.observed.migrations == 1);
+  // With sched_wakeup alone, target_cpu is the placement's result, not the previous CPU: none.
+  TempTrace only_wakeup(sw("swapper/1", 0, 1, "1.000000", "R", "W", 40) +
+                        waking("W", 40, 1, "1.000011", "S", 41, "d..4.", 1, "sched_wakeup") + tail);
+  Workload w2 = import_trace(only_wakeup.path, ExtractOptions{});
+  CHECK(task(w2, "S", 41).start == StartState::kBlocked);
+  CHECK(task(w2, "S", 41).initial_cpu == -1);
+  CHECK(w2.observed.migrations == 0);
 }
