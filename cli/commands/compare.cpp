@@ -17,7 +17,7 @@ po::options_description compare_options() {
       ("by", po::value<std::vector<std::string>>()->composing(), "match points on these parameters only (comma-separated or repeated); default: every parameter but module.*, feature.*, cost.*, seed, label")
       ("ignore", po::value<std::vector<std::string>>()->composing(), "drop these parameters from matching and from the consistency checks")
       ("allow-mismatch", po::bool_switch(), "compare points whose workload, workload_source, topology, nr_cpus, noise, workload_hash or topology_hash differ (printed as a note)")
-      ("metrics", po::value<std::string>(), "comma-separated metrics to compare, or 'all' (default: makespan, wakeup.mean/p50/p99, runqueue_wait.mean/p99, probes.mean, migrations)")
+      ("metrics", po::value<std::string>(), "comma-separated metrics to compare, or 'all' (default: makespan, benchmark_time where every record has one, wakeup.mean/p50/p99, runqueue_wait.mean/p99, probes.mean, migrations)")
       ("min-effect", po::value<std::string>()->default_value("1%"), "smallest |change| that can be a verdict")
       ("alpha", po::value<double>()->default_value(0.05), "significance level after correction")
       ("correction", po::value<std::string>()->default_value("holm"), "multiple-comparison correction: holm (family-wise) or bh (Benjamini-Hochberg, false discovery rate)")
@@ -87,12 +87,10 @@ int compare_main(const po::variables_map& vm) {
           std::find(o.metrics.begin(), o.metrics.end(), gates.back().metric) == o.metrics.end())
         o.metrics.push_back(gates.back().metric);
     }
-  if (o.metrics.empty() && !gates.empty()) {
-    for (const auto& d : metric_catalog())
-      if (d.compare_default) o.metrics.emplace_back(d.name);
-    for (const auto& g : gates)
-      if (std::find(o.metrics.begin(), o.metrics.end(), g.metric) == o.metrics.end()) o.metrics.push_back(g.metric);
-  }
+  // With the default set, a gated metric is compared beside it (and, benchmark_time, must then be
+  // in every record: compare_records).
+  for (const auto& g : gates)
+    if (std::find(o.gated.begin(), o.gated.end(), g.metric) == o.gated.end()) o.gated.push_back(g.metric);
 
   RecordFile base = load_record_file(vm["base"].as<std::string>());
   RecordFile next = load_record_file(vm["new"].as<std::string>());

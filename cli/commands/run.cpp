@@ -62,8 +62,10 @@ po::options_description run_options() {
 const char* kDescription =
     "Replays WORKLOAD (a native workload file, or a kernel trace: ftrace text, trace-cmd report,\n"
     "perf script; plain, gzip or zstd) on a modeled machine with the chosen policy modules and\n"
-    "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization. With a\n"
-    "trace, the real kernel's figures from the same trace are printed side by side.\n"
+    "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization (and, for a\n"
+    "generated benchmark whose real program prints a time of its own, that benchmark time:\n"
+    "docs/generators.md). With a trace, the real kernel's figures from the same trace are printed\n"
+    "side by side.\n"
     "WORKLOAD '-' reads standard input (schedsim gen ... -o - | schedsim run -). With the same\n"
     "inputs and --seed the output is byte-identical.\n\n"
     "examples:\n"

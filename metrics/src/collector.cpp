@@ -5,6 +5,7 @@
 #include "schedsim/metrics/collector.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "schedsim/engine/state.hpp"
 
@@ -18,6 +19,19 @@ MetricsCollector::MetricsCollector(const Workload& w) : workload_(w) {
     char* end = nullptr;
     long long v = std::strtoll(it->second.c_str(), &end, 10);
     if (!it->second.empty() && *end == '\0' && v >= 0 && static_cast<size_t>(v) < w.tasks.size()) bench_task_ = v;
+    // Where the program takes its start time: "barrier" (default; hackbench and perf bench
+    // messaging, just before the write that releases the children) is the timing task's first
+    // wake of another task; "start" (perf bench sched pipe, whose modelled tasks exist from the
+    // start: the creation inside perf's interval is not modelled) is the timing task's start.
+    // Any other value leaves the metric out, as a malformed task index does.
+    if (auto from = w.meta.find("benchmark_timer_from"); from != w.meta.end()) {
+      if (from->second == "start") bench_from_start_ = true;
+      else if (from->second != "barrier") bench_task_ = -1;
+    }
+    if (auto ops = w.meta.find("benchmark_ops"); ops != w.meta.end() && bench_task_ >= 0) {
+      long long n = std::strtoll(ops->second.c_str(), &end, 10);
+      if (!ops->second.empty() && *end == '\0' && n > 0) bench_ops_ = n;
+    }
   }
 }
 
@@ -90,13 +104,18 @@ void MetricsCollector::commit_tail(Instant limit) {
 }
 
 void MetricsCollector::on_task_start(Instant at, TaskId t, TaskId) {
-  if (measured(t)) see(at);
+  if (!measured(t)) return;
+  see(at);
+  if (bench_from_start_ && !bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
+    bench_started_ = true;
+    bench_start_ = at;
+  }
 }
 
 void MetricsCollector::on_wake(const WakeFact& f) {
   if (!measured(f.wakee)) return;
   see(f.at);
-  if (!bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.v) == bench_task_) {
+  if (!bench_from_start_ && !bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.v) == bench_task_) {
     bench_started_ = true;
     bench_start_ = f.at;
   }

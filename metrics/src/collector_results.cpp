@@ -23,7 +23,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
   r.start_ns = first_.ns();
   r.end_ns = end.ns();
   r.makespan_ns = std::max<int64_t>(0, (end - first_).count());
-  if (bench_stopped_) r.benchmark_time_ns = (bench_stop_ - bench_start_).count();
+  if (bench_stopped_) {
+    r.benchmark_time_ns = (bench_stop_ - bench_start_).count();
+    r.benchmark_ops = bench_ops_;
+  }
   r.context_switches = context_switches_;
   r.tokens_banked = tokens_banked_;
   r.tasks = workload_.tasks.size() - workload_.background_count();  // measured tasks

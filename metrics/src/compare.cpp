@@ -232,10 +232,47 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         throw InputError(SourceLoc{list == &o.by ? "--by" : "--ignore"},
                          unknown_choice_message("parameter", p, std::vector<std::string>(known.begin(), known.end())));
   std::vector<std::string> metrics = selected_metrics(o);
+  for (const auto& g : o.gated)
+    if (!contains(metrics, g)) metrics.push_back(g);
   CompareResult c;
   c.base_path = base.path;
   c.next_path = next.path;
   c.options = o;
+  // benchmark_time exists only where the workload declares the benchmark's own timer (a
+  // generator that models a program which reports its time: docs/generators.md). In the default
+  // set and in `all` it is compared where every record has it and otherwise left out (with a
+  // note when some have it); asked for by name (--metrics, --fail-on) it must be in every record.
+  if (contains(metrics, kBenchmarkTimeMetric)) {
+    const bool asked = contains(o.gated, kBenchmarkTimeMetric) ||
+                       (!o.metrics.empty() && o.metrics != std::vector<std::string>{"all"} &&
+                        contains(o.metrics, kBenchmarkTimeMetric));
+    size_t with = 0, without = 0;
+    std::string first_without;
+    for (const auto* f : {&base, &next})
+      for (size_t i = 0; i < f->records.size(); ++i) {
+        if (f->records[i].metrics.count(kBenchmarkTimeMetric)) {
+          ++with;
+        } else {
+          if (without++ == 0) first_without = f->where[i];
+        }
+      }
+    if (without > 0 && asked)
+      throw InputError(SourceLoc{first_without},
+                       std::string("JSON /metrics/") + kBenchmarkTimeMetric + ": missing: " +
+                           fmt::format("{} of {} record(s) have no benchmark time (a workload without a benchmark "
+                                       "timer: traces, and generators whose real program reports no time; a run that "
+                                       "did not finish; or a file from an older schedsim). Leave {} out of --metrics "
+                                       "and --fail-on (docs/compare.md)",
+                                       without, with + without, kBenchmarkTimeMetric));
+    if (without > 0) {
+      std::erase(metrics, std::string(kBenchmarkTimeMetric));
+      if (with > 0)
+        c.notes.push_back(fmt::format("{} not compared: {} of {} record(s) have no benchmark time (a workload "
+                                      "without a benchmark timer, a run that did not finish, or a file from an older "
+                                      "schedsim)",
+                                      kBenchmarkTimeMetric, without, with + without));
+    }
+  }
   // `--metrics all` means every metric both files carry: a metric added to the catalog after a
   // file was written (runqueue_wait.count, fork.count) is left out with a note, not an error.
   if (o.metrics.size() == 1 && o.metrics[0] == "all") {

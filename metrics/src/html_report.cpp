@@ -447,10 +447,18 @@ std::string modules_text(const RunConfig& c) {
 }
 
 std::string summary_table(const std::vector<RunResults>& runs) {
+  // The benchmark's own time, only for workloads with a benchmark timer: a column when some run
+  // has one, "-" for a run without (never 0), and no change against a run without.
+  const bool any_bench =
+      std::any_of(runs.begin(), runs.end(), [](const RunResults& r) { return r.benchmark_time_ns >= 0; });
   std::string s =
       "<table id=\"summary\"><thead><tr><th></th><th>run</th><th>workload</th><th>topology</th><th>modules</th>"
       "<th>wakeups</th><th>wakeup mean us</th><th>p50 us</th><th>p99 us</th><th>p99.9 us</th><th>max us</th>"
-      "<th>rq wait p99 us</th><th>makespan ms</th><th>util</th><th>wasted</th><th>migrations</th></tr></thead><tbody>\n";
+      "<th>rq wait p99 us</th><th>makespan ms</th>" +
+      std::string(any_bench ? "<th title=\"the time the benchmark program itself reports (its own timer, "
+                              "docs/generators.md); - for a workload without one\">benchmark ms</th>"
+                            : "") +
+      "<th>util</th><th>wasted</th><th>migrations</th></tr></thead><tbody>\n";
   // "value (+x%)": a later run's change against the first run.
   auto delta = [&](size_t i, double v, double base) {
     if (i == 0 || base == 0 || v == base) return std::string();
@@ -475,7 +483,7 @@ std::string summary_table(const std::vector<RunResults>& runs) {
     double wasted0 = first_cap > 0 ? 100.0 * static_cast<double>(first.wasted_ns) / first_cap : 0.0;
     s += fmt::format(
         "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td><td>{}</td><td>{}</td><td>{} ({} CPUs)</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}"
         "<td>{}%</td><td>{}</td><td>{}</td></tr>\n",
         color(i), esc(r.config.display_label()), esc(r.config.workload), esc(r.config.topology), r.config.nr_cpus,
         esc(modules_text(r.config)), w.count, stat(i, w, w0, w.mean, w0.mean), stat(i, w, w0, dv(w.p50), dv(w0.p50)),
@@ -483,6 +491,13 @@ std::string summary_table(const std::vector<RunResults>& runs) {
         stat(i, w, w0, dv(w.max), dv(w0.max)),
         stat(i, r.runqueue_wait, first.runqueue_wait, dv(r.runqueue_wait.p99), dv(first.runqueue_wait.p99)),
         ms3(dv(r.makespan_ns)) + delta(i, dv(r.makespan_ns), dv(first.makespan_ns)),
+        !any_bench                ? std::string()
+        : r.benchmark_time_ns < 0 ? std::string("<td>-</td>")
+                                  : "<td>" + ms3(dv(r.benchmark_time_ns)) +
+                                        (first.benchmark_time_ns < 0
+                                             ? std::string()
+                                             : delta(i, dv(r.benchmark_time_ns), dv(first.benchmark_time_ns))) +
+                                        "</td>",
         f1(cap > 0 ? 100.0 * static_cast<double>(r.busy_ns) / cap : 0.0), f2(wasted) + "%" + delta(i, wasted, wasted0),
         r.migrations_total);
   }
@@ -648,8 +663,12 @@ std::string delta_section(const std::vector<RunResults>& runs, const std::vector
   RecordFile base = record_file_of(runs[0], where(0));
   for (size_t i = 1; i < runs.size(); ++i) {
     s += "<h3>" + esc(runs[i].config.display_label()) + "</h3>\n";
-    s += render_compare_html(compare_records(base, record_file_of(runs[i], where(i)), o), "compare-" + std::to_string(i),
-                             esc);
+    // The benchmark's own time beside the makespan where both runs have one.
+    CompareOptions oi = o;
+    if (runs[0].benchmark_time_ns >= 0 && runs[i].benchmark_time_ns >= 0)
+      oi.metrics.insert(oi.metrics.begin() + 1, kBenchmarkTimeMetric);
+    s += render_compare_html(compare_records(base, record_file_of(runs[i], where(i)), oi),
+                             "compare-" + std::to_string(i), esc);
   }
   return s;
 }

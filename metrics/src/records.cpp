@@ -26,6 +26,8 @@ using ojson = nlohmann::ordered_json;
 
 const std::vector<MetricDef> kCatalog = {
     {"makespan", Better::kLower, "ns", true, "first task start to the last exit (or to --stop-at)"},
+    {"benchmark_time", Better::kLower, "ns", true,
+     "the time the benchmark program reports (its own timer); absent for a workload without one"},
     {"wakeup.count", Better::kNone, "", false, "wakeups measured"},
     {"wakeup.mean", Better::kLower, "ns", true, "wakeup latency, mean"},
     {"wakeup.p50", Better::kLower, "ns", true, "wakeup latency, median"},
@@ -260,6 +262,11 @@ std::map<std::string, double> scalar_metrics(const RunResults& r) {
     double v = 0;
     if (const Distribution* dist = metric_distribution(r, name)) v = dist_stat(*dist, stat_of(name));
     else if (name == "makespan") v = static_cast<double>(r.makespan_ns);
+    else if (name == kBenchmarkTimeMetric) {
+      // No timer, no value: a stored 0 would read as an infinitely fast benchmark.
+      if (r.benchmark_time_ns < 0) continue;
+      v = static_cast<double>(r.benchmark_time_ns);
+    }
     else if (name == "migrations") v = static_cast<double>(r.migrations_total);
     else if (name == "context_switches") v = static_cast<double>(r.context_switches);
     else if (name == "wakeups") v = static_cast<double>(r.placement.wakeups);
@@ -375,6 +382,9 @@ std::string render_repeat_table(const std::vector<Record>& recs, const std::stri
     for (size_t i = first; i < last; ++i) head.push_back("#" + std::to_string(recs[i].rep));
     TextTable p(head);
     for (const auto& d : kCatalog) {
+      // A metric only some workloads have (benchmark_time) is no row when no repetition has it.
+      if (std::none_of(recs.begin(), recs.end(), [&](const Record& r) { return r.metrics.count(d.name) > 0; }))
+        continue;
       std::vector<std::string> row = {d.name};
       for (size_t i = first; i < last; ++i) {
         auto it = recs[i].metrics.find(d.name);

@@ -222,6 +222,7 @@ std::string render_json(const RunResults& r) {
   s["end_ns"] = r.end_ns;
   s["makespan_ns"] = r.makespan_ns;
   if (r.benchmark_time_ns >= 0) s["benchmark_time_ns"] = r.benchmark_time_ns;
+  if (r.benchmark_time_ns >= 0 && r.benchmark_ops > 0) s["benchmark_ops"] = r.benchmark_ops;
   s["events"] = r.events;
   s["context_switches"] = r.context_switches;
   s["tokens_banked"] = r.tokens_banked;
@@ -417,6 +418,7 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.end_ns = rd.i64(s, "/summary", "end_ns");
   r.makespan_ns = rd.i64(s, "/summary", "makespan_ns");
   if (s.contains("benchmark_time_ns")) r.benchmark_time_ns = rd.i64(s, "/summary", "benchmark_time_ns");
+  if (s.contains("benchmark_ops")) r.benchmark_ops = rd.i64(s, "/summary", "benchmark_ops");
   r.events = rd.u64(s, "/summary", "events");
   r.context_switches = rd.u64(s, "/summary", "context_switches");
   r.tokens_banked = rd.u64(s, "/summary", "tokens_banked");

@@ -51,6 +51,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   std::vector<size_t> runs(points.size(), 0), incomplete(points.size(), 0);
   std::vector<std::string> first_reason(points.size());
   std::vector<std::vector<size_t>> empty(points.size(), std::vector<size_t>(opts.columns.size(), 0));
+  std::vector<std::vector<size_t>> absent(points.size(), std::vector<size_t>(opts.columns.size(), 0));
+  std::vector<bool> shown(opts.columns.size(), false);
   for (const auto& line : records) {
     auto j = nlohmann::json::parse(line);
     uint64_t p = j[kRecordPoint].get<uint64_t>();
@@ -69,6 +71,11 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     }
     for (size_t c = 0; c < opts.columns.size(); ++c) {
       nlohmann::json::json_pointer ptr(opts.columns[c].pointer);
+      if (opts.columns[c].optional && !j.contains(ptr)) {
+        ++absent[p][c];
+        continue;
+      }
+      shown[c] = true;
       if (!j.contains(ptr) || !j[ptr].is_number())
         throw InputError(fmt::format("sweep record of point {} has no number at {}", p, opts.columns[c].pointer));
       if (!opts.columns[c].count_pointer.empty()) {
@@ -99,16 +106,19 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   std::vector<std::string> head = key_titles;
   if (keys.empty()) head.emplace_back("point");
   head.emplace_back("runs");
-  if (opts.format == "csv") {
-    for (const auto& c : opts.columns) {
-      head.push_back(c.name + " mean");
-      head.push_back(c.name + " std");
+  for (size_t c = 0; c < opts.columns.size(); ++c) {
+    if (!opts.columns[c].optional) shown[c] = true;
+    if (!shown[c]) continue;
+    if (opts.format == "csv") {
+      head.push_back(opts.columns[c].name + " mean");
+      head.push_back(opts.columns[c].name + " std");
+    } else {
+      head.push_back(opts.columns[c].name);
     }
-  } else {
-    for (const auto& c : opts.columns) head.push_back(c.name);
   }
   size_t total_incomplete = 0, missing_points = 0;
   std::vector<std::string> incomplete_points, empty_cells;
+  std::vector<std::vector<std::string>> absent_cells(opts.columns.size());
   for (size_t p = 0; p < points.size(); ++p) {
     std::vector<std::string> row;
     row.reserve(keys.size() + 1 + 2 * opts.columns.size());
@@ -124,6 +134,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     if (size_t e = empty[p].empty() ? 0 : *std::max_element(empty[p].begin(), empty[p].end()); e > 0)
       empty_cells.push_back(fmt::format("{} ({} of {} runs)", name, e, runs[p]));
     for (size_t c = 0; c < opts.columns.size(); ++c) {
+      if (!shown[c]) continue;
+      if (absent[p][c] > 0) absent_cells[c].push_back(fmt::format("{} ({} of {} runs)", name, absent[p][c], runs[p]));
       const Acc& a = acc[p][c];
       int d = opts.columns[c].decimals;
       if (runs[p] == 0 || a.n == 0) {
@@ -154,6 +166,11 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     warnings.push_back(fmt::format("runs with no samples of a latency column (no wakeup) are left out of it (\"-\" "
                                    "when no run of the point has one): {}",
                                    some(empty_cells)));
+  for (size_t c = 0; c < opts.columns.size(); ++c)
+    if (!absent_cells[c].empty())
+      warnings.push_back(fmt::format("runs with no {} ({}) are left out of that column (\"-\" when no run of the "
+                                     "point has one): {}",
+                                     opts.columns[c].name, opts.columns[c].absent_why, some(absent_cells[c])));
   if (missing_points) warnings.push_back(fmt::format("{} point(s) have no records yet", missing_points));
 
   std::string out;

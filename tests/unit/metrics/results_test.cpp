@@ -445,3 +445,23 @@ TEST_CASE("sample_state tells a statistic with samples, without, and a stored 0 
   CHECK(sample_state(m, "makespan") == SampleState::kSampled);         // a scalar
   CHECK(sample_state(m, "fork.count") == SampleState::kSampled);       // a count itself
 }
+
+TEST_CASE("the report shows the benchmark time where a run has one, '-' where not", "[metrics][html]") {
+  RunResults a = real_results(true), b = real_results(false);
+  a.config.label = "a";
+  b.config.label = "b";
+  // Neither has a timer: no column, no row in the comparison.
+  std::string html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("benchmark ms") == std::string::npos);
+  CHECK(html.find("benchmark_time") == std::string::npos);
+  a.benchmark_time_ns = 2'000'000;
+  html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("benchmark ms</th>") != std::string::npos);
+  CHECK(html.find("<td>2.000</td>") != std::string::npos);  // a: no change against itself
+  CHECK(html.find("<td>-</td><td>") != std::string::npos);   // b: none, not 0
+  CHECK(html.find("benchmark_time") == std::string::npos);  // compared only where both have one
+  b.benchmark_time_ns = 3'000'000;
+  html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  CHECK(html.find("<td>3.000 <span class=\"delta up\">(+50.0%)</span></td>") != std::string::npos);
+  CHECK(html.find("benchmark_time (us)") != std::string::npos);
+}

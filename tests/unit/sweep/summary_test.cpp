@@ -1,5 +1,6 @@
 // The sweep summary: a latency column of runs without samples is left out (not averaged in as 0),
-// and the warnings name the points whose runs did not finish and why.
+// and the warnings name the points whose runs did not finish and why; an optional column (the
+// benchmark time) is shown only when some record has it, and a record without it is never a 0.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -20,8 +21,10 @@ std::string run_line(uint64_t point, uint32_t rep, uint64_t count, double mean, 
 SummaryOptions options(const std::string& format) {
   SummaryOptions o;
   o.format = format;
-  o.columns = {{"wakeup mean us", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count"},
-               {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, ""}};
+  o.columns = {
+      {"wakeup mean us", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
+      {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, "", false, ""},
+      {"benchmark ms", "/results/summary/benchmark_time_ns", 1e-6, 3, "", true, "no benchmark timer"}};
   o.complete_pointer = "/results/summary/complete";
   o.incomplete_pointer = "/results/summary/incomplete";
   return o;
@@ -48,4 +51,35 @@ TEST_CASE("sweep summary: a mean of no samples is '-', not 0, and incomplete poi
   std::vector<std::string> w2;
   std::string csv = render_summary(s, recs, options("csv"), w2);
   CHECK(csv.find("1ms,2,-,-,1.0000,0.0000") != std::string::npos);
+}
+
+TEST_CASE("sweep summary: an optional column is hidden when no record has it, '-' where a point has none") {
+  Spec s = spec_from_cli({"stop-at=1ms,10s"}, {});
+  s.repeat = 2;
+  std::vector<std::string> recs(4);
+  for (uint32_t i = 0; i < 4; ++i) recs[i] = run_line(i / 2, i % 2, 10, 5000, true);
+  std::vector<std::string> warnings;
+  std::string table = render_summary(s, recs, options("table"), warnings);
+  CHECK(table.find("benchmark") == std::string::npos);
+  CHECK(warnings.empty());
+  // Point 1's runs carry a benchmark time (2 ms and 4 ms), point 0's do not: "-", not 0.
+  auto with_bench = [](std::string line, int64_t ns) {
+    line.insert(line.find("\"makespan_ns\""), fmt::format("\"benchmark_time_ns\":{},", ns));
+    return line;
+  };
+  recs[2] = with_bench(recs[2], 2000000);
+  recs[3] = with_bench(recs[3], 4000000);
+  table = render_summary(s, recs, options("table"), warnings);
+  INFO(table);
+  CHECK(table.find("benchmark ms") != std::string::npos);
+  CHECK(table.find("3.000 ± 1.414") != std::string::npos);
+  CHECK(table.find("1.000 ± 0.000              -") != std::string::npos);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "runs with no benchmark ms (no benchmark timer) are left out of that column (\"-\" when no "
+                       "run of the point has one): stop-at=1ms (2 of 2 runs)");
+  std::vector<std::string> w2;
+  std::string csv = render_summary(s, recs, options("csv"), w2);
+  CHECK(csv.find("benchmark ms mean,benchmark ms std") != std::string::npos);
+  CHECK(csv.find("1ms,2,5.000,0.000,1.0000,0.0000,-,-") != std::string::npos);
+  CHECK(csv.find("10s,2,5.000,0.000,1.0000,0.0000,3.0000,1.4142") != std::string::npos);
 }

@@ -116,8 +116,12 @@ class MetricsCollector : public Observer {
   const Workload& workload_;
   const SchedState* state_ = nullptr;
   // The benchmark's own timer (workload meta "benchmark_timer" = the timing task's index): from
-  // that task's first wake of another task (the start barrier's release) to its exit.
+  // that task's first wake of another task (the start barrier's release), or with meta
+  // "benchmark_timer_from" = "start" from that task's start, to its exit. "benchmark_ops": the
+  // operations the program divides its time by (perf bench sched pipe's usecs/op).
   int64_t bench_task_ = -1;
+  int64_t bench_ops_ = -1;
+  bool bench_from_start_ = false;
   bool bench_started_ = false, bench_stopped_ = false;
   Instant bench_start_, bench_stop_;
   uint32_t nr_cpus_ = 0;

@@ -16,6 +16,7 @@ struct CompareOptions {
   std::vector<std::string> ignore;  ///< parameters dropped from matching and from the consistency checks
   bool allow_mismatch = false;      ///< pair points whose workload / machine / noise differ
   std::vector<std::string> metrics; ///< empty = the catalog's default set; {"all"} = every metric
+  std::vector<std::string> gated;   ///< metrics a --fail-on judges: compared in any case
   double min_effect = 0.01;         ///< |change| below this is never a verdict
   double alpha = 0.05;              ///< family-wise (Holm) or false-discovery (BH) level
   std::string correction = "holm";  ///< "holm" or "bh"

@@ -29,7 +29,10 @@ struct MetricDef {
   bool compare_default;  ///< in compare's default metric set
   const char* doc;
 };
-/// Every scalar metric a record carries, in a fixed order.
+/// The one catalog metric a record carries only when its workload declares a benchmark timer
+/// (RunResults::benchmark_time_ns >= 0): without one it is absent, never 0.
+inline constexpr const char* kBenchmarkTimeMetric = "benchmark_time";
+/// Every scalar metric a record carries, in a fixed order (benchmark_time only with a timer).
 const std::vector<MetricDef>& metric_catalog();
 /// The catalog entry, or nullptr.
 const MetricDef* find_metric(const std::string& name);

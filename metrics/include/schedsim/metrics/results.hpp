@@ -196,9 +196,13 @@ struct RunResults {
   int64_t end_ns = 0;            ///< makespan end (last exit or last event)
   int64_t makespan_ns = 0;       ///< end - start
   /// The time the benchmark program itself reports (hackbench / perf bench messaging "Time:",
-  /// measured from the start barrier's release to the last join), for generators that declare
-  /// it (workload meta "benchmark_timer"); -1 when the workload has none.
+  /// measured from the start barrier's release to the last join; perf bench sched pipe "Total
+  /// time"), for generators that declare it (workload meta "benchmark_timer"); -1 when the
+  /// workload has none. Never 0 for "none": readers test >= 0.
   int64_t benchmark_time_ns = -1;
+  /// The operations the program divides that time by (perf bench sched pipe's loops, printed as
+  /// usecs/op); -1 when it prints no per-operation figure.
+  int64_t benchmark_ops = -1;
   uint64_t events = 0;           ///< engine events (0 when unknown)
   uint64_t context_switches = 0; ///< switch-ins of a task (switches to idle not counted)
   uint64_t tokens_banked = 0;    ///< wakes to a not-yet-blocked task (no wakeup happened)
