@@ -726,6 +726,89 @@ std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig&
   return std::nullopt;
 }
 
+namespace {
+// --recorded-on's topology: an error that names no file (an unknown preset) names the option.
+Topology load_recording_topology(const std::string& name) {
+  try {
+    return load_topology(name);
+  } catch (const InputError& e) {
+    if (!e.loc().path.empty()) throw;
+    throw InputError(SourceLoc{"--recorded-on"}, e.message());
+  }
+}
+
+// After a --smt-normalize import: the trace's header names the recording machine's CPU count
+// even where it shows events on fewer CPUs (the extractor refuses an event on a CPU beyond the
+// recording machine's, naming its line). A trace from another machine than the one named is
+// normalised with the wrong siblings, silently: a smaller header count, or nothing normalised at
+// all (a 40-CPU trace read with an 80-CPU machine's siblings, c and c+40), gets a note.
+void check_smt_normalisation(const traces::ImportReport& rep, const traces::ExtractOptions& extract,
+                             const Workload& w, std::vector<std::string>& caveats) {
+  const auto cpus = static_cast<int64_t>(extract.smt_siblings.size());
+  if (rep.header_cpus > cpus)
+    throw InputError(SourceLoc{rep.path},
+                     fmt::format("the trace's header says it was recorded on {} CPUs, but the recording machine "
+                                 "given for --smt-normalize, {}, has {}: give the topology of the machine the "
+                                 "trace was recorded on",
+                                 rep.header_cpus, extract.smt_machine, cpus));
+  if (rep.header_cpus > 0 && rep.header_cpus < cpus)
+    caveats.push_back(fmt::format("note: the trace's header says {} CPUs were online, but the recording machine "
+                                  "given for --smt-normalize, {}, has {}: if the trace comes from another machine, "
+                                  "its co-run time was normalised with the wrong SMT siblings",
+                                  rep.header_cpus, extract.smt_machine, cpus));
+  auto it = w.meta.find("smt_normalized_ns");
+  if (it != w.meta.end() && it->second == "0")
+    caveats.push_back(fmt::format("note: --smt-normalize found no on-CPU time during which an SMT sibling was busy "
+                                  "on {}: nothing was normalised (is it the machine the trace was recorded on?)",
+                                  extract.smt_machine));
+}
+
+// SMT normalisation (run --smt-normalize): the machine the trace was recorded on is --recorded-on,
+// or -t without it. Its SMT siblings and its co-run work rate (smt_corun_permille) turn the
+// recorded on-CPU time during which a sibling was busy into reference work (the extractor's
+// normalised_work); the replay on -t then applies -t's own co-run slowdown once, or none on a
+// machine without SMT. The recording machine's rate is its cost profile's (-c sets the replay
+// machine's costs), unless it is the -t machine itself, whose costs -c already gives. Returns
+// whether the recording machine is another one than -t.
+bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const CostModel& cost,
+                           traces::ExtractOptions& extract, RunConfig& config) {
+  const bool named = !req.recorded_on.empty();
+  const Topology rec = named ? load_recording_topology(req.recorded_on) : topo;
+  const bool other = named && (rec.name() != topo.name() ||
+                               topology_to_json(rec.spec()) != topology_to_json(topo.spec()));
+  if (!rec.has_smt()) {
+    if (!named)
+      throw InputError(SourceLoc{"--smt-normalize"},
+                       fmt::format("the topology {} has no SMT siblings: there is no co-run time to normalise "
+                                   "(give the machine the trace was recorded on)",
+                                   topo.name()));
+    throw InputError(SourceLoc{"--recorded-on"},
+                     fmt::format("the recording machine {} has no SMT siblings: its trace holds no co-run time to "
+                                 "normalise (drop --smt-normalize, or name the machine the trace was recorded on)",
+                                 rec.name()));
+  }
+  int64_t corun = cost.smt_corun_permille;
+  std::string source = "as -t";
+  if (other) {
+    CostModel rc;
+    const CostProfile& profile = cost_profile_for(rec.name());
+    apply_cost_profile(rc, profile);
+    corun = rc.smt_corun_permille;
+    source = "cost profile " + profile.name;
+  }
+  extract.smt_siblings.assign(rec.nr_cpus(), {});
+  for (uint32_t c = 0; c < rec.nr_cpus(); ++c)
+    for (uint32_t s : rec.smt_mask(c))
+      if (s != c) extract.smt_siblings[c].push_back(s);
+  extract.corun_permille = corun;
+  extract.smt_machine = fmt::format("{} ({})", rec.name(), named ? "--recorded-on" : "-t");
+  config.cost_overrides["smt_normalize"] =
+      named ? fmt::format("recorded on {} (--recorded-on), co-run {} permille ({})", rec.name(), corun, source)
+            : fmt::format("recorded on {}, co-run {} permille", rec.name(), corun);
+  return other;
+}
+}  // namespace
+
 RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
@@ -785,20 +868,15 @@ RunOutcome execute_run(const RunRequest& req) {
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   traces::ImportReport import_report;
   traces::ExtractOptions extract = req.extract;
+  if (!req.recorded_on.empty() && !req.smt_normalize)
+    throw InputError(SourceLoc{"--recorded-on"},
+                     "names the machine a trace was recorded on for --smt-normalize, which is not given: add "
+                     "--smt-normalize (without it the recording machine changes nothing)");
+  bool recorded_elsewhere = false;  // --recorded-on names another machine than -t
   if (req.smt_normalize) {
     if (!req.workload_gen.empty() || (!req.input.empty() && looks_like_workload(req.input)))
       throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
-    if (!topo.has_smt())
-      throw InputError(SourceLoc{"--smt-normalize"},
-                       fmt::format("the topology {} has no SMT siblings: there is no co-run time to normalise "
-                                   "(give the machine the trace was recorded on)",
-                                   topo.name()));
-    extract.smt_siblings.resize(topo.nr_cpus());
-    for (uint32_t c = 0; c < topo.nr_cpus(); ++c)
-      for (uint32_t s : topo.smt_mask(c))
-        if (s != c) extract.smt_siblings[c].push_back(s);
-    extract.corun_permille = cost.smt_corun_permille;
-    config.cost_overrides["smt_normalize"] = fmt::format("recorded on {}, co-run {} permille", topo.name(), cost.smt_corun_permille);
+    recorded_elsewhere = set_smt_normalisation(req, topo, cost, extract, config);
   }
   // An explicit --seed also seeds a generator spec without a --seed of its own: a user who runs
   // --seed 1, 2, 3 on a generated workload expects three samples of its random choices too.
@@ -859,11 +937,16 @@ RunOutcome execute_run(const RunRequest& req) {
                                  "trace comes from a {}-CPU machine and {} has {} CPUs (replay on the recording "
                                  "machine's topology, or use replay_overheads=recorded)",
                                  traced, topo.name(), topo.nr_cpus()));
+  if (req.smt_normalize) check_smt_normalisation(import_report, extract, w, caveats);
   if (from_trace && w.observed.present && !w.tasks.empty()) {
     if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
       caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
                                     "observed figures are from another machine, not a prediction for this one",
                                     traced, topo.name(), topo.nr_cpus()));
+    else if (recorded_elsewhere)
+      caveats.push_back(fmt::format("note: the trace was recorded on {} and is replayed on {}: its observed figures "
+                                    "are from another machine, not a prediction for this one",
+                                    extract.smt_machine, topo.name()));
   }
   if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
   if (const size_t nb = w.background_count(); nb > 0)

@@ -48,10 +48,11 @@ struct RunRequest {
   size_t table_tasks = 20;
   size_t table_cpus = 0;      ///< per-CPU rows in the table (0 = all); `run` passes --cpus (64)
   traces::ExtractOptions extract;
-  /// The trace was recorded on `topology`: its on-CPU time while an SMT sibling was busy becomes
-  /// reference work at smt_corun_permille (ExtractOptions::smt_siblings), so the replay's own
-  /// co-run slowdown is applied once.
+  /// The trace was recorded on `recorded_on` (or `topology` when empty): its on-CPU time while an
+  /// SMT sibling was busy becomes reference work at that machine's smt_corun_permille
+  /// (ExtractOptions::smt_siblings), so the replay on `topology` applies its own co-run slowdown once.
   bool smt_normalize = false;
+  std::string recorded_on;    ///< --recorded-on: preset, topology file or 'host'; needs smt_normalize
   uint32_t repeat = 1;        ///< repetitions with modelled noise (docs/compare.md "Noise model")
   std::string noise;          ///< "speed=S,jitter=J" or "none"; "" = the default for repeat > 1
   /// With repeat > 1: run only this repetition of the `repeat` (its seed derive_seed(seed, r),

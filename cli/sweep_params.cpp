@@ -38,7 +38,7 @@ const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
       "feature", "cost", "jitter", "preempt", "slice", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "all-tasks", "background-comm", "background-pid", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "channels"};
+      "exclude-kthreads", "all-tasks", "background-comm", "background-pid", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "recorded-on", "channels"};
   return keys;
 }
 
@@ -169,6 +169,8 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
     } else if (key == "smt-normalize") {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       req.smt_normalize = b;
+    } else if (key == "recorded-on") {
+      req.recorded_on = value;
     } else if (key.rfind("feature.", 0) == 0) {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       req.features.push_back((b ? "" : "NO_") + key.substr(8));
@@ -205,6 +207,15 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
       if (!topologies.count(req.topology)) {
         (void)load_topology(req.topology);
         topologies[req.topology] = true;
+      }
+      if (!req.recorded_on.empty() && !topologies.count(req.recorded_on)) {
+        try {
+          (void)load_topology(req.recorded_on);
+        } catch (const InputError& e) {  // an unknown preset: say which key named it
+          if (!e.loc().path.empty()) throw;
+          throw InputError("recorded-on: " + e.message());
+        }
+        topologies[req.recorded_on] = true;
       }
       RunConfig config;
       (void)build_policy_stack(req.kernel, req.modules, req.features, config);

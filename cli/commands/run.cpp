@@ -54,7 +54,8 @@ po::options_description run_options() {
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
       ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
-      ("smt-normalize", po::bool_switch(), "trace input recorded on --topology: replay on-CPU time during which an SMT sibling was busy as work at the co-run rate, so the co-run slowdown is applied once (docs/fidelity.md)");
+      ("smt-normalize", po::bool_switch(), "trace input recorded on an SMT machine (--recorded-on, else --topology): replay on-CPU time during which an SMT sibling was busy as work at that machine's co-run rate, so the replay machine's co-run slowdown is applied once (docs/fidelity.md)")
+      ("recorded-on", po::value<std::string>(), "with --smt-normalize: the machine the trace was recorded on (preset, topology JSON, sysfs dir, lscpu -p file, or 'host'), when --topology is another machine to replay on");
   d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
   return d;
 }
@@ -169,6 +170,7 @@ int run_run(const std::vector<std::string>& args) {
   req.table_cpus = vm["cpus"].as<size_t>();
   req.extract = trace_selection(vm);
   req.smt_normalize = vm["smt-normalize"].as<bool>();
+  if (vm.count("recorded-on")) req.recorded_on = vm["recorded-on"].as<std::string>();
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
   // outputs of the run are committed together, after all of them are complete.

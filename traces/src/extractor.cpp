@@ -791,6 +791,14 @@ struct Extractor::Impl {
                                    "replays at most {} ns (about 11.6 days) of trace",
                                    format_duration(Duration::ns(ev.ts - first_ts)), first_line,
                                    kMaxTimeValue));
+    // SMT normalisation reads the siblings of every CPU from the recording machine's topology: an
+    // event on a CPU it does not have means the trace was recorded elsewhere, and that CPU's
+    // co-run time would go unnormalised.
+    if (!opt.smt_siblings.empty() && ev.cpu >= 0 && static_cast<size_t>(ev.cpu) >= opt.smt_siblings.size())
+      throw InputError(SourceLoc{path, ev.line, 0},
+                       fmt::format("event on CPU {}, but the recording machine given for --smt-normalize, {}, has "
+                                   "{} CPUs: give the topology of the machine the trace was recorded on",
+                                   ev.cpu, opt.smt_machine, opt.smt_siblings.size()));
     last_ts = std::max(last_ts, ev.ts);
     CpuState& cs = cpu_state(ev.cpu);
     if (cs.first_ts < 0) cs.first_ts = ev.ts;

@@ -109,8 +109,10 @@ struct ExtractOptions {
   /// busy ran at that rate on the recording machine; it is replayed as that much less reference
   /// work, so a replay on an SMT model applies the co-run slowdown once, not twice. The workload's
   /// meta "smt_normalized_ns" holds the on-CPU time removed.
+  /// An event on a CPU beyond smt_siblings is an error: the trace comes from another machine.
   std::vector<std::vector<uint32_t>> smt_siblings;
   int64_t corun_permille = 1000;
+  std::string smt_machine;  ///< the recording machine as error messages name it ("xeon (-t)")
   TraceChannels channels = TraceChannels::kOff;
 };
 
