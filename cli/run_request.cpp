@@ -248,6 +248,8 @@ int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& er
   if (out.summary.stop == StopReason::kStopAt) {
     err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
            "(\"complete\": false)\n";
+    // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
+    for (size_t i = 1; i < r.incomplete.size(); ++i) err << "schedsim: warning: " << r.incomplete[i] << "\n";
     return kExitOk;
   }
   err << "schedsim: " << (allow_incomplete ? "warning" : "error")

@@ -783,9 +783,12 @@ SimSummary Simulation::Impl::run_all() {
         // The run covers [0, stop_at]: nothing changes between the last event and the stop
         // (every rate change is an event), so the clock moves on to it and finish() accounts
         // the running tasks' progress up to there. The span ends at the stop, with or without
-        // background tasks, not at whichever task last switched before it.
+        // background tasks, not at whichever task last switched before it; except when the
+        // measured tasks were all stuck before it with only background events pending: the
+        // measured span then ended at their last event, as it does in a run without the stop
+        // (explain_incomplete() says why the run may be stuck).
         s.now = cfg.stop_at;
-        sum.end = cfg.stop_at;
+        if (measured_stuck() == 0) sum.end = cfg.stop_at;
       }
       break;
     }
@@ -869,28 +872,34 @@ void Simulation::Impl::finish() {
   for (auto* o : obs) o->on_end(s, sum.end);
 }
 
+uint32_t Simulation::Impl::measured_stuck() const {
+  if (nr_background == 0) return 0;
+  uint32_t blocked = 0;
+  for (uint32_t t = 0; t < w.tasks.size(); ++t) {
+    if (prog[t].background) continue;
+    const TaskState st = s.tasks[t].state;
+    if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping ||
+        (st == TaskState::kNotStarted && w.tasks[t].start != StartState::kForked))
+      return 0;
+    blocked += st == TaskState::kBlocked;
+  }
+  return blocked;
+}
+
 // Fills sum.incomplete (and clears sum.complete) for every reason the run did not reach its
 // natural end: an early stop, no tasks, tasks that never finished, tokens nobody consumed.
 void Simulation::Impl::explain_incomplete() {
   auto& out = sum.incomplete;
   if (sum.stop == StopReason::kStopAt) {
     out.push_back(fmt::format("stopped at {} s (stop_at) with events still pending", cfg.stop_at));
-    // Only background tasks' events were left: a run without them would have ended (stuck) at
-    // the measured tasks' last event, with the stuck-task report; the span to the stop may hold
-    // no measured work, and whether a background task would still wake them is unknown.
-    uint32_t blocked = 0;
-    bool active = false;
-    for (uint32_t t = 0; t < w.tasks.size() && nr_background > 0; ++t) {
-      if (prog[t].background) continue;
-      const TaskState st = s.tasks[t].state;
-      blocked += st == TaskState::kBlocked;
-      active = active || st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping ||
-               (st == TaskState::kNotStarted && w.tasks[t].start != StartState::kForked);
-    }
-    if (blocked > 0 && !active)
+    // Only background tasks' events were left: a run without the stop would go on until a
+    // background task wakes them or none is left (stuck, the stuck-task report, exit 4); which
+    // one is unknown here, so the span ends at their last event and the reason is printed.
+    if (const uint32_t blocked = measured_stuck(); blocked > 0)
       out.push_back(fmt::format("at the stop no measured task could run ({} blocked, the rest exited or never "
-                                "forked) and only background tasks' events were pending: without --stop-at the "
-                                "run shows whether one wakes them or they are stuck",
+                                "forked) and only background tasks' events were pending: the measured tasks may be "
+                                "stuck (the span ends at their last event); without --stop-at the run shows whether "
+                                "a background task wakes them",
                                 blocked));
   } else if (sum.stop == StopReason::kMaxEvents) {
     out.push_back(fmt::format("stopped after {} events (max_events) with events still pending", sum.events));

@@ -179,6 +179,9 @@ struct Simulation::Impl : BalanceOps {
   SimSummary run_all();
   void finish();
   void explain_incomplete();
+  /// With background tasks: the number of measured tasks blocked while no measured task can run
+  /// any more (the rest exited or were never forked); 0 otherwise.
+  uint32_t measured_stuck() const;
   // The makespan's end moves with measured tasks only (a background task's switch or exit
   // after the last measured event is not part of the run's measured span).
   void note_end(TaskId t) {
