@@ -241,6 +241,13 @@ uint64_t parse_max_memory(const std::string& text) {
   return static_cast<uint64_t>(bytes);
 }
 
+void refuse_recorded_on_alone(const RunRequest& req) {
+  if (!req.recorded_on.empty() && !req.smt_normalize)
+    throw InputError(SourceLoc{"--recorded-on"},
+                     "names the machine a trace was recorded on for --smt-normalize, which is not given: add "
+                     "--smt-normalize (without it the recording machine changes nothing)");
+}
+
 int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err) {
   for (const auto& n : out.notes) err << "schedsim: " << n << "\n";
   const RunResults& r = out.results;
@@ -870,10 +877,7 @@ RunOutcome execute_run(const RunRequest& req) {
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   traces::ImportReport import_report;
   traces::ExtractOptions extract = req.extract;
-  if (!req.recorded_on.empty() && !req.smt_normalize)
-    throw InputError(SourceLoc{"--recorded-on"},
-                     "names the machine a trace was recorded on for --smt-normalize, which is not given: add "
-                     "--smt-normalize (without it the recording machine changes nothing)");
+  refuse_recorded_on_alone(req);
   bool recorded_elsewhere = false;  // --recorded-on names another machine than -t
   if (req.smt_normalize) {
     if (!req.workload_gen.empty() || (!req.input.empty() && looks_like_workload(req.input)))

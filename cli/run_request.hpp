@@ -109,6 +109,9 @@ std::vector<std::string> trace_options_given(const traces::ExtractOptions& e);
 /// imported from a trace (meta "trace_format"): it credits by the CPUs of each recorded
 /// migration, which such a file does not keep. Nothing for other inputs or modes.
 void refuse_migration_delta(const CostModel& cost, const Workload& w, bool from_trace);
+/// Throws the InputError `run` gives for --recorded-on without --smt-normalize (the recording
+/// machine is used only by the normalisation). Nothing otherwise.
+void refuse_recorded_on_alone(const RunRequest& req);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,

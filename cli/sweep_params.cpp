@@ -170,6 +170,7 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
       if (!parse_bool(value, b)) throw bad("expected on or off");
       req.smt_normalize = b;
     } else if (key == "recorded-on") {
+      if (value.empty()) throw bad("expected a machine (preset, topology file or 'host')");
       req.recorded_on = value;
     } else if (key.rfind("feature.", 0) == 0) {
       if (!parse_bool(value, b)) throw bad("expected on or off");
@@ -248,6 +249,7 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
         std::vector<std::string> given;
         for (const std::string& opt : trace_options_given(req.extract)) given.push_back(opt.substr(2));
         if (req.smt_normalize) given.emplace_back("smt-normalize");
+        if (!req.recorded_on.empty()) given.emplace_back("recorded-on");
         if (!given.empty())
           throw InputError(fmt::format("parameter{} {} {} only to a trace input, and {} is not a trace",
                                        given.size() == 1 ? "" : "s", join(given, ", "),
@@ -256,6 +258,7 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
                                               : "the generated workload '" + req.workload_gen + "'"));
       }
       if (native) refuse_migration_delta(cost, files.at(req.input), false);
+      refuse_recorded_on_alone(req);
     } catch (const InputError& e) {
       if (e.message().rfind("point ", 0) == 0) throw;
       throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());

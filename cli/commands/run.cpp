@@ -1,6 +1,7 @@
 // `schedsim run`: options -> a RunRequest -> run_simulation() -> a reporter.
 #include <iostream>
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -119,9 +120,22 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("cost"))
     for (const auto& c : vm["cost"].as<std::vector<std::string>>())
       if (c == "list") {
-        // The costs a run on -t would start from: the defaults with the machine's profile.
+        // The costs a run on -t with the other --cost values would start from: the defaults, the
+        // machine's profile, then what was given (rows say which).
         const Topology topo = load_topology(vm["topology"].as<std::string>());
-        std::cout << describe_costs(build_cost_model({}, topo, nullptr), cost_profile_for(topo.name()));
+        CostModel cost = build_cost_model({}, topo, nullptr);
+        std::map<std::string, std::string> given;
+        for (const auto& g : vm["cost"].as<std::vector<std::string>>()) {
+          if (g == "list") continue;
+          if (g.find('=') == std::string::npos) {
+            for (const auto& name : cost.load_json_file(g)) given[name] = "--cost " + g;
+          } else {
+            cost.set(g);
+            given[g.substr(0, g.find('='))] = "--cost " + g;
+          }
+        }
+        cost.validate("--cost");
+        std::cout << describe_costs(cost, cost_profile_for(topo.name()), given);
         return kExitOk;
       }
 
@@ -170,7 +184,11 @@ int run_run(const std::vector<std::string>& args) {
   req.table_cpus = vm["cpus"].as<size_t>();
   req.extract = trace_selection(vm);
   req.smt_normalize = vm["smt-normalize"].as<bool>();
-  if (vm.count("recorded-on")) req.recorded_on = vm["recorded-on"].as<std::string>();
+  if (vm.count("recorded-on")) {
+    req.recorded_on = vm["recorded-on"].as<std::string>();
+    if (req.recorded_on.empty())
+      throw InputError(SourceLoc{"--recorded-on"}, "expected a machine (preset, topology file or 'host'), got ''");
+  }
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
   // outputs of the run are committed together, after all of them are complete.

@@ -141,7 +141,7 @@ std::string cost_profile_summary(const CostProfile& p) {
                      own_params(p));
 }
 
-std::string describe_costs(const CostModel& c, const CostProfile& p) {
+std::string describe_costs(const CostModel& c, const CostProfile& p, const std::map<std::string, std::string>& given) {
   std::string out;
   if (p.kind == ProfileKind::kReference)
     out += "cost profile: reference (the built-in defaults; none was measured on this machine)\n";
@@ -157,7 +157,10 @@ std::string describe_costs(const CostModel& c, const CostProfile& p) {
     const CostProfileEntry* own = nullptr;
     for (const auto& e : p.entries)
       if (e.param == prm.name) own = &e;
-    if (own)
+    if (auto g = given.find(prm.name); g != given.end())
+      out += fmt::format("{:<20} {:>10} {:<9} {:<9} {} [{}]\n", prm.name, c.get(prm.name), prm.unit, "given",
+                         prm.doc, g->second);
+    else if (own)
       out += fmt::format("{:<20} {:>10} {:<9} {:<9} {} [{}: {}]\n", prm.name, c.get(prm.name), prm.unit, "machine",
                          prm.doc, cost_basis_name(own->basis), own->source);
     else

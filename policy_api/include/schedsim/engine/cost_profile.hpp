@@ -3,6 +3,7 @@
 /// machine a topology preset names, each with its source. `run`, `calibrate` and `sweep` start
 /// from the built-in defaults, apply the topology's profile, then `--cost` on top; results record
 /// the profile in their provenance (`cost_profile`).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,10 @@ std::string cost_profile_label(const CostProfile& p);
 std::string cost_profile_summary(const CostProfile& p);
 /// `run --cost list`: every parameter's value under `c` (the defaults with `p` applied), whether it
 /// is the machine's own or the reference default, and its source.
-std::string describe_costs(const CostModel& c, const CostProfile& p);
+/// `given`: parameters the caller set (name -> where, e.g. "--cost costs.json"): their rows say
+/// origin "given" and where, whatever the profile has.
+std::string describe_costs(const CostModel& c, const CostProfile& p,
+                           const std::map<std::string, std::string>& given = {});
 /// The generator costs `used` (names, comma-separated, as a workload's meta "gen_cost_params")
 /// that `p` does not have from its machine: empty when all are the machine's own.
 std::vector<std::string> gen_costs_not_from_machine(const CostProfile& p, const std::string& used);
