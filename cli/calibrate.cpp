@@ -807,7 +807,7 @@ CrossValidation cross_validate(const CalibrateRequest& req) {
     try {
       f = calibrate(sub);
     } catch (const InputError& e) {
-      h.refused = e.what();
+      h.refused = e.message();
       cv.folds.push_back(std::move(h));
       continue;
     }

@@ -780,7 +780,7 @@ void check_smt_normalisation(const traces::ImportReport& rep, const traces::Extr
 // machine's costs), unless it is the -t machine itself, whose costs -c already gives. Returns
 // whether the recording machine is another one than -t.
 bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const CostModel& cost,
-                           traces::ExtractOptions& extract, RunConfig& config) {
+                           traces::ExtractOptions& extract, RunConfig& config, std::string& rate_note) {
   const bool named = !req.recorded_on.empty();
   const Topology rec = named ? load_recording_topology(req.recorded_on) : topo;
   const bool other = named && (rec.name() != topo.name() ||
@@ -804,6 +804,13 @@ bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const Co
     apply_cost_profile(rc, profile);
     corun = rc.smt_corun_permille;
     source = "cost profile " + profile.name;
+    bool measured = false;
+    for (const auto& e : profile.entries) measured = measured || e.param == "smt_corun_permille";
+    if (!measured)
+      rate_note = fmt::format("note: --smt-normalize takes the co-run rate of the recording machine {} from its cost "
+                              "profile, which has none measured: the reference {} permille (a rate fitted with "
+                              "`calibrate` on that machine's traces cannot be given for it here)",
+                              rec.name(), corun);
   }
   extract.smt_siblings.assign(rec.nr_cpus(), {});
   for (uint32_t c = 0; c < rec.nr_cpus(); ++c)
@@ -879,10 +886,11 @@ RunOutcome execute_run(const RunRequest& req) {
   traces::ExtractOptions extract = req.extract;
   refuse_recorded_on_alone(req);
   bool recorded_elsewhere = false;  // --recorded-on names another machine than -t
+  std::string smt_rate_note;        // the recording machine's co-run rate is not measured
   if (req.smt_normalize) {
     if (!req.workload_gen.empty() || (!req.input.empty() && looks_like_workload(req.input)))
       throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; the input is not a trace");
-    recorded_elsewhere = set_smt_normalisation(req, topo, cost, extract, config);
+    recorded_elsewhere = set_smt_normalisation(req, topo, cost, extract, config, smt_rate_note);
   }
   // An explicit --seed also seeds a generator spec without a --seed of its own: a user who runs
   // --seed 1, 2, 3 on a generated workload expects three samples of its random choices too.
@@ -944,6 +952,7 @@ RunOutcome execute_run(const RunRequest& req) {
                                  "machine's topology, or use replay_overheads=recorded)",
                                  traced, topo.name(), topo.nr_cpus()));
   if (req.smt_normalize) check_smt_normalisation(import_report, extract, w, caveats);
+  if (!smt_rate_note.empty()) caveats.push_back(smt_rate_note);
   if (from_trace && w.observed.present && !w.tasks.empty()) {
     if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
       caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
