@@ -4,9 +4,10 @@
 # tests/data/traces/smp2-quiet/) on the machine it was recorded on (the 2-CPU `smp2` preset) with
 # the 6.18 kernel's policy modules and that machine's idle-wake cost file (measured from the
 # trace's own idle and IPI events), so the observed column is comparable. Extra arguments are
-# passed to `schedsim run` (e.g. --format json). `-t/--topology` replaces smp2 (the replay then
-# runs on another machine, with a caveat that the observed column comes from a different one)
-# and `-k/--kernel` replaces 6.18; `-c/--cost` adds to the machine's cost file.
+# passed to `schedsim run` (e.g. --format json). `-t/--topology` replaces smp2 and its cost file
+# (the replay then runs on another machine with its own cost profile, with a caveat that the
+# observed column comes from a different one) and `-k/--kernel` replaces 6.18; `-c/--cost` adds
+# to the cost file (scripts/demo-run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
