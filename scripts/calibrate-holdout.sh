@@ -39,6 +39,8 @@
 # counts.
 # Exit status: 0 done; 2 too many arguments, or a --set DIR that is not a recorded set; else the
 # status of the run or calibration that failed (its message is printed).
+# A fold whose training traces calibrate refuses is printed "Not fitted" with the reason and left out
+# of the totals; when every fold is refused the script exits 1.
 # env: HOLDOUT_ONLY='REGEX'  only the folds whose name matches (bash regex, e.g. '^quiet ')
 #      HOLDOUT_CALIBRATE_ARGS  replaces '--prior start' (e.g. '' for a binary without --prior)
 set -euo pipefail
@@ -137,6 +139,7 @@ if [ -n "$SET" ]; then
   awk -F'\t' '{ print "| " $1 " | " $3 " | " ($4 == "" ? "yes" : "no: " $4 " (tested in both folds)") " |" }' "$work/halves.tsv"
 fi
 i=0
+refused=0
 for fold in "${FOLDS[@]}"; do
   IFS='|' read -r name topo start sel train tests <<<"$fold"
   i=$((i + 1))
@@ -151,8 +154,19 @@ for fold in "${FOLDS[@]}"; do
   start_args=()
   [ -z "$start" ] || start_args=(-c "$start")
   # shellcheck disable=SC2086
-  "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
-    -o "$work/fit$i.json" >"$work/fit$i.txt"
+  if ! "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
+    -o "$work/fit$i.json" >"$work/fit$i.txt" 2>"$work/fit$i.err"; then
+    # A fold calibrate refuses (e.g. every training trace's metrics excluded by token banking)
+    # is reported and left out of the totals; the other folds still run.
+    echo
+    echo "### $name"
+    echo
+    echo "Not fitted: calibrate refused the training traces of this fold: $(tr '\n' ' ' <"$work/fit$i.err" | sed 's/ *$//')"
+    echo "(left out of the totals)"
+    refused=$((refused + 1))
+    continue
+  fi
+  cat "$work/fit$i.err" >&2
   echo
   echo "### $name"
   echo
@@ -210,6 +224,10 @@ PY
   echo "goals met on the held-out traces of this fold: $fb of $fn with the starting costs, $fa of $fn calibrated"
   echo "$fb $fa $fn" >>"$work/total"
 done
+if [ ! -f "$work/total" ] && [ "$refused" -gt 0 ]; then
+  echo "calibrate-holdout: calibrate refused every fold ($refused): nothing was measured" >&2
+  exit 1
+fi
 if [ -f "$work/total" ]; then
   read -r tb ta tn < <(awk '{b+=$1; a+=$2; n+=$3} END {print b, a, n}' "$work/total")
   echo

@@ -45,10 +45,12 @@
 # Only the load average at the start decides whether the machine is quiet: the later ones include
 # the set's own earlier recordings (hackbench's 40 to 160 tasks raise it for a minute or more).
 #
-# Exit status: 0 recorded and measured; 1 a recording or a measurement failed (OUTDIR is left as
+# Exit status: 0 recorded and measured; 1 a recording failed (OUTDIR is left as
 # it was: the recordings are made in a scratch directory beside it and moved in only at the
 # end); 2 usage; 3 OUTDIR already holds a recorded set; 4 the machine is not quiet (no --force);
-# 5 a needed program is missing or tracefs cannot be used (the message names it).
+# 5 a needed program is missing or tracefs cannot be used (the message names it); 6 recorded, but
+# the held-out measurement failed: the recordings, manifest, lscpu-p.txt and costs.json are in
+# OUTDIR without report.md (rerun `scripts/calibrate-holdout.sh SCHEDSIM --set OUTDIR`).
 # env: RECORD_SET_LOADAVG  file read for the load average (default /proc/loadavg; for tests)
 set -euo pipefail
 usage="usage: scripts/record-fidelity-set.sh SCHEDSIM OUTDIR [--quick] [--repeats N] [--only REGEX] [--max-load L] [--force]"
@@ -242,8 +244,13 @@ rm -f "$rows"
 
 # Held-out error: calibrate on one half, test on the other (and the other way round).
 if ! "$here/scripts/calibrate-holdout.sh" "$SCHEDSIM" --set "$stage" >"$stage/report.md" 2>"$stage/report.err"; then
+  # The recordings took the machine's quiet time: they are kept (a complete set, without its
+  # report), and the measurement can be rerun on them.
   cat "$stage/report.err" >&2
-  die 1 "scripts/calibrate-holdout.sh --set failed (nothing written to $OUTDIR)"
+  rm -f "$stage/report.md" "$stage/report.err"
+  mkdir -p "$OUTDIR"
+  mv "$stage"/* "$OUTDIR"/
+  die 6 "the recordings are in $OUTDIR, but scripts/calibrate-holdout.sh --set failed on them (above); no report.md was written; rerun it with: scripts/calibrate-holdout.sh $SCHEDSIM --set $OUTDIR"
 fi
 rm -f "$stage/report.err"
 # The report names the scratch directory; it is OUTDIR once moved.
