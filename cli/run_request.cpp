@@ -595,14 +595,16 @@ bool generator_is_random(const std::string& spec, const GenCosts& costs, uint64_
   return workload_hash(at_seed) != workload_hash(generate_workload_from_spec(spec, costs, seed ^ 1));
 }
 
-CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config) {
+CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config,
+                           std::map<std::string, std::string>* given) {
   CostModel cost;
   const CostProfile& profile = cost_profile_for(topo.name());
   apply_cost_profile(cost, profile);
   if (config) config->provenance.cost_profile = cost_profile_label(profile);
   for (const auto& c : costs) {
     if (c.find('=') == std::string::npos) {
-      cost.load_json_file(c);
+      for (const auto& name : cost.load_json_file(c))
+        if (given) (*given)[name] = "--cost " + c;
       if (!config) continue;
       Provenance& pv = config->provenance;
       pv.cost_files += (pv.cost_files.empty() ? "" : ",") + c;
@@ -610,6 +612,7 @@ CostModel build_cost_model(const std::vector<std::string>& costs, const Topology
       config->cost_overrides["file"] = c;
     } else {
       cost.set(c);
+      if (given) (*given)[c.substr(0, c.find('='))] = "--cost " + c;
       if (config) config->cost_overrides[c.substr(0, c.find('='))] = c.substr(c.find('=') + 1);
     }
   }
@@ -804,9 +807,7 @@ bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const Co
     apply_cost_profile(rc, profile);
     corun = rc.smt_corun_permille;
     source = "cost profile " + profile.name;
-    bool measured = false;
-    for (const auto& e : profile.entries) measured = measured || e.param == "smt_corun_permille";
-    if (!measured)
+    if (!profile_entry(profile, "smt_corun_permille"))
       rate_note = fmt::format("note: --smt-normalize takes the co-run rate of the recording machine {} from its cost "
                               "profile, which has none measured: the reference {} permille (a rate fitted with "
                               "`calibrate` on that machine's traces cannot be given for it here)",

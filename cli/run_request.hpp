@@ -118,8 +118,10 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
                              const GenCosts& gen_costs = {}, std::optional<uint64_t> gen_seed = std::nullopt);
 /// The cost model of a run on `topo`: the built-in defaults, the topology's machine cost profile
 /// (cost_profile.hpp), then `costs` (name=value or cost files, as --cost) in order. Fills
-/// `config`'s cost overrides and provenance (cost files, their hashes, the profile) when given.
-CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config);
+/// `config`'s cost overrides and provenance (cost files, their hashes, the profile) when given;
+/// `given`, when given, maps every parameter `costs` set to the --cost that set it last.
+CostModel build_cost_model(const std::vector<std::string>& costs, const Topology& topo, RunConfig* config,
+                           std::map<std::string, std::string>* given = nullptr);
 /// Notes for a workload whose generator per-operation costs (meta "gen_cost_params") are not the
 /// machine's own: generated here with a profile that lacks them, or generated elsewhere (a
 /// workload file) with other costs than this machine's profile has.

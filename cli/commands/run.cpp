@@ -123,18 +123,10 @@ int run_run(const std::vector<std::string>& args) {
         // The costs a run on -t with the other --cost values would start from: the defaults, the
         // machine's profile, then what was given (rows say which).
         const Topology topo = load_topology(vm["topology"].as<std::string>());
-        CostModel cost = build_cost_model({}, topo, nullptr);
+        std::vector<std::string> others = vm["cost"].as<std::vector<std::string>>();
+        std::erase(others, std::string("list"));
         std::map<std::string, std::string> given;
-        for (const auto& g : vm["cost"].as<std::vector<std::string>>()) {
-          if (g == "list") continue;
-          if (g.find('=') == std::string::npos) {
-            for (const auto& name : cost.load_json_file(g)) given[name] = "--cost " + g;
-          } else {
-            cost.set(g);
-            given[g.substr(0, g.find('='))] = "--cost " + g;
-          }
-        }
-        cost.validate("--cost");
+        const CostModel cost = build_cost_model(others, topo, nullptr, &given);
         std::cout << describe_costs(cost, cost_profile_for(topo.name()), given);
         return kExitOk;
       }

@@ -141,6 +141,12 @@ std::string cost_profile_summary(const CostProfile& p) {
                      own_params(p));
 }
 
+const CostProfileEntry* profile_entry(const CostProfile& p, const std::string& param) {
+  for (const auto& e : p.entries)
+    if (e.param == param) return &e;
+  return nullptr;
+}
+
 std::string describe_costs(const CostModel& c, const CostProfile& p, const std::map<std::string, std::string>& given) {
   std::string out;
   if (p.kind == ProfileKind::kReference)
@@ -154,9 +160,7 @@ std::string describe_costs(const CostModel& c, const CostProfile& p, const std::
                        p.name, p.machine);
   out += fmt::format("{:<20} {:>10} {:<9} {:<9} {}\n", "parameter", "value", "unit", "origin", "meaning [source]");
   for (const auto& prm : CostModel::params()) {
-    const CostProfileEntry* own = nullptr;
-    for (const auto& e : p.entries)
-      if (e.param == prm.name) own = &e;
+    const CostProfileEntry* own = profile_entry(p, prm.name);
     if (auto g = given.find(prm.name); g != given.end())
       out += fmt::format("{:<20} {:>10} {:<9} {:<9} {} [{}]\n", prm.name, c.get(prm.name), prm.unit, "given",
                          prm.doc, g->second);
@@ -175,9 +179,7 @@ std::vector<std::string> gen_costs_not_from_machine(const CostProfile& p, const 
   if (p.gen_costs_from_machine) return out;
   std::istringstream in(used);
   for (std::string name; std::getline(in, name, ',');) {
-    bool have = false;
-    for (const auto& e : p.entries) have = have || e.param == name;
-    if (!have && !name.empty()) out.push_back(name);
+    if (!name.empty() && !profile_entry(p, name)) out.push_back(name);
   }
   return out;
 }

@@ -43,6 +43,9 @@ struct CostProfile {
   bool gen_costs_from_machine = false;
 };
 
+/// The profile's own entry for a parameter, or nullptr when the profile leaves it at the default.
+const CostProfileEntry* profile_entry(const CostProfile& p, const std::string& param);
+
 /// Every profile, "reference" first.
 const std::vector<CostProfile>& cost_profiles();
 /// The profile of a topology by its name (a preset's name, "host", or an imported machine's):
