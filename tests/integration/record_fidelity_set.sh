@@ -6,6 +6,7 @@
 # (exit 4) and nothing is written. Exit 77 = skipped, with the reason printed.
 #   usage: record_fidelity_set.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
+no_report=
 # shellcheck source=../lib/workdir.sh
 . "$2/tests/lib/workdir.sh" "$@"
 # shellcheck source=../lib/tracefs.sh
@@ -45,8 +46,17 @@ if [ "$rc" -ne 0 ]; then
   if grep -qE 'needs root|tracefs is unavailable|cannot create a tracefs instance' run.err; then
     tracefs_skip "$(grep -m1 -E 'needs root|tracefs is unavailable|cannot create a tracefs instance' run.err)"
   fi
-  cat run.out run.err
-  fail "record-fidelity-set.sh --quick exited $rc"
+  # Exit 6 when calibrate refused both halves of this machine's recordings (e.g. every training
+  # trace's wakeups banked as tokens): the recordings must be kept and no report written; the
+  # report's checks below cannot run then, and the output says so.
+  if [ "$rc" -eq 6 ] && grep -q 'calibrate refused every fold' run.err; then
+    grep -q 'the recordings are in set, ' run.err || fail "exit 6 does not say where the recordings are"
+    [ ! -e set/report.md ] || fail "exit 6 left a report.md"
+    no_report=yes
+  else
+    cat run.out run.err
+    fail "record-fidelity-set.sh --quick exited $rc"
+  fi
 fi
 grep -v '^schedsim: note:' run.err || true
 [ -z "$(find . -maxdepth 1 -name '.record-set.*')" ] || fail "the scratch directory was left behind"
@@ -94,31 +104,54 @@ else
 fi
 
 # 3. The report: printed and saved; the halves table lists every trace; every trace is held out
-#    at least once in the overview, whose header has the goals; the goal counts are there.
-r=set/report.md
-[ -s "$r" ] || fail "no $r"
-cmp -s run.out "$r" || fail "the printed report differs from $r"
-# shellcheck disable=SC2016 # the backquotes are markdown
-grep -qF 'Set: `set` (' "$r" || fail "$r does not name the set directory (or still names the scratch one)"
-grep -q '^### fit half A: ' "$r" || fail "$r has no fold 'fit half A'"
-grep -q '^### fit half B: ' "$r" || fail "$r has no fold 'fit half B'"
-grep -q '^### Overview: relative error of the held-out traces$' "$r" || fail "$r has no overview"
-grep -qF '| trace | costs | makespan (10%) | wakeups (15%) | p50 (25%) | p90 (25%) | p99 (50%) | rq p50 | migr. | lat. >= |' "$r" ||
-  fail "$r: the overview's header is not fidelity.sh's with the goals"
-grep -qE '^Goals met, start: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count with the starting costs"
-grep -qE '^Goals met, calibrated: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count calibrated"
-overview=$(sed -n '/^### Overview/,$p' "$r")
-while read -r name; do
-  grep -qE "^\| $name \| (A|B) \| " "$r" || fail "$r: $name is not in the halves table"
-  grep -qE "^\| $name \| start \|" <<<"$overview" || fail "$r: $name has no overview row with the starting costs"
-  grep -qE "^\| $name \| fit (A|B) \|" <<<"$overview" || fail "$r: $name is never held out"
-done < <(cut -f1 <<<"$rows")
-# Every overview row has the 10 cells of the header: an error, "-" or "n<30" per metric, and the
-# share of lower-bound latency samples.
-bad=$(grep -E '^\| [a-z]' <<<"$overview" | grep -v '^| trace ' |
-  awk -F' \\| ' '{ if (NF != 10) { print; next } for (i = 3; i <= NF; i++) { c = $i; sub(/ \|$/, "", c)
-    if (c !~ (i < NF ? "^([+-][0-9]+%( ok)?|-|n<30)$" : "^[0-9]+%$")) { print; next } } }')
-[ -z "$bad" ] || fail "$r: malformed overview rows: $bad"
+#    at least once in the overview (unless the fold that tests it was not fitted), whose header
+#    has the goals; the goal counts are there.
+if [ -n "$no_report" ]; then
+  echo "NOTE: calibrate refused both halves of this machine's quick set; the report's checks were skipped:"
+  grep 'calibrate refused\|Not fitted' run.err run.out || true
+else
+  r=set/report.md
+  [ -s "$r" ] || fail "no $r"
+  cmp -s run.out "$r" || fail "the printed report differs from $r"
+  # shellcheck disable=SC2016 # the backquotes are markdown
+  grep -qF 'Set: `set` (' "$r" || fail "$r does not name the set directory (or still names the scratch one)"
+  grep -q '^### fit half A: ' "$r" || fail "$r has no fold 'fit half A'"
+  grep -q '^### fit half B: ' "$r" || fail "$r has no fold 'fit half B'"
+  grep -q '^### Overview: relative error of the held-out traces$' "$r" || fail "$r has no overview"
+  grep -qF '| trace | costs | makespan (10%) | wakeups (15%) | p50 (25%) | p90 (25%) | p99 (50%) | rq p50 | migr. | lat. >= |' "$r" ||
+    fail "$r: the overview's header is not fidelity.sh's with the goals"
+  grep -qE '^Goals met, start: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count with the starting costs"
+  grep -qE '^Goals met, calibrated: \*\*[0-9]+ of [0-9]+\*\*' "$r" || fail "$r: no goal count calibrated"
+  overview=$(sed -n '/^### Overview/,$p' "$r")
+  # The halves whose fit calibrate refused ("### fit half X: ..." followed by "Not fitted: ...").
+  refused=$(awk '/^### fit half [AB]:/ { h = substr($4, 1, 1) } /^Not fitted: / && h != "" { printf "%s", h } /^### / && !/^### fit half/ { h = "" }' "$r")
+  fitted_folds=$(grep -c '^Fitted: ' "$r" || true)
+  [ "$fitted_folds" -ge 1 ] || fail "$r: no fold was fitted, yet the script exited 0"
+  [ -z "$refused" ] || echo "NOTE: calibrate refused half $refused on this machine; its held-out traces have start rows only"
+  while read -r name; do
+    line=$(grep -E "^\| $name \| (A|B) \| " "$r") || fail "$r: $name is not in the halves table"
+    half=$(awk -F' \\| ' '{ print $2 }' <<<"$line")
+    grep -qE "^\| $name \| start \|" <<<"$overview" || fail "$r: $name has no overview row with the starting costs"
+    # Tested in the other half's fold, or in both when calibrate cannot fit it.
+    tested_in=$([ "$half" = A ] && echo B || echo A)
+    grep -qE "^\| $name \| (A|B) \| no: " <<<"$line" && tested_in=AB
+    needs_fit_row=
+    for f in A B; do
+      [[ $tested_in == *$f* && $refused != *$f* ]] && needs_fit_row=yes
+    done
+    if [ -n "$needs_fit_row" ]; then
+      grep -qE "^\| $name \| fit (A|B) \|" <<<"$overview" || fail "$r: $name is never held out"
+    else
+      ! grep -qE "^\| $name \| fit (A|B) \|" <<<"$overview" || fail "$r: $name has a calibrated row from a fold that was not fitted"
+    fi
+  done < <(cut -f1 <<<"$rows")
+  # Every overview row has the 10 cells of the header: an error, "-" or "n<30" per metric, and the
+  # share of lower-bound latency samples.
+  bad=$(grep -E '^\| [a-z]' <<<"$overview" | grep -v '^| trace ' |
+    awk -F' \\| ' '{ if (NF != 10) { print; next } for (i = 3; i <= NF; i++) { c = $i; sub(/ \|$/, "", c)
+      if (c !~ (i < NF ? "^([+-][0-9]+%( ok)?|-|n<30)$" : "^[0-9]+%$")) { print; next } } }')
+  [ -z "$bad" ] || fail "$r: malformed overview rows: $bad"
+fi
 
 # 4. A second run into the same directory is refused (exit 3) and leaves it as it was.
 before=$(cd set && sha256sum ./*)
