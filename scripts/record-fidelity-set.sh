@@ -4,7 +4,7 @@
 # half of the recordings, tested on the other half).
 #
 #   scripts/record-fidelity-set.sh SCHEDSIM OUTDIR [--quick] [--repeats N] [--only REGEX]
-#                                  [--max-load L] [--force]
+#                                  [--max-load L] [--force] [--extra-events LIST]
 #     SCHEDSIM      the schedsim binary (e.g. build-ci/cli/schedsim); needs root (tracefs)
 #     OUTDIR        where the traces, manifest.tsv, lscpu-p.txt, costs.json and report.md go;
 #                   created if missing; an OUTDIR that already holds traces or one of the files
@@ -18,6 +18,8 @@
 #                   the committed set was recorded at 0.2; every runnable task another program
 #                   adds is CPU time the recorded workload competes with, and the trace measures it)
 #     --force       record on a machine that is not quiet (the manifest says so: forced yes)
+#     --extra-events LIST  `schedsim record --extra-events` (default idle,ipi; e.g. idle,ipi,syscalls
+#                   adds the read/write syscall events `--channels` and the syscall marks replay)
 #
 # The set (tests/data/traces/smp2-quiet/README.md lists the committed recordings of it):
 #   family messaging  hackbench pipes and sockets, processes and threads, groups 1, 2 and 4, and
@@ -27,6 +29,7 @@
 #   family periodic   cyclictest: timer-driven threads
 #   family mix        cyclictest beside hackbench threads
 # Each is recorded with `schedsim record -o NAME.rN.ftrace.gz --extra-events idle,ipi -- COMMAND`
+# (--extra-events LIST replaces idle,ipi)
 # (the idle and ipi events feed `trace info --idle-wake-costs`; a replay does not read them).
 #
 # Then: costs.json from `schedsim trace info TRACE --idle-wake-costs` on the first recording
@@ -53,7 +56,7 @@
 # OUTDIR without report.md (rerun `scripts/calibrate-holdout.sh SCHEDSIM --set OUTDIR`).
 # env: RECORD_SET_LOADAVG  file read for the load average (default /proc/loadavg; for tests)
 set -euo pipefail
-usage="usage: scripts/record-fidelity-set.sh SCHEDSIM OUTDIR [--quick] [--repeats N] [--only REGEX] [--max-load L] [--force]"
+usage="usage: scripts/record-fidelity-set.sh SCHEDSIM OUTDIR [--quick] [--repeats N] [--only REGEX] [--max-load L] [--force] [--extra-events LIST]"
 die() {
   local code=$1
   shift
@@ -64,7 +67,7 @@ die() {
 SCHEDSIM=$1
 OUTDIR=$2
 shift 2
-quick=0 repeats='' only='' max_load=0.5 force=0
+quick=0 repeats='' only='' max_load=0.5 force=0 extra_events=idle,ipi
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
     --only) [ $# -ge 2 ] || die 2 "--only needs a value ($usage)"; only=$2; shift ;;
     --max-load) [ $# -ge 2 ] || die 2 "--max-load needs a value ($usage)"; max_load=$2; shift ;;
     --force) force=1 ;;
+    --extra-events) [ $# -ge 2 ] || die 2 "--extra-events needs a value ($usage)"; extra_events=$2; shift ;;
     *) die 2 "unknown argument '$1' ($usage)" ;;
   esac
   shift
@@ -79,6 +83,7 @@ done
 [ -n "$repeats" ] || repeats=$((quick ? 1 : 3))
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || die 2 "--repeats: '$repeats' is not a positive integer"
 [[ $max_load =~ ^[0-9]+(\.[0-9]+)?$ ]] || die 2 "--max-load: '$max_load' is not a non-negative number"
+[[ $extra_events =~ ^[a-z_]+(,[a-z_]+)*$ ]] || die 2 "--extra-events: '$extra_events' is not a comma-separated list of event groups (schedsim record --help lists them)"
 [ -x "$SCHEDSIM" ] || die 2 "$SCHEDSIM is not an executable"
 SCHEDSIM=$(cd "$(dirname "$SCHEDSIM")" && pwd)/$(basename "$SCHEDSIM")
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,7 +118,7 @@ else
     "mix-t2-l100-hb-g1-l200|mix|sh -c 'cyclictest -q -t 2 -i 1000 -l 100 -m & hackbench -g 1 -l 200 -p -T; wait'"
   )
 fi
-RECORD_OPTS="--extra-events idle,ipi"
+RECORD_OPTS="--extra-events $extra_events"
 
 selected=()
 for w in "${WORKLOADS[@]}"; do
