@@ -13,8 +13,11 @@
 #              (`FIDELITY_ONLY='^(quiet|xeon16) ' scripts/fidelity.sh SCHEDSIM 6.18`)
 #   per-trace  the same run's table per recording: observed, simulated, relative error per metric
 #   holdout    `scripts/calibrate-holdout.sh SCHEDSIM 6.18`: calibrated on half, tested on the rest
+#   set        `scripts/calibrate-holdout.sh SCHEDSIM --set tests/data/traces/smp2-set`: the set
+#              recorded by scripts/record-fidelity-set.sh, without the per-trace tables (the
+#              halves, each fold's fit and goal count, the totals and the overview)
 # Exit status: 0 up to date (or updated), 1 out of date (--check), 2 usage or a failed run.
-# Deterministic for a given binary; takes about 30 s (the hold-out's six calibrations).
+# Deterministic for a given binary; takes about 45 s (the hold-outs' eight calibrations).
 set -euo pipefail
 usage="usage: scripts/fidelity-report.sh SCHEDSIM [--check | --update] [DOC]"
 SCHEDSIM=${1:?$usage}
@@ -48,6 +51,13 @@ if ! "$here/scripts/calibrate-holdout.sh" "$SCHEDSIM" 6.18 >"$work/holdout.md" 2
   echo "fidelity-report: scripts/calibrate-holdout.sh failed" >&2
   exit 2
 fi
+# From the repository's top, so the report names the set by its path in the repository.
+SCHEDSIM_ABS=$(cd "$(dirname "$SCHEDSIM")" && pwd)/$(basename "$SCHEDSIM")
+if ! (cd "$here" && scripts/calibrate-holdout.sh "$SCHEDSIM_ABS" --set tests/data/traces/smp2-set) >"$work/set.md" 2>"$work/set.err"; then
+  cat "$work/set.err" >&2
+  echo "fidelity-report: scripts/calibrate-holdout.sh --set tests/data/traces/smp2-set failed" >&2
+  exit 2
+fi
 
 python3 - "$work" "$doc" "$mode" "$SCHEDSIM" <<'EOF'
 import difflib, os, re, sys
@@ -70,10 +80,22 @@ for r in body:
 n = len(body)
 count = (f"Goals met: **{sum(met)} of {n * len(goals)}** ("
          + ", ".join(f"{g} {m} of {n}" for g, m in zip(goals, met)) + ").\n")
+# The recorded set's report without its per-trace tables (33 of them; a reader reruns the
+# script for those): from "held out: **NAME**" through the blank line after its table.
+set_lines, skip = [], False
+for line in open(os.path.join(work, "set.md")).read().splitlines():
+    if line.startswith("held out: **"):
+        skip = True
+    elif skip and not (line == "" or line.startswith("|")):
+        skip = False
+    if not skip:
+        set_lines.append(line)
+set_text = re.sub(r"\n{3,}", "\n\n", "\n".join(set_lines))
 blocks = {
     "overview": count + "\n" + "\n".join([header, "|" + "---|" * (header.count("|") - 1)] + body) + "\n",
     "per-trace": head.rstrip("\n") + "\n",
     "holdout": open(os.path.join(work, "holdout.md")).read().rstrip("\n") + "\n",
+    "set": set_text.rstrip("\n") + "\n",
 }
 
 text = open(doc).read()
