@@ -127,7 +127,10 @@ else
   refused=$(awk '/^### fit half [AB]:/ { h = substr($4, 1, 1) } /^Not fitted: / && h != "" { printf "%s", h } /^### / && !/^### fit half/ { h = "" }' "$r")
   fitted_folds=$(grep -c '^Fitted: ' "$r" || true)
   [ "$fitted_folds" -ge 1 ] || fail "$r: no fold was fitted, yet the script exited 0"
-  [ -z "$refused" ] || echo "NOTE: calibrate refused half $refused on this machine; its held-out traces have start rows only"
+  if [ -n "$refused" ]; then
+    echo "NOTE: calibrate refused half $refused on this machine; its held-out traces have start rows only:"
+    grep '^Not fitted: ' "$r"
+  fi
   while read -r name; do
     line=$(grep -E "^\| $name \| (A|B) \| " "$r") || fail "$r: $name is not in the halves table"
     half=$(awk -F' \\| ' '{ print $2 }' <<<"$line")
