@@ -964,6 +964,27 @@ RunOutcome execute_run(const RunRequest& req) {
                                     "are from another machine, not a prediction for this one",
                                     extract.smt_machine, topo.name()));
   }
+  // A trace replayed on an SMT model without --smt-normalize: the recorded on-CPU time of a thread
+  // whose sibling was busy already ran at the recording machine's co-run rate, and the replay
+  // slows it again by -t's (docs/fidelity.md "SMT normalisation of recorded on-CPU time": +52% on
+  // a same-machine replay of messaging). Which machine recorded it is unknown to the replay: a
+  // trace with -t's CPU count was probably recorded there (a warning); one from another machine
+  // double counts only if that machine had SMT too (a note).
+  if (from_trace && !req.smt_normalize && topo.has_smt() && run_cost.smt_corun_permille < 1000 && !w.tasks.empty()) {
+    if (traced == static_cast<int64_t>(topo.nr_cpus()))
+      caveats.push_back(fmt::format(
+          "warning: the trace comes from a {}-CPU machine like {}, which has SMT siblings: if it was recorded there, "
+          "its on-CPU times already hold the co-run slowdown and this replay applies it again (a thread runs at {} "
+          "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%; add --smt-normalize "
+          "(docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
+          traced, topo.name(), run_cost.smt_corun_permille, 100.0 * (1000.0 / static_cast<double>(run_cost.smt_corun_permille) - 1.0)));
+    else
+      caveats.push_back(fmt::format(
+          "note: {} has SMT siblings: if the machine that recorded the trace had SMT too, its on-CPU times already "
+          "hold that machine's co-run slowdown and this replay applies {}'s on top; add --smt-normalize --recorded-on "
+          "MACHINE (docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
+          topo.name(), topo.name()));
+  }
   if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
   if (const size_t nb = w.background_count(); nb > 0)
     caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics "
