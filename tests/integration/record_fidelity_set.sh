@@ -95,7 +95,11 @@ diff <(lscpu -p) set/lscpu-p.txt >/dev/null || fail "set/lscpu-p.txt is not this
 "$schedsim" topology show set/lscpu-p.txt >/dev/null || fail "schedsim cannot read set/lscpu-p.txt"
 # A cost file, when written, is one `run --cost` reads, and the manifest names its trace.
 if [ -e set/costs.json ]; then
-  grep -q '^# costs	schedsim trace info .* --idle-wake-costs costs.json$' "$m" || fail "$m does not say where costs.json comes from"
+  grep -qE '^# costs	schedsim trace info .* --idle-wake-costs costs.json(; resched_ipi from schedsim trace info .* --idle-wake-costs \([0-9]+ remote preempting wakes\))?$' "$m" ||
+    fail "$m does not say where costs.json comes from"
+  if grep -q '^# costs	.*; resched_ipi from ' "$m"; then
+    grep -q '"resched_ipi"' set/costs.json || fail "the manifest says resched_ipi was added, costs.json has none"
+  fi
   first=$(cut -f5 <<<"$rows" | head -1)
   "$schedsim" run "set/$first" -t set/lscpu-p.txt --cost set/costs.json --progress never -o /dev/null 2>/dev/null ||
     fail "run --cost set/costs.json failed"
