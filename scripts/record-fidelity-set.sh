@@ -36,9 +36,10 @@
 # (pipe family first: its many short idle periods give the most remote wakes to an idle CPU)
 # whose file has an idle-exit table, else the first that writes a file at all (resched_ipi
 # only); none when no recording has 20 such wakes or preemptions (the report then starts from
-# the machine's default costs). When the chosen file has no resched_ipi, the one suggested by the
-# recording with the most remote preempting wakes (at least 20) is added (the manifest's costs
-# line names both). Last, `scripts/calibrate-holdout.sh SCHEDSIM --set OUTDIR`
+# the machine's default costs). When the chosen file has no resched_ipi, the one written by the
+# recording with the most remote preempting wakes is added, and likewise timer_wake_local (the
+# recording with the most local timer wakes) when it has no timer_wake_table (at least 20
+# samples each; the manifest's costs line names every source). Last, `scripts/calibrate-holdout.sh SCHEDSIM --set OUTDIR`
 # (its header says how the halves are made) into OUTDIR/report.md, printed too: per held-out
 # trace the observed, simulated and relative errors against the goals of issue 12 (makespan
 # 10%, wakeups 15%, wake p50/p90 25%, p99 50%) and an overview table as scripts/fidelity.sh's.
@@ -240,43 +241,50 @@ for pass in table any; do
   [ -z "$costs_from" ] || break
 done
 rm -f "$stage/costs.try.json"
-# The reschedule-IPI delay (resched_ipi: a remote wakeup preemption lands after it) needs remote
-# preempting wakes, which the pipe recording that gives the idle-exit table seldom has (perf pipe
-# wakes an idle CPU): when the chosen file lacks it, it comes from the recording with the most
-# such samples (at least 20, `trace info`'s own minimum), as that recording's file suggests it.
-resched_from=
-if [ -n "$costs_from" ] && ! grep -q '"resched_ipi"' "$stage/costs.json"; then
-  best_n=0
+# Two costs the file chosen above seldom measures come from the recording that measures them
+# best, as that recording's own file writes them (`trace info --idle-wake-costs`, its note names
+# the sample count): the reschedule-IPI delay (resched_ipi: a remote wakeup preemption lands
+# after it), from remote preempting wakes, which the perf pipe recording has few of (it wakes an
+# idle CPU); and timer_wake_local, from local timer wakes (cyclictest's), when the file has no
+# timer_wake_table. Each from the recording with the most samples (at least 20).
+added=()
+if [ -n "$costs_from" ]; then
+  declare -A best_n=() best_file=()
   while IFS=$'\t' read -r _ _ _ _ file _; do
     "$SCHEDSIM" trace info "$stage/$file" --idle-wake-costs "$stage/costs.try.json" >"$stage/info.try.txt" 2>/dev/null || continue
-    grep -q '"resched_ipi"' "$stage/costs.try.json" 2>/dev/null || continue
-    n=$(awk '/^resched IPIs:/ { r = 1; next } r && /waking->switch-in/ { sub(/.*n=/, ""); print $1 + 0; exit }' "$stage/info.try.txt")
-    if [ "${n:-0}" -gt "$best_n" ]; then
-      best_n=$n
-      resched_from=$file
-      mv "$stage/costs.try.json" "$stage/costs.resched.json"
-    fi
+    for key in resched_ipi timer_wake_local; do
+      n=$(sed -n "s/.*; $key ([^)]*): [0-9]* ns of \([0-9]*\).*/\1/p" "$stage/info.try.txt" | head -1)
+      if [ -n "$n" ] && [ "$n" -gt "${best_n[$key]:-0}" ]; then
+        best_n[$key]=$n
+        best_file[$key]=$file
+        cp "$stage/costs.try.json" "$stage/costs.$key.json"
+      fi
+    done
   done < <(awk -F'\t' 'NR > 1' "$rows")
   rm -f "$stage/costs.try.json" "$stage/info.try.txt"
-  if [ -n "$resched_from" ]; then
-    python3 - "$stage/costs.json" "$stage/costs.resched.json" <<'PY'
+  for key in resched_ipi timer_wake_local; do
+    [ -n "${best_file[$key]:-}" ] || continue
+    if python3 - "$stage/costs.json" "$stage/costs.$key.json" "$key" <<'PY'; then
 import json, sys
-costs = json.load(open(sys.argv[1]))
-costs["resched_ipi"] = json.load(open(sys.argv[2]))["resched_ipi"]
-with open(sys.argv[1], "w") as f:
+path, src, key = sys.argv[1:4]
+costs = json.load(open(path))
+# A measured table or value already in the file wins (timer_wake_table covers timer wakes).
+if key in costs or (key == "timer_wake_local" and "timer_wake_table" in costs):
+    sys.exit(1)
+costs[key] = json.load(open(src))[key]
+with open(path, "w") as f:
     json.dump(costs, f, indent=2)
     f.write("\n")
 PY
-    rm -f "$stage/costs.resched.json"
-  fi
+      added+=("$key from schedsim trace info ${best_file[$key]} --idle-wake-costs (${best_n[$key]} samples)")
+    fi
+    rm -f "$stage/costs.$key.json"
+  done
 fi
 if [ -n "$costs_from" ]; then
-  if [ -n "$resched_from" ]; then
-    printf '# costs\tschedsim trace info %s --idle-wake-costs costs.json; resched_ipi from schedsim trace info %s --idle-wake-costs (%s remote preempting wakes)\n' \
-      "$costs_from" "$resched_from" "$best_n" >>"$stage/manifest.tsv"
-  else
-    printf '# costs\tschedsim trace info %s --idle-wake-costs costs.json\n' "$costs_from" >>"$stage/manifest.tsv"
-  fi
+  extra=
+  for a in "${added[@]}"; do extra+="; $a"; done
+  printf '# costs\tschedsim trace info %s --idle-wake-costs costs.json%s\n' "$costs_from" "$extra" >>"$stage/manifest.tsv"
 else
   printf '# costs\tnone (no recording has 20 remote wakes to an idle CPU or 20 remote preempting wakes)\n' >>"$stage/manifest.tsv"
   echo "record-fidelity-set: warning: no recording gives an idle-wake cost file; the hold-out starts from the machine's default costs" >&2

@@ -15,7 +15,7 @@ po::options_description trace_options() {
   d.add_options()
       ("action", po::value<std::string>(), "info (positional)")
       ("trace", po::value<std::string>(), "input trace (positional)")
-      ("idle-wake-costs", po::value<std::string>(), "also write a cost file (run --cost FILE) from the trace's own measurements: idle_wake=table with idle_exit_table (and timer_wake_table, given 20 local timer wakes) from its idle wakes by idle-time class, each class at least 20 wakes; resched_ipi from its remote preempting wakes after a recorded IPI, given 20 (docs/traces.md)");
+      ("idle-wake-costs", po::value<std::string>(), "also write a cost file (run --cost FILE) from the trace's own measurements: idle_wake=table with idle_exit_table (and timer_wake_table, given 20 local timer wakes) from its idle wakes by idle-time class, each class at least 20 wakes; without 20 idle wakes, timer_wake_local from 20 local timer wakes (their p50); resched_ipi from its remote preempting wakes after a recorded IPI, given 20 (docs/traces.md)");
   d.add(trace_selection_options());
   return d;
 }

@@ -95,11 +95,13 @@ diff <(lscpu -p) set/lscpu-p.txt >/dev/null || fail "set/lscpu-p.txt is not this
 "$schedsim" topology show set/lscpu-p.txt >/dev/null || fail "schedsim cannot read set/lscpu-p.txt"
 # A cost file, when written, is one `run --cost` reads, and the manifest names its trace.
 if [ -e set/costs.json ]; then
-  grep -qE '^# costs	schedsim trace info .* --idle-wake-costs costs.json(; resched_ipi from schedsim trace info .* --idle-wake-costs \([0-9]+ remote preempting wakes\))?$' "$m" ||
+  grep -qE '^# costs	schedsim trace info [^ ]+ --idle-wake-costs costs.json(; (resched_ipi|timer_wake_local) from schedsim trace info [^ ]+ --idle-wake-costs \([0-9]+ samples\))*$' "$m" ||
     fail "$m does not say where costs.json comes from"
-  if grep -q '^# costs	.*; resched_ipi from ' "$m"; then
-    grep -q '"resched_ipi"' set/costs.json || fail "the manifest says resched_ipi was added, costs.json has none"
-  fi
+  for key in resched_ipi timer_wake_local; do
+    if grep -q "^# costs	.*; $key from " "$m"; then
+      grep -q "\"$key\"" set/costs.json || fail "the manifest says $key was added, costs.json has none"
+    fi
+  done
   first=$(cut -f5 <<<"$rows" | head -1)
   "$schedsim" run "set/$first" -t set/lscpu-p.txt --cost set/costs.json --progress never -o /dev/null 2>/dev/null ||
     fail "run --cost set/costs.json failed"

@@ -707,8 +707,9 @@ std::string describe_idle_wake(const IdleWakeObserved& m) {
   for (size_t b = 0; b < 5; ++b) o += latency_row(kLabels[b], m.by_idle[b]);
   for (const auto& [state, v] : m.by_state) o += latency_row(fmt::format("idle state {}", state), v);
   if (m.ipi_events > 0) o += latency_row("IPI to idle cpu", m.ipi_to_idle);
-  o += fmt::format("  not sampled: {} wakes by an interrupt on the idle target itself, {} idle exits with no "
-                   "recorded switch from idle\n",
+  o += fmt::format("  not in the rows above: {} local wakes by an interrupt on the idle target itself (timer wakes: "
+                   "--idle-wake-costs's timer_wake_table or timer_wake_local), {} idle exits with no recorded switch "
+                   "from idle\n",
                    m.local_wakes, m.unrecorded);
   if (m.ipi_events > 0) o += describe_resched(m);
   return o;
@@ -772,11 +773,14 @@ std::string table_json(const std::vector<IdleClass>& classes, int64_t ipi, std::
 
 std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& trace, std::string* note) {
   const bool idle = m.remote.size() >= kMinIdleWakeSamples, resched = m.resched.size() >= kMinIdleWakeSamples;
-  if (!idle && !resched)
+  const bool timer = m.local.size() >= kMinIdleWakeSamples;
+  if (!idle && !resched && !timer)
     throw InputError(SourceLoc{trace}, fmt::format("--idle-wake-costs: {} remote wakes to an idle CPU with a recorded "
-                                                   "switch from idle and {} remote preempting wakes after a recorded "
-                                                   "IPI; at least {} of either are needed",
-                                                   m.remote.size(), m.resched.size(), kMinIdleWakeSamples));
+                                                   "switch from idle, {} remote preempting wakes after a recorded "
+                                                   "IPI and {} local timer wakes with a recorded switch from idle; at "
+                                                   "least {} of one kind are needed",
+                                                   m.remote.size(), m.resched.size(), m.local.size(),
+                                                   kMinIdleWakeSamples));
   std::vector<std::string> merges;
   std::string n;
   std::string json = fmt::format("{{\n  {}\"ipi_same_package\": {}", idle ? "\"idle_wake\": \"table\",\n  " : "",
@@ -799,6 +803,19 @@ std::string idle_wake_costs_json(const IdleWakeObserved& m, const std::string& t
     n = fmt::format("no idle_exit_table nor timer_wake_table: {} remote wakes to an idle CPU with a recorded switch "
                     "from idle (fewer than {})",
                     m.remote.size(), kMinIdleWakeSamples);
+    // A timer-driven trace (cyclictest) wakes its sleepers from their own CPU's hrtimer interrupt
+    // and seldom wakes an idle CPU from another: its local timer wakes still measure the wake
+    // from idle with no IPI (interrupt exit, idle exit, the switch). Without the idle table the
+    // file selects no idle_wake mode, so a scalar: timer_wake_local, which every mode charges on a
+    // timer wake (under `table` when the file it is merged into has no timer_wake_table).
+    if (timer) {
+      std::vector<int64_t> lat;
+      for (const auto& s : m.local) lat.push_back(s.latency);
+      const int64_t p50 = percentile(lat, 50);
+      json += fmt::format(",\n  \"timer_wake_local\": {}", p50);
+      n += fmt::format("; timer_wake_local (local timer wakes, waking to switch-in p50): {} ns of {}", p50,
+                       m.local.size());
+    }
   }
   // The reschedule IPI of a remote preemption (docs/traces.md "The reschedule IPI measured from
   // the trace"): written when 20 were measured, like the tables' classes.

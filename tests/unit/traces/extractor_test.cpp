@@ -732,7 +732,27 @@ TEST_CASE("resched IPIs: the cost file gets resched_ipi = the waking-to-switch-i
   m.resched.resize(19);
   CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr),
                     Catch::Contains("t.trace") && Catch::Contains("19 remote wakes to an idle CPU") &&
-                        Catch::Contains("and 19 remote preempting wakes after a recorded IPI; at least 20 of either"));
+                        Catch::Contains(", 19 remote preempting wakes after a recorded IPI and 0 local timer wakes "
+                                        "with a recorded switch from idle; at least 20 of one kind"));
+}
+
+TEST_CASE("idle-wake costs: a timer-driven trace gives timer_wake_local from 20 local timer wakes", "[traces]") {
+  // cyclictest: its threads wake from their own CPU's hrtimer, hardly any remote idle wake.
+  IdleWakeObserved m;
+  for (int i = 0; i < 5; ++i) m.remote.push_back({10000, 5000});
+  for (int i = 0; i < 19; ++i) m.local.push_back({300000, 4000 + (i % 3) * 1000});  // p50 5000
+  CHECK_THROWS_WITH(idle_wake_costs_json(m, "t.trace", nullptr), Catch::Contains("19 local timer wakes"));
+  m.local.push_back({300000, 90000});
+  std::string note;
+  const std::string json = idle_wake_costs_json(m, "t", &note);
+  // No idle_wake mode (no idle table): the scalar every mode charges on a timer wake.
+  CHECK(json == "{\n  \"ipi_same_package\": 600,\n  \"timer_wake_local\": 5000\n}\n");
+  CHECK(note.find("timer_wake_local (local timer wakes, waking to switch-in p50): 5000 ns of 20") != std::string::npos);
+  // With the idle table the local wakes make a timer_wake_table instead (and no scalar).
+  for (int i = 0; i < 15; ++i) m.remote.push_back({10000, 5000});
+  const std::string table = idle_wake_costs_json(m, "t", &note);
+  CHECK(table.find("\"timer_wake_table\"") != std::string::npos);
+  CHECK(table.find("timer_wake_local") == std::string::npos);
 }
 
 TEST_CASE("idle classes: cut at the candidate edges, small classes merged into their smaller neighbour",
