@@ -263,31 +263,45 @@ double score(const Loaded& t, const RunResults& r) {
   return n > 0 ? s / n : 0.0;
 }
 
-Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract) {
+// Every check calibrate makes on a trace on its own before fitting, in the order calibrate
+// reports them: `refusals` gets one entry per failed check (empty: the trace can be fitted). A
+// native workload stops the checks (it has no observed figures to check). load_trace() throws the
+// first; `calibrate --check-only` lists them all, so the two cannot disagree.
+Loaded check_trace(const std::string& path, const traces::ExtractOptions& extract,
+                   std::vector<TraceRefusal>& refusals) {
   traces::ImportReport rep;
   Loaded t;
   t.path = path;
   t.w = load_workload_input(path, "", extract, &rep);
   const std::string why = "calibrate needs a kernel trace with enough scheduler events to fit";
-  if (rep.path.empty() || !t.w.observed.present)
-    throw InputError(SourceLoc{path}, "not a kernel trace (a native workload has no observed figures to fit): " + why);
+  if (rep.path.empty() || !t.w.observed.present) {
+    refusals.push_back({"not-a-trace", "not a kernel trace",
+                        "not a kernel trace (a native workload has no observed figures to fit): " + why, 0});
+    return t;
+  }
   if (!rep.lost.empty())
-    throw InputError(SourceLoc{path, rep.lost.front().line},
-                     fmt::format("cannot fit a trace with lost events ({} window(s), the first at this line): its "
-                                 "observed figures are incomplete; re-record with a larger buffer",
-                                 rep.lost.size()));
+    refusals.push_back({"lost-events", "lost events",
+                        fmt::format("cannot fit a trace with lost events ({} window(s), the first at this line): its "
+                                    "observed figures are incomplete; re-record with a larger buffer",
+                                    rep.lost.size()),
+                        static_cast<long>(rep.lost.front().line)});
   if (!rep.conservation_ok)
-    throw InputError(SourceLoc{path}, "cannot fit: the import did not conserve the trace's on-CPU time (see "
-                                      "`schedsim trace info`), so a replay cannot reproduce it");
+    refusals.push_back({"not-conserved", "import not conserved",
+                        "cannot fit: the import did not conserve the trace's on-CPU time (see `schedsim trace info`), "
+                        "so a replay cannot reproduce it",
+                        0});
   const ObservedStats& o = t.w.observed;
   if (o.span.count() < kCalibrateMinSpanNs)
-    throw InputError(SourceLoc{path}, fmt::format("too short to fit: the selected tasks span {:.3f} ms, at least {} ms "
-                                                  "are needed",
-                                                  static_cast<double>(o.span.count()) / 1e6, kCalibrateMinSpanNs / 1000000));
+    refusals.push_back({"too-short", fmt::format("{}, under {} ms", format_duration(o.span), kCalibrateMinSpanNs / 1000000),
+                        fmt::format("too short to fit: the selected tasks span {:.3f} ms, at least {} ms are needed",
+                                    static_cast<double>(o.span.count()) / 1e6, kCalibrateMinSpanNs / 1000000),
+                        0});
   if (o.wakeups < kCalibrateMinWakeups)
-    throw InputError(SourceLoc{path}, fmt::format("too few wakeups to fit: {} observed, at least {} are needed (a p99 of "
-                                                  "fewer samples is their maximum); select more tasks or record longer",
-                                                  o.wakeups, kCalibrateMinWakeups));
+    refusals.push_back({"too-few-wakeups", fmt::format("{} wakeups, under {}", o.wakeups, kCalibrateMinWakeups),
+                        fmt::format("too few wakeups to fit: {} observed, at least {} are needed (a p99 of fewer "
+                                    "samples is their maximum); select more tasks or record longer",
+                                    o.wakeups, kCalibrateMinWakeups),
+                        0});
   t.rq_fit = o.runqueue_wait.count() >= kCalibrateMinRqSamples;
   // The machine's idle wakes, measured over all the trace's tasks (traces/import: by how long the
   // target had been idle): under 50 us (bins 0-1), 200 us or more (bins 3-4), and all.
@@ -297,6 +311,18 @@ Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract
     if (i != 2) dst.insert(dst.end(), b[i].begin(), b[i].end());
     t.idle_all.insert(t.idle_all.end(), b[i].begin(), b[i].end());
   }
+  return t;
+}
+
+InputError refusal_error(const std::string& path, const TraceRefusal& r) {
+  return InputError(SourceLoc{path, r.line}, r.message);
+}
+
+// A trace calibrate fits: the first failed check of check_trace() is the error.
+Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract) {
+  std::vector<TraceRefusal> refusals;
+  Loaded t = check_trace(path, extract, refusals);
+  if (!refusals.empty()) throw refusal_error(path, refusals.front());
   return t;
 }
 
@@ -368,6 +394,20 @@ CostModel start_cost_model(const CalibrateRequest& req, const Topology& topo) {
   return base;
 }
 
+// Why a trace's wake metrics count less than fully (banked_weight() < 1); "" at full weight.
+std::string weight_reason(double wake_weight, uint64_t banked, uint64_t observed_wakeups) {
+  if (wake_weight >= 1) return "";
+  const double share = static_cast<double>(banked) / static_cast<double>(observed_wakeups);
+  return wake_weight == 0
+             ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
+                           "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
+                           "wake latency describe that missing mechanism, not the costs",
+                           banked, observed_wakeups, 100 * share, 100 * kBankedExclude)
+             : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
+                           "its makespan, wakeups and wake latency count for the share replayed as wakes",
+                           wake_weight, banked, observed_wakeups, 100 * share);
+}
+
 // A trace's report rows: observed, simulated at the start and with the fitted costs, per metric.
 TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResults& fitted) {
   TraceFit tf;
@@ -378,18 +418,7 @@ TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResul
   tf.fitted_score = score(t, fitted);
   tf.banked_at_start = start.tokens_banked;
   tf.wake_weight = t.wake_weight;
-  if (tf.wake_weight < 1) {
-    const double share = static_cast<double>(tf.banked_at_start) / static_cast<double>(tf.observed_wakeups);
-    tf.weight_reason =
-        tf.wake_weight == 0
-            ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
-                          "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
-                          "wake latency describe that missing mechanism, not the costs",
-                          tf.banked_at_start, tf.observed_wakeups, 100 * share, 100 * kBankedExclude)
-            : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
-                          "its makespan, wakeups and wake latency count for the share replayed as wakes",
-                          tf.wake_weight, tf.banked_at_start, tf.observed_wakeups, 100 * share);
-  }
+  tf.weight_reason = weight_reason(tf.wake_weight, tf.banked_at_start, tf.observed_wakeups);
   if (t.generated) {
     tf.span_ms = static_cast<double>(t.bench_obs_ns) / 1e6;
     const auto obs = static_cast<double>(t.bench_obs_ns);
@@ -444,9 +473,10 @@ std::string render_trace_rows(const TraceFit& t, const char* start_label, const 
   return out;
 }
 
-}  // namespace
-
-CalibrateResult calibrate(const CalibrateRequest& req) {
+// calibrate() and, with `check`, calibrate --check-only: one path, so that the check makes exactly
+// the checks the fit makes. With `check` a trace's refusal is recorded there instead of thrown,
+// the refused traces are left out of what follows, and it returns before the fit.
+CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* check) {
   const bool generated = !req.workload_gen.empty();
   if (generated && !req.traces.empty())
     throw InputError("calibrate: give either TRACE files or --workload-gen with --benchmark-time, not both");
@@ -542,7 +572,21 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     sp = {{"factor", lo, hi, std::clamp(1.0, lo, hi)}};
   }
 
-  for (const auto& p : req.traces) loaded.push_back(load_trace(p, req.extract));
+  std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
+  for (const auto& p : req.traces) {
+    if (!check) {
+      loaded.push_back(load_trace(p, req.extract));
+      continue;
+    }
+    TraceCheck tc;
+    tc.path = p;
+    Loaded t = check_trace(p, req.extract, tc.refusals);
+    if (tc.refusals.empty()) {
+      loaded.push_back(std::move(t));
+      check_index.push_back(check->traces.size());
+    }
+    check->traces.push_back(std::move(tc));
+  }
 
   int ipi_index = -1;  // ipi_same_package among the fitted parameters
   const bool prior_start = std::find(req.priors.begin(), req.priors.end(), "start") != req.priors.end();
@@ -645,13 +689,26 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
   std::vector<RunResults> start_results;
   {
     CostModel c = model_for(x0);
-    for (const auto& t : loaded) {
+    std::vector<Loaded> kept;
+    std::vector<size_t> kept_index;
+    for (size_t i = 0; i < loaded.size(); ++i) {
       bool complete = false;
-      start_results.push_back(replay(t, topo, req.kernel, c, complete));
-      if (!complete)
-        throw InputError(SourceLoc{t.path}, "cannot fit: its replay does not complete (`schedsim run` on it says why: "
-                                            "tasks blocked forever or wake tokens never consumed)");
+      RunResults r = replay(loaded[i], topo, req.kernel, c, complete);
+      if (!complete) {
+        const TraceRefusal refusal{"replay-incomplete", "replay incomplete",
+                                   "cannot fit: its replay does not complete (`schedsim run` on it says why: tasks "
+                                   "blocked forever or wake tokens never consumed)",
+                                   0};
+        if (!check) throw refusal_error(loaded[i].path, refusal);
+        check->traces[check_index[i]].refusals.push_back(refusal);
+        continue;
+      }
+      start_results.push_back(std::move(r));
+      kept.push_back(std::move(loaded[i]));
+      if (check) kept_index.push_back(check_index[i]);
     }
+    loaded = std::move(kept);
+    check_index = std::move(kept_index);
   }
   // Wake metrics of a trace whose replay banks its wakes as tokens describe the banking (a
   // missing mechanism: the wakee's block is fixed at its recorded point), not the costs.
@@ -660,9 +717,23 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
       loaded[i].wake_weight = banked_weight(start_results[i].tokens_banked, loaded[i].w.observed.wakeups);
   size_t counted = 0;
   for (const auto& t : loaded) counted += counts(t) ? 1U : 0U;
-  if (counted == 0)
-    throw InputError("calibrate: every trace's fitted metrics are excluded (their replays bank at least half of the "
-                     "wakes as tokens, see the report's reasons): nothing to fit on; add traces whose wakes replay");
+  const std::string excluded_all = "calibrate: every trace's fitted metrics are excluded (their replays bank at least "
+                                   "half of the wakes as tokens, see the report's reasons): nothing to fit on; add "
+                                   "traces whose wakes replay";
+  if (check) {
+    for (size_t i = 0; i < loaded.size(); ++i) {
+      TraceCheck& tc = check->traces[check_index[i]];
+      tc.wake_weight = loaded[i].wake_weight;
+      tc.counts = counts(loaded[i]);
+      tc.weight_reason =
+          weight_reason(loaded[i].wake_weight, start_results[i].tokens_banked, loaded[i].w.observed.wakeups);
+    }
+    check->used = loaded.size();
+    if (loaded.empty()) check->set_refusal = "calibrate: no trace can be fitted (every one is refused)";
+    else if (counted == 0) check->set_refusal = excluded_all;
+    return res;
+  }
+  if (counted == 0) throw InputError(excluded_all);
   auto data_objective = [&](const std::vector<RunResults>& rs) {
     double total = 0;
     for (size_t i = 0; i < loaded.size(); ++i)
@@ -779,6 +850,81 @@ CalibrateResult calibrate(const CalibrateRequest& req) {
     if (fitted || res.cost.get(p.name) != defaults.get(p.name)) res.cost_json_keys.push_back(p.name);
   }
   return res;
+}
+
+}  // namespace
+
+CalibrateResult calibrate(const CalibrateRequest& req) { return calibrate_or_check(req, nullptr); }
+
+CalibrateCheck check_calibrate(const CalibrateRequest& req) {
+  if (!req.workload_gen.empty())
+    throw InputError(SourceLoc{"--check-only"}, "applies to traces: a generated workload has no trace to check");
+  CalibrateCheck c;
+  calibrate_or_check(req, &c);
+  return c;
+}
+
+std::string render_calibrate_check(const CalibrateCheck& c, const std::string& format) {
+  auto checks = [](const TraceCheck& t) {
+    std::vector<std::string> v;
+    v.reserve(t.refusals.size());
+    for (const auto& r : t.refusals) v.push_back(r.check);
+    return v;
+  };
+  auto briefs = [](const TraceCheck& t) {
+    std::vector<std::string> v;
+    v.reserve(t.refusals.size());
+    for (const auto& r : t.refusals) v.push_back(r.brief);
+    return v;
+  };
+  if (format == "json") {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    j["traces"] = nlohmann::ordered_json::array();
+    for (const auto& t : c.traces) {
+      nlohmann::ordered_json tj = nlohmann::ordered_json::object();
+      tj["path"] = t.path;
+      tj["used"] = t.refusals.empty();
+      tj["refusals"] = nlohmann::ordered_json::array();
+      for (const auto& r : t.refusals) {
+        nlohmann::ordered_json rj = {{"check", r.check}, {"brief", r.brief}, {"message", r.message}};
+        if (r.line > 0) rj["line"] = r.line;
+        tj["refusals"].push_back(rj);
+      }
+      if (t.refusals.empty()) {
+        tj["wake_weight"] = t.wake_weight;
+        tj["counts"] = t.counts;
+        if (!t.weight_reason.empty()) tj["weight_reason"] = t.weight_reason;
+      }
+      j["traces"].push_back(tj);
+    }
+    j["used"] = c.used;
+    j["total"] = c.traces.size();
+    j["set_refusal"] = c.set_refusal.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.set_refusal);
+    return j.dump(2) + "\n";
+  }
+  std::string out;
+  if (format == "tsv") {
+    // Tab-separated, no quoting: a path with a tab or newline cannot be written (the import
+    // would not have read such a name from a manifest either); reasons are joined by "; ".
+    out = "trace\tused\tchecks\treasons\n";
+    for (const auto& t : c.traces)
+      out += fmt::format("{}\t{}\t{}\t{}\n", t.path, t.refusals.empty() ? "yes" : "no",
+                         t.refusals.empty() ? "-" : join(checks(t), ","), join(briefs(t), "; "));
+    if (!c.set_refusal.empty()) out += "# set\trefused\t-\t" + c.set_refusal + "\n";
+    return out;
+  }
+  for (const auto& t : c.traces) {
+    if (t.refusals.empty()) {
+      out += fmt::format("{}: used{}\n", t.path, t.weight_reason.empty() ? "" : "; " + t.weight_reason);
+      continue;
+    }
+    out += fmt::format("{}: refused ({}):\n", t.path, join(briefs(t), "; "));
+    for (const auto& r : t.refusals)
+      out += fmt::format("  {}{}: {}\n", r.check, r.line > 0 ? fmt::format(" (line {})", r.line) : "", r.message);
+  }
+  out += fmt::format("\ncalibrate would use {} of the {} trace(s)\n", c.used, c.traces.size());
+  if (!c.set_refusal.empty()) out += "and would refuse the set: " + c.set_refusal + "\n";
+  return out;
 }
 
 void check_cross_validate(const CalibrateRequest& req) {

@@ -171,10 +171,52 @@ struct CalibrateResult {
 std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode,
                                             bool switch_charged = false);
 
+/// One check calibrate makes before fitting that a trace fails.
+struct TraceRefusal {
+  /// Stable name of the check: not-a-trace, lost-events, not-conserved, too-short, too-few-wakeups,
+  /// replay-incomplete (docs/calibrate.md "Which traces calibrate uses").
+  std::string check;
+  std::string brief;    ///< the figure against the threshold, e.g. "83 wakeups, under 100"
+  std::string message;  ///< calibrate's error for it (what it means, what to do)
+  long line = 0;        ///< the trace line it concerns (the first lost-events window), 0 = none
+};
+
+/// `calibrate --check-only` on one trace: whether calibrate would use it, and if not every reason.
+struct TraceCheck {
+  std::string path;
+  std::vector<TraceRefusal> refusals;  ///< empty: used
+  /// Used, but the start replay banked this share of its wakes as tokens: its wake metrics are
+  /// weighted by banked_weight() (0: excluded); weight_reason says so ("" at full weight).
+  double wake_weight = 1;
+  bool counts = true;         ///< used with at least one metric left in the objective
+  std::string weight_reason;
+};
+
+/// `calibrate --check-only`: the checks calibrate makes before fitting, on every trace given
+/// (calibrate stops at the first refusal), and the set's own refusal if any.
+struct CalibrateCheck {
+  std::vector<TraceCheck> traces;
+  size_t used = 0;
+  /// Non-empty: calibrate would refuse the set even without the refused traces (no trace usable,
+  /// or every usable trace's fitted metrics excluded); the message calibrate gives.
+  std::string set_refusal;
+  bool all_usable() const { return used == traces.size() && set_refusal.empty(); }
+};
+
 /// Throws InputError for a trace that cannot be fitted (not a trace, lost events, too short, too
 /// few wakeups, import not conserved, replay incomplete at the start point), an unknown --fit
 /// name, or max_evals 0.
 CalibrateResult calibrate(const CalibrateRequest& req);
+
+/// `calibrate --check-only`: the request's checks as calibrate() (the same code: the options, the
+/// topology, the kernel, the priors; then every trace's checks, the start replay of the usable
+/// ones and their token banking), without the fit. A trace calibrate would refuse is listed with
+/// every reason instead of throwing; bad options and unreadable files throw as in calibrate().
+/// Throws InputError with --workload-gen (a generated workload has no trace checks).
+CalibrateCheck check_calibrate(const CalibrateRequest& req);
+/// The check as text (one line per trace, then a summary), tsv (a header, one row per trace:
+/// trace, used, checks, reasons; then a `# set` row when the set is refused) or json.
+std::string render_calibrate_check(const CalibrateCheck& c, const std::string& format);
 
 /// One fold of the leave-one-out check (`calibrate --cross-validate`): the trace left out, the
 /// values fitted on the others, and the left-out trace replayed with the starting costs ("start")

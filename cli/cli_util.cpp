@@ -29,6 +29,7 @@ const char* const kExitCodesHelp =
     "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, no task\n"
     "       selected, or work not conserved; the results are still written, with \"complete\": false\n"
     "  5    run: the --max-memory budget was exceeded\n"
+    "  6    calibrate --check-only: calibrate would refuse a trace (or the set); the reasons are printed\n"
     "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
     "  143  terminated by SIGTERM: as for 130\n";
 

@@ -19,10 +19,12 @@ namespace po = boost::program_options;
 /// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
 /// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
 /// never consumed, no task selected, work not conserved); the results say "complete": false.
-/// 5: a resource budget (--max-memory) was exceeded. A signal ends the process with 128 + signal
+/// 5: a resource budget (--max-memory) was exceeded. 6: `calibrate --check-only` found a trace
+/// (or the set) calibrate would refuse; every trace's reasons are printed. A signal ends the process with 128 + signal
 /// (130 SIGINT, 143 SIGTERM), after removing its temporaries.
 enum ExitCode : int {
-  kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4, kExitResource = 5
+  kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4, kExitResource = 5,
+  kExitRefused = 6
 };
 
 /// The exit-code table printed by `schedsim --help` and `schedsim run --help`.

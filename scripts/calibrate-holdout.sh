@@ -31,14 +31,17 @@
 # fitted, only others of its family), or one repeat in a family of one workload (its repeats
 # alternate between the halves; with one repeat it is tested only on costs fitted on other
 # families). Two folds: fit on A and test on B, fit on B and test on A. A trace calibrate refuses
-# (lost events, import not conserved, under 100 wakeups or 10 ms, checked with `trace info`) is
-# not fitted but tested in both folds. The starting costs are DIR/costs.json (the machine's
+# (lost events, import not conserved, under 100 wakeups or 10 ms, a start replay that does not
+# complete: asked of calibrate itself with `calibrate --check-only` and the folds' options, so
+# SCHEDSIM must have it) is not fitted but tested in both folds; the halves table gives its
+# reasons as --check-only's tsv prints them, joined by "; ". The starting costs are DIR/costs.json (the machine's
 # defaults without it); the recorder is replayed as background load, as for the quiet 2-vCPU
 # set. After the folds it prints an overview table as scripts/fidelity.sh's (relative error per
 # held-out trace against the goals, with the starting and the calibrated costs) and the goal
 # counts.
 # Exit status: 0 done; 2 too many arguments, or a --set DIR that is not a recorded set; else the
-# status of the run or calibration that failed (its message is printed).
+# status of the run, calibration or check that failed (its message is printed; a check that
+# refuses traces, exit 6, is no failure).
 # A fold whose training traces calibrate refuses is printed "Not fitted" with the reason; its
 # held-out traces are still replayed with the starting costs (counted in the starting totals and
 # the overview's start rows, left out of the calibrated ones); when every fold is refused the
@@ -87,22 +90,36 @@ if [ -n "$SET" ]; then
   fi
   start=
   [ -f "$SET/costs.json" ] && start=$SET/costs.json
-  # Which traces calibrate accepts (cli/calibrate.cpp: no lost events, the import conserved,
-  # at least 100 wakeups and 10 ms of the selected tasks), from `trace info`.
-  : >"$work/fit-ok.tsv"
+  # Which traces calibrate accepts: `calibrate --check-only` makes calibrate's own checks (lost
+  # events, import not conserved, under 100 wakeups or 10 ms of the selected tasks, a start replay
+  # that does not complete) with the folds' options, on every trace of the set at once; exit 6
+  # when it refuses some. Its rows are in the order of its arguments, the manifest's.
+  tnames=() tfiles=()
   while IFS=$'\t' read -r tname _ _ _ tfile _; do
     case "$tname" in name | "#"*) continue ;; esac
     [ -f "$SET/$tfile" ] || { echo "calibrate-holdout: $M: $tfile: no such file in $SET" >&2; exit 2; }
-    # shellcheck disable=SC2086
-    "$SCHEDSIM" trace info "$SET/$tfile" $QB >"$work/info.txt" 2>/dev/null ||
-      { echo "calibrate-holdout: trace info failed on $SET/$tfile" >&2; exit 1; }
-    why=$(awk '/^lost events:/ && $3 != "none" { print "lost events" }
-               /^conservation:/ && $2 != "ok" { print "import not conserved" }
-               /^  wakeups [0-9]/ && $2 < 100 { print $2 " wakeups, under 100" }
-               /^  span [0-9.]*ms/ { v = $2; sub(/ms/, "", v); if (v < 10) print $2 ", under 10 ms" }
-               /^  span [0-9.]*us/ { print $2 ", under 10 ms" }' "$work/info.txt" | paste -sd, -)
-    printf '%s\t%s\n' "$tname" "$why" >>"$work/fit-ok.tsv"
+    tnames+=("$tname")
+    tfiles+=("$SET/$tfile")
   done <"$M"
+  [ ${#tnames[@]} -gt 0 ] || { echo "calibrate-holdout: $M lists no traces" >&2; exit 2; }
+  check_args=()
+  [ -z "$start" ] || check_args=(-c "$start")
+  rc=0
+  # shellcheck disable=SC2086
+  "$SCHEDSIM" calibrate "${tfiles[@]}" -t "$SET/lscpu-p.txt" --kernel "$KERNEL" "${check_args[@]}" $QB \
+    ${HOLDOUT_CALIBRATE_ARGS---prior start} --check-only -f tsv >"$work/check.tsv" 2>"$work/check.err" || rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 6 ]; then
+    cat "$work/check.err" >&2
+    echo "calibrate-holdout: calibrate --check-only failed on the traces of $M" >&2
+    exit "$rc"
+  fi
+  # name <TAB> the reasons calibrate refuses it ("" = fitted); `# set` rows (the set as a whole
+  # refused) are left to the folds' own calibrate runs, which report them.
+  grep -v '^#' "$work/check.tsv" | tail -n +2 | cut -f4 >"$work/why.txt"
+  rows=$(wc -l <"$work/why.txt")
+  [ "$rows" -eq ${#tnames[@]} ] ||
+    { echo "calibrate-holdout: calibrate --check-only printed $rows rows for ${#tnames[@]} traces" >&2; exit 1; }
+  paste <(printf '%s\n' "${tnames[@]}") "$work/why.txt" >"$work/fit-ok.tsv"
   # Halves: alternate the workloads of a family, or the repeats of a one-workload family.
   awk -F'\t' 'FNR == NR { why[$1] = $2; next }
     /^#/ || $1 == "name" { next }

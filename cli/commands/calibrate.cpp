@@ -24,7 +24,7 @@ po::options_description calibrate_options() {
   d.add_options()
       ("topology,t", po::value<std::string>(), "the machine the traces were recorded on: preset, topology JSON, sysfs dir, lscpu -p file, or 'host' (required)")
       ("kernel,k", po::value<std::string>(), "kernel profile to replay with ('host' = the running kernel's); default modules when absent")
-      ("output,o", po::value<std::string>(), "the fitted cost file to write (atomically; required)")
+      ("output,o", po::value<std::string>(), "the fitted cost file to write (atomically; required, except with --check-only)")
       ("cost,c", po::value<std::vector<std::string>>()->composing(), "starting point: name=value or a cost file, repeatable (e.g. idle_wake=vm-halt-poll); kept in the output")
       ("fit", po::value<std::string>(), "comma-separated parameters to fit (default on traces: the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines, context_switch with -c replay_overheads=charged; on --workload-gen: the generator's per-operation costs)")
       ("workload-gen", po::value<std::string>(), "instead of traces: a generator spec as run takes it, whose per-operation costs are fitted to --benchmark-time")
@@ -33,6 +33,8 @@ po::options_description calibrate_options() {
       ("prior-weight", po::value<std::string>()->default_value("1"), "weight of a prior's penalty against the data objective (>= 0; 0 keeps only the measured ranges)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
       ("cross-validate", po::bool_switch(), "also fit once per trace without it and replay it with that fit (leave one out, at least 2 traces; as many extra fits as traces): reports each left-out trace against the starting costs and warns when the fits replay them worse")
+      ("check-only", po::bool_switch(), "fit nothing, write nothing: for every TRACE, whether calibrate with these options would use it and, if not, every reason (the checks it makes before fitting: lost events, import not conserved, span under 10 ms, under 100 wakeups, a start replay that does not complete); exit 6 when it would refuse one (or the set). Not with -o or --cross-validate")
+      ("format,f", po::value<std::string>(), "with --check-only: text (default), tsv (trace, used, checks, reasons) or json")
       ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
   d.add(trace_selection_options());
   return d;
@@ -46,8 +48,9 @@ const char* kDescription =
     "damped beyond a factor e) plus the priors' penalty; method: a deterministic coordinate\n"
     "search on a log scale with every parameter inside a documented plausible range\n"
     "(docs/calibrate.md). Writes a cost file that run (also with --workload-gen) and sweep accept,\n"
-    "and prints the fit per trace and metric. Refuses traces it cannot fit: lost events, a span under 10 ms,\n"
-    "fewer than 100 wakeups, a replay that does not complete.\n"
+    "and prints the fit per trace and metric. Refuses traces it cannot fit: lost events, an import\n"
+    "that did not conserve on-CPU time, a span under 10 ms, fewer than 100 wakeups, a replay that\n"
+    "does not complete.\n"
     "To generalise beyond its traces: a parameter measured directly (--prior, or the idle exits\n"
     "from the traces' own idle wakes) is held near its measurement; a parameter whose doubling and\n"
     "halving does not move the objective is not fitted (\"not identifiable\"); a trace whose replay\n"
@@ -56,6 +59,10 @@ const char* kDescription =
     "With --workload-gen SPEC --benchmark-time T it fits the generator's per-operation costs\n"
     "(one common factor) so that the simulated benchmark time on TOPOLOGY is T, the time the\n"
     "real program reported on that machine.\n"
+    "With --check-only it fits nothing and writes nothing: it makes the checks above on every\n"
+    "TRACE (with the same options: selection, background, topology, starting costs) and prints,\n"
+    "per trace, whether calibrate would use it and every reason it would not; exit 0 when it\n"
+    "would use them all, 6 when it would refuse one of them or the set.\n"
     "With --cross-validate it also checks the fit on traces it did not see: each trace is left out\n"
     "of one fit with the same options and replayed with that fit's costs; a warning says when\n"
     "those replays are worse than with the starting costs (the cost file is still written).\n\n"
@@ -63,6 +70,7 @@ const char* kDescription =
     "  schedsim calibrate a.trace.gz b.trace.gz -t lscpu-p.txt --kernel 6.18 --comm loadgen -o costs.json\n"
     "  schedsim calibrate t.trace.gz -t host --kernel host -c idle_wake=vm-halt-poll -o host-costs.json\n"
     "  schedsim run t2.trace.gz -t host --kernel host -c host-costs.json\n"
+    "  schedsim calibrate set/*.ftrace.gz -t set/lscpu-p.txt --background-comm '^schedsim$' --check-only -f tsv\n"
     "  schedsim calibrate --workload-gen 'messaging -p -T -g 4 -l 50000' --benchmark-time 15.78s \\\n"
     "      -t xeon-e5-2690v2 --kernel 4.17 -o xeon-msg.json";
 
@@ -81,7 +89,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 }  // namespace
 
 std::string help_calibrate() {
-  return format_help("schedsim calibrate TRACE...|--workload-gen SPEC --benchmark-time T -t TOPOLOGY [--kernel V] -o COSTS.json [options]", kDescription,
+  return format_help("schedsim calibrate TRACE...|--workload-gen SPEC --benchmark-time T -t TOPOLOGY [--kernel V] -o COSTS.json|--check-only [options]", kDescription,
                      calibrate_options());
 }
 
@@ -95,7 +103,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (!vm.count("input") && !vm.count("workload-gen"))
     throw po::error("give at least one TRACE to calibrate on, or --workload-gen SPEC --benchmark-time T");
   if (!vm.count("topology")) throw po::error("--topology is required: the machine the traces were recorded on");
-  if (!vm.count("output")) throw po::error("--output is required: the cost file to write");
+  const bool check_only = vm["check-only"].as<bool>();
+  if (!vm.count("output") && !check_only) throw po::error("--output is required: the cost file to write");
   const std::string progress = vm["progress"].as<std::string>();
   if (progress != "auto" && progress != "always" && progress != "never")
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", progress, {"auto", "always", "never"}));
@@ -132,6 +141,21 @@ int run_calibrate(const std::vector<std::string>& args) {
     req.prior_weight = v;
   }
   req.extract = trace_selection(vm);
+  const bool cross = vm["cross-validate"].as<bool>();
+  if (vm.count("format") && !check_only)
+    throw InputError(SourceLoc{"--format"}, "applies to --check-only (the fit's report is text)");
+  if (check_only) {
+    // The check fits nothing: an output file or a cross-validation would be a fit.
+    if (vm.count("output"))
+      throw InputError(SourceLoc{"--output"}, "not with --check-only: the check fits nothing and writes no cost file");
+    if (cross) throw InputError(SourceLoc{"--cross-validate"}, "not with --check-only: the check fits nothing");
+    const std::string format = vm.count("format") ? vm["format"].as<std::string>() : "text";
+    if (format != "text" && format != "tsv" && format != "json")
+      throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"text", "tsv", "json"}));
+    const CalibrateCheck c = check_calibrate(req);
+    std::cout << render_calibrate_check(c, format);
+    return c.all_usable() ? kExitOk : kExitRefused;
+  }
   const std::string output = vm["output"].as<std::string>();
 
   // The output must not replace an input, and its directory must exist before an hour of work.
@@ -155,7 +179,6 @@ int run_calibrate(const std::vector<std::string>& args) {
       if (n == 1 || n % 10 == 0 || n == budget)
         std::cerr << fmt::format("schedsim: calibrate: evaluation {}/{}, objective {:.4f}\n", n, budget, best);
     };
-  const bool cross = vm["cross-validate"].as<bool>();
   if (cross) check_cross_validate(req);  // before the fit, not after it
   CalibrateResult r = calibrate(req);
   std::optional<CrossValidation> cv;

@@ -330,3 +330,40 @@ TEST_CASE("robust_loss: quadratic for small misses, damped beyond a factor e", "
   CHECK(pull(l_big) < pull(1.0));
   CHECK(pull(l_big) < 2 * l_big / 10);
 }
+
+TEST_CASE("calibrate --check-only lists every reason calibrate refuses a trace for, in calibrate's words",
+          "[cli][calibrate]") {
+  cli::CalibrateRequest req;
+  req.topology = "smp2";
+  const std::string tiny = simulated_trace("pipe -l 20", "pipe-tiny.txt");  // 40 wakeups, < 1 ms
+  const std::string hb = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/hackbench-pipe-g2.ftrace.gz";
+  req.traces = {tiny, hb};
+  const cli::CalibrateCheck c = cli::check_calibrate(req);
+  REQUIRE(c.traces.size() == 2);
+  CHECK(c.used == 1);
+  CHECK_FALSE(c.all_usable());
+  CHECK(c.set_refusal.empty());
+  const std::vector<cli::TraceRefusal>& r = c.traces[0].refusals;
+  REQUIRE(r.size() == 2);  // both checks, where calibrate stops at the first
+  CHECK(r[0].check == "too-short");
+  CHECK(r[1].check == "too-few-wakeups");
+  CHECK(r[1].brief == "40 wakeups, under 100");
+  CHECK(c.traces[1].refusals.empty());
+  CHECK(c.traces[1].wake_weight == 0);  // hackbench's replay banks 95% of its wakes as tokens
+  // calibrate itself refuses the trace with the check's first message.
+  req.traces = {tiny};
+  try {
+    cli::calibrate(req);
+    FAIL("calibrate fitted a trace --check-only refuses");
+  } catch (const InputError& e) {
+    CHECK(e.message() == r[0].message);
+  }
+  // Every trace refused: the set is too.
+  const cli::CalibrateCheck none = cli::check_calibrate(req);
+  CHECK(none.used == 0);
+  CHECK_FALSE(none.set_refusal.empty());
+  // A generated workload has no trace to check.
+  req.traces.clear();
+  req.workload_gen = "pipe -l 20";
+  CHECK_THROWS_AS(cli::check_calibrate(req), InputError);
+}
