@@ -70,7 +70,7 @@ const std::vector<CalibrationRange>& calibration_ranges() {
   return with_gen;
 }
 
-std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWakeMode mode, bool switch_charged) {
+std::vector<std::string> default_fit_params(bool multi_package, IdleWakeMode mode, bool switch_charged) {
   std::vector<std::string> p;
   if (switch_charged) p.emplace_back("context_switch");
   p.emplace_back("ipi_same_package");
@@ -86,7 +86,10 @@ std::vector<std::string> default_fit_params(bool multi_package, bool smt, IdleWa
   } else {
     p.emplace_back("idle_exit");
   }
-  if (smt) p.emplace_back("smt_corun_permille");
+  // No smt_corun_permille: a trace's on-CPU time already ran at the recording machine's co-run
+  // rate, so a replay that applies the rate again fits it to cancel the double count, and one
+  // normalised at the start rate (--smt-normalize) cancels it by construction; the rate is fitted
+  // on a generated workload against a benchmark time (calibration_ranges()' source).
   return p;
 }
 
@@ -319,6 +322,35 @@ InputError refusal_error(const std::string& path, const TraceRefusal& r) {
 }
 
 // A trace calibrate fits: the first failed check of check_trace() is the error.
+// The import options of calibrate's traces. A trace's on-CPU time already ran at its recording
+// machine's co-run rate: with --smt-normalize (the traces recorded on -t, the machine whose costs
+// are fitted) the time during which an SMT sibling was busy becomes reference work at -t's
+// starting smt_corun_permille, as run --smt-normalize does (docs/fidelity.md "SMT normalisation
+// of recorded on-CPU time"); without it on an SMT machine every replay slows that time a second
+// time, and `notes` (when given) gets the warning.
+traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topology& topo, const CostModel& base,
+                                         bool generated, std::vector<std::string>* notes) {
+  traces::ExtractOptions extract = req.extract;
+  if (req.smt_normalize) {
+    if (generated)
+      throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; --workload-gen has no "
+                                                     "recorded time");
+    if (!topo.has_smt())
+      throw InputError(SourceLoc{"--smt-normalize"},
+                       fmt::format("the topology {} has no SMT siblings: there is no co-run time to normalise",
+                                   topo.name()));
+    set_smt_siblings(topo, base.smt_corun_permille, topo.name() + " (-t)", extract);
+  } else if (!generated && notes && topo.has_smt() && base.smt_corun_permille < 1000) {
+    notes->push_back(fmt::format(
+        "warning: {} has SMT siblings: if the traces were recorded there, their on-CPU times already hold the co-run "
+        "slowdown and every replay of the fit applies it again ({} permille while a sibling is busy), which the "
+        "fitted costs then absorb; add --smt-normalize (docs/fidelity.md \"SMT normalisation of recorded on-CPU "
+        "time\")",
+        topo.name(), base.smt_corun_permille));
+  }
+  return extract;
+}
+
 Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract) {
   std::vector<TraceRefusal> refusals;
   Loaded t = check_trace(path, extract, refusals);
@@ -495,6 +527,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   Topology topo = load_topology(req.topology);
   CostModel base = start_cost_model(req, topo);
   res.topology = topo.name();
+  const traces::ExtractOptions extract = calibrate_extract(req, topo, base, generated, &res.notes);
   {
     RunConfig probe;  // the kernel name is checked before the traces are read
     build_policy_stack(req.kernel, {}, {}, probe);
@@ -518,8 +551,8 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     for (std::string n; std::getline(in, n, ',');) names.push_back(n);
   }
   if (names.empty())
-    names = default_fit_params(topo.nr_packages() > 1, topo.has_smt(), base.idle_wake,
-                                       base.replay_overheads == ReplayOverheads::kCharged);
+    names = default_fit_params(topo.nr_packages() > 1, base.idle_wake,
+                               base.replay_overheads == ReplayOverheads::kCharged);
   if (generated && !req.priors.empty())
     throw InputError(SourceLoc{"--prior"}, "applies to traces: a generated workload's parameters move by one common "
                                            "factor fitted to one benchmark time");
@@ -538,6 +571,12 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     if (!generated && gen_param)
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' is a generator cost: a trace replay does not use it (fit it with "
                                            "--workload-gen SPEC --benchmark-time T)");
+    if (!generated && n == "smt_corun_permille")
+      throw InputError(SourceLoc{"--fit"}, "'smt_corun_permille' cannot be fitted on traces: their on-CPU times already "
+                                           "ran at the recording machine's co-run rate, so a replay applying the rate "
+                                           "again would fit it to cancel that double count (and one normalised with "
+                                           "--smt-normalize cancels it by construction); fit it with --workload-gen "
+                                           "SPEC --benchmark-time T");
     if (!generated &&
         ((base.replay_overheads != ReplayOverheads::kCharged && n == "context_switch") ||
          (base.replay_overheads == ReplayOverheads::kRecorded && n.rfind("refill_", 0) == 0)))
@@ -575,12 +614,12 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
   for (const auto& p : req.traces) {
     if (!check) {
-      loaded.push_back(load_trace(p, req.extract));
+      loaded.push_back(load_trace(p, extract));
       continue;
     }
     TraceCheck tc;
     tc.path = p;
-    Loaded t = check_trace(p, req.extract, tc.refusals);
+    Loaded t = check_trace(p, extract, tc.refusals);
     if (tc.refusals.empty()) {
       loaded.push_back(std::move(t));
       check_index.push_back(check->traces.size());
@@ -958,7 +997,7 @@ CrossValidation cross_validate(const CalibrateRequest& req) {
       continue;
     }
     for (const auto& p : f.params) h.fitted.emplace_back(p.name, p.fitted);
-    Loaded t = load_trace(h.path, req.extract);
+    Loaded t = load_trace(h.path, calibrate_extract(req, topo, base, false, nullptr));
     bool start_complete = false, fitted_complete = false;
     // Scored on every metric the fit uses, at full weight: the token-banking weights decide what
     // a fit may learn from a trace; the question here is whether the fitted costs move the

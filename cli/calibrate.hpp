@@ -101,6 +101,10 @@ struct CalibrateRequest {
   std::vector<std::string> costs;     ///< starting point: name=value or cost files, as --cost
   std::vector<std::string> fit;       ///< parameter names; empty = the default set (default_fit_params)
   traces::ExtractOptions extract;
+  /// Traces recorded on the -t machine, which has SMT: their on-CPU time during which a sibling
+  /// was busy is normalised at -t's starting co-run rate (as run --smt-normalize), so the replays
+  /// apply the co-run slowdown once.
+  bool smt_normalize = false;
   uint32_t max_evals = 200;
   /// Priors: name=value or cost files (every parameter the file sets that is fitted); they take
   /// precedence over the priors measured from the traces' idle wakes. "start": every fitted

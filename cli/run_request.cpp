@@ -775,6 +775,19 @@ void check_smt_normalisation(const traces::ImportReport& rep, const traces::Extr
                                   extract.smt_machine));
 }
 
+}  // namespace
+
+void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::string& machine,
+                      traces::ExtractOptions& extract) {
+  extract.smt_siblings.assign(rec.nr_cpus(), {});
+  for (uint32_t c = 0; c < rec.nr_cpus(); ++c)
+    for (uint32_t s : rec.smt_mask(c))
+      if (s != c) extract.smt_siblings[c].push_back(s);
+  extract.corun_permille = corun_permille;
+  extract.smt_machine = machine;
+}
+
+namespace {
 // SMT normalisation (run --smt-normalize): the machine the trace was recorded on is --recorded-on,
 // or -t without it. Its SMT siblings and its co-run work rate (smt_corun_permille) turn the
 // recorded on-CPU time during which a sibling was busy into reference work (the extractor's
@@ -813,12 +826,7 @@ bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const Co
                               "`calibrate` on that machine's traces cannot be given for it here)",
                               rec.name(), corun);
   }
-  extract.smt_siblings.assign(rec.nr_cpus(), {});
-  for (uint32_t c = 0; c < rec.nr_cpus(); ++c)
-    for (uint32_t s : rec.smt_mask(c))
-      if (s != c) extract.smt_siblings[c].push_back(s);
-  extract.corun_permille = corun;
-  extract.smt_machine = fmt::format("{} ({})", rec.name(), named ? "--recorded-on" : "-t");
+  set_smt_siblings(rec, corun, fmt::format("{} ({})", rec.name(), named ? "--recorded-on" : "-t"), extract);
   config.cost_overrides["smt_normalize"] =
       named ? fmt::format("recorded on {} (--recorded-on), co-run {} permille ({})", rec.name(), corun, source)
             : fmt::format("recorded on {}, co-run {} permille", rec.name(), corun);

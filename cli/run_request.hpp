@@ -112,6 +112,10 @@ void refuse_migration_delta(const CostModel& cost, const Workload& w, bool from_
 /// Throws the InputError `run` gives for --recorded-on without --smt-normalize (the recording
 /// machine is used only by the normalisation). Nothing otherwise.
 void refuse_recorded_on_alone(const RunRequest& req);
+/// SMT normalisation at import (run/calibrate --smt-normalize): the recording machine's sibling
+/// lists and co-run rate into `extract`; `machine` names it in the extractor's errors.
+void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::string& machine,
+                      traces::ExtractOptions& extract);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,

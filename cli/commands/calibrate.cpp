@@ -26,12 +26,13 @@ po::options_description calibrate_options() {
       ("kernel,k", po::value<std::string>(), "kernel profile to replay with ('host' = the running kernel's); default modules when absent")
       ("output,o", po::value<std::string>(), "the fitted cost file to write (atomically; required, except with --check-only)")
       ("cost,c", po::value<std::vector<std::string>>()->composing(), "starting point: name=value or a cost file, repeatable (e.g. idle_wake=vm-halt-poll); kept in the output")
-      ("fit", po::value<std::string>(), "comma-separated parameters to fit (default on traces: the IPI costs, the idle exit of the idle-wake model, smt_corun_permille on SMT machines, context_switch with -c replay_overheads=charged; on --workload-gen: the generator's per-operation costs)")
+      ("fit", po::value<std::string>(), "comma-separated parameters to fit (default on traces: the IPI costs, the idle exit of the idle-wake model, context_switch with -c replay_overheads=charged; on --workload-gen: the generator's per-operation costs)")
       ("workload-gen", po::value<std::string>(), "instead of traces: a generator spec as run takes it, whose per-operation costs are fitted to --benchmark-time")
       ("benchmark-time", po::value<std::string>(), "with --workload-gen: the time the real program reported on the machine (e.g. 15.78s)")
       ("prior", po::value<std::vector<std::string>>()->composing(), "a measured value of a fitted parameter: name=value or a cost file (e.g. from trace info --idle-wake-costs), or 'start' (every fitted parameter without another prior: its starting value), repeatable; the fit pays --prior-weight * ln(fitted/measured)^2 to move away from it. Without it the vm-halt-poll (or constant) idle exits take their prior from the traces' own idle wakes, with the search kept in the samples' interquartile range")
       ("prior-weight", po::value<std::string>()->default_value("1"), "weight of a prior's penalty against the data objective (>= 0; 0 keeps only the measured ranges)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
+      ("smt-normalize", po::bool_switch(), "the traces were recorded on the -t machine, which has SMT: replay their on-CPU time during which a sibling was busy as work at -t's starting co-run rate (as run --smt-normalize), so the replays apply the co-run slowdown once; without it an SMT -t gets a warning")
       ("cross-validate", po::bool_switch(), "also fit once per trace without it and replay it with that fit (leave one out, at least 2 traces; as many extra fits as traces): reports each left-out trace against the starting costs and warns when the fits replay them worse")
       ("check-only", po::bool_switch(), "fit nothing, write nothing: for every TRACE, whether calibrate with these options would use it and, if not, every reason (the checks it makes before fitting: lost events, import not conserved, span under 10 ms, under 100 wakeups, a start replay that does not complete); exit 6 when it would refuse one (or the set). Not with -o or --cross-validate")
       ("format,f", po::value<std::string>(), "with --check-only: text (default), tsv (trace, used, checks, reasons) or json")
@@ -141,6 +142,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     req.prior_weight = v;
   }
   req.extract = trace_selection(vm);
+  req.smt_normalize = vm["smt-normalize"].as<bool>();
   const bool cross = vm["cross-validate"].as<bool>();
   if (vm.count("format") && !check_only)
     throw InputError(SourceLoc{"--format"}, "applies to --check-only (the fit's report is text)");
