@@ -23,7 +23,7 @@ struct Acc {
     sum_sq += v * v;
   }
   double mean() const { return n ? sum / static_cast<double>(n) : 0; }
-  /// Sample standard deviation (n - 1), 0 for a single value.
+  /// Sample standard deviation (n - 1); undefined for a single value (callers show none), 0 here.
   double stddev() const {
     if (n < 2) return 0;
     double m = mean();
@@ -145,7 +145,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
         if (opts.format == "csv") row.emplace_back("");
       } else if (opts.format == "csv") {
         row.push_back(fmt::format("{:.{}f}", a.mean(), d + 1));
-        row.push_back(fmt::format("{:.{}f}", a.stddev(), d + 1));
+        // The sample standard deviation of one value is undefined, not 0 (the table shows no "±").
+        row.push_back(a.n > 1 ? fmt::format("{:.{}f}", a.stddev(), d + 1) : std::string());
       } else if (a.n > 1) {
         row.push_back(fmt::format("{:.{}f} ± {:.{}f}", a.mean(), d, a.stddev(), d));
       } else {

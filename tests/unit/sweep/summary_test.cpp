@@ -100,3 +100,15 @@ TEST_CASE("sweep summary: an optional column is always there, '-' (empty in CSV)
                        "benchmark ms mean,benchmark ms std");
   CHECK(csv_none.find("\n1ms,2,5.000,0.000,1.0000,0.0000,,\n") != std::string::npos);
 }
+
+TEST_CASE("sweep summary CSV: the std of a single run is an empty cell, not 0") {
+  Spec s = spec_from_cli({"stop-at=1ms,10s"}, {});
+  // One repetition per point: a sample standard deviation is undefined (n - 1 = 0).
+  std::vector<std::string> recs = {run_line(0, 0, 10, 5000, true), run_line(1, 0, 10, 7000, true)};
+  std::vector<std::string> warnings;
+  std::string csv = render_summary(s, recs, options("csv"), warnings);
+  CHECK(csv.find("\n1ms,1,5.000,,1.0000,,,\n") != std::string::npos);
+  CHECK(csv.find("\n10s,1,7.000,,1.0000,,,\n") != std::string::npos);
+  std::string table = render_summary(s, recs, options("table"), warnings);
+  CHECK(table.find("±") == std::string::npos);
+}
