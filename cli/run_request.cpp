@@ -600,7 +600,10 @@ CostModel build_cost_model(const std::vector<std::string>& costs, const Topology
   CostModel cost;
   const CostProfile& profile = cost_profile_for(topo.name());
   apply_cost_profile(cost, profile);
-  if (config) config->provenance.cost_profile = cost_profile_label(profile);
+  if (config) {
+    config->provenance.cost_profile = cost_profile_label(profile);
+    config->provenance.cost_profile_note = cost_profile_note(profile);
+  }
   for (const auto& c : costs) {
     if (c.find('=') == std::string::npos) {
       for (const auto& name : cost.load_json_file(c))

@@ -676,11 +676,11 @@ std::string delta_section(const std::vector<RunResults>& runs, const std::vector
 std::string provenance_table(const std::vector<RunResults>& runs) {
   std::string s = "<table id=\"provenance\"><thead><tr><th>run</th>";
   Provenance none;
-  for (const auto& [k, v] : none.fields()) s += "<th>" + esc(k) + "</th>";
+  for (const auto& [k, v] : none.display_fields()) s += "<th>" + esc(k) + "</th>";
   s += "<th>seed</th></tr></thead><tbody>\n";
   for (const auto& r : runs) {
     s += "<tr><td>" + esc(r.config.display_label()) + "</td>";
-    for (const auto& [k, v] : r.config.provenance.fields())
+    for (const auto& [k, v] : r.config.provenance.display_fields())
       s += std::string(k == "command" ? "<td class=\"cmd\">" : "<td>") + (v.empty() ? "-" : esc(v)) + "</td>";
     s += fmt::format("<td>{}</td></tr>\n", r.config.seed);
   }

@@ -171,10 +171,10 @@ ojson rep_json(const Record& r) {
   for (const auto& d : kCatalog)
     if (auto it = r.metrics.find(d.name); it != r.metrics.end()) m[d.name] = it->second;
   j["metrics"] = std::move(m);
-  if (!r.complete) {
-    j["complete"] = false;
-    j["incomplete"] = r.incomplete;
-  }
+  // Written for every run, so a record has one shape ("complete": true and [] when it finished):
+  // a script testing `.complete` must not read a missing member as false.
+  j["complete"] = r.complete;
+  j["incomplete"] = r.incomplete;
   return j;
 }
 

@@ -54,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> Provenance::fields() const {
           {"kernel", kernel},           {"noise", noise},
           {"stop_at", stop_at},         {"cost_files", cost_files},
           {"cost_files_hash", cost_files_hash}, {"cost_profile", cost_profile},
-          {"workload_hash", workload_hash},
+          {"cost_profile_note", cost_profile_note}, {"workload_hash", workload_hash},
           {"topology_hash", topology_hash}};
 }
 
@@ -66,11 +66,37 @@ bool Provenance::set(const std::string& name, const std::string& value) {
   else if (name == "stop_at") stop_at = value;
   else if (name == "cost_files") cost_files = value;
   else if (name == "cost_files_hash") cost_files_hash = value;
-  else if (name == "cost_profile") cost_profile = value;
+  else if (name == "cost_profile") {
+    // Files written before cost_profile_note held both in one string: "reference (NAME has no
+    // measured costs)", "reference (NAME is synthetic)".
+    if (value.rfind("reference (", 0) == 0 && value.back() == ')') {
+      cost_profile = "reference";
+      if (cost_profile_note.empty()) cost_profile_note = value.substr(11, value.size() - 12);
+    } else {
+      cost_profile = value;
+    }
+  }
+  else if (name == "cost_profile_note") {
+    if (!value.empty()) cost_profile_note = value;
+  }
   else if (name == "workload_hash") workload_hash = value;
   else if (name == "topology_hash") topology_hash = value;
   else return false;
   return true;
+}
+
+std::string Provenance::cost_profile_text() const {
+  if (cost_profile_note.empty()) return cost_profile;
+  return (cost_profile.empty() ? std::string("reference") : cost_profile) + " (" + cost_profile_note + ")";
+}
+
+std::vector<std::pair<std::string, std::string>> Provenance::display_fields() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& [k, v] : fields()) {
+    if (k == "cost_profile_note") continue;
+    out.emplace_back(k, k == "cost_profile" ? cost_profile_text() : v);
+  }
+  return out;
 }
 
 std::string RunConfig::display_label() const {
@@ -159,7 +185,7 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     // costs are not the defaults, and a preset without any says it ran on the reference ones.
     const std::string& profile = c.provenance.cost_profile;
     std::string costs;
-    if (profile.rfind("reference (", 0) == 0) costs = "defaults " + profile.substr(std::string("reference ").size());
+    if (!c.provenance.cost_profile_note.empty()) costs = "defaults (" + c.provenance.cost_profile_note + ")";
     else if (!profile.empty() && profile != "reference") costs = "profile " + profile;
     for (const auto& [name, v] : c.cost_overrides) costs += (costs.empty() ? "" : " ") + name + "=" + v;
     t.add({"cost", costs.empty() ? "defaults" : costs});
@@ -350,7 +376,7 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
   }
   if (!c.provenance.empty()) {
     out += "\nprovenance\n";
-    auto f = c.provenance.fields();
+    auto f = c.provenance.display_fields();
     TextTable t({f[0].first, f[0].second.empty() ? "-" : f[0].second}, true);
     for (size_t i = 1; i < f.size(); ++i) t.add({f[i].first, f[i].second.empty() ? "-" : f[i].second});
     out += t.render();
@@ -386,6 +412,12 @@ std::string render_csv(const RunResults& r) {
   row("summary", "", "context_switches", std::to_string(r.context_switches));
   row("summary", "", "tokens_banked", std::to_string(r.tokens_banked));
   row("summary", "", "tokens_left", std::to_string(r.tokens_left));
+  // As in JSON: counts, 0 for a run that used no channel, held back no preemption, sent no IPI.
+  for (auto [stat, v] : {std::pair{"channel_writes", r.channel_writes}, {"channel_reads", r.channel_reads},
+                         {"channel_wakes", r.channel_wakes}, {"channel_sleeps", r.channel_sleeps},
+                         {"preempt_deferred", r.preempt_deferred}, {"preempt_deferred_slept", r.preempt_deferred_slept},
+                         {"resched_ipi", r.resched_ipi}, {"resched_ipi_superseded", r.resched_ipi_superseded}})
+    row("summary", "", stat, std::to_string(v));
   row("summary", "", "tasks", std::to_string(r.tasks));
   row("summary", "", "tasks_exited", std::to_string(r.tasks_exited));
   row("summary", "", "complete", r.complete ? "1" : "0");

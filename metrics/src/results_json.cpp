@@ -227,20 +227,17 @@ std::string render_json(const RunResults& r) {
   s["context_switches"] = r.context_switches;
   s["tokens_banked"] = r.tokens_banked;
   s["tokens_left"] = r.tokens_left;
-  if (r.channel_writes + r.channel_reads > 0) {  // only workloads with write/read actions
-    s["channel_writes"] = r.channel_writes;
-    s["channel_reads"] = r.channel_reads;
-    s["channel_wakes"] = r.channel_wakes;
-    s["channel_sleeps"] = r.channel_sleeps;
-  }
-  if (r.preempt_deferred > 0) {  // only replays whose preemption model held some back
-    s["preempt_deferred"] = r.preempt_deferred;
-    s["preempt_deferred_slept"] = r.preempt_deferred_slept;
-  }
-  if (r.resched_ipi > 0) {  // only runs with a resched_ipi cost that sent some
-    s["resched_ipi"] = r.resched_ipi;
-    s["resched_ipi_superseded"] = r.resched_ipi_superseded;
-  }
+  // Counts of mechanisms not every run uses (channels, held-back preemptions, reschedule IPIs):
+  // a run that used none counted 0 of them, a true 0, so they are always written and a JSON
+  // consumer sees one shape for every run (the text table shows them only when non-zero).
+  s["channel_writes"] = r.channel_writes;
+  s["channel_reads"] = r.channel_reads;
+  s["channel_wakes"] = r.channel_wakes;
+  s["channel_sleeps"] = r.channel_sleeps;
+  s["preempt_deferred"] = r.preempt_deferred;
+  s["preempt_deferred_slept"] = r.preempt_deferred_slept;
+  s["resched_ipi"] = r.resched_ipi;
+  s["resched_ipi_superseded"] = r.resched_ipi_superseded;
   s["tasks"] = r.tasks;
   s["tasks_exited"] = r.tasks_exited;
   s["complete"] = r.complete;

@@ -127,8 +127,13 @@ const char* cost_basis_name(CostBasis b) {
 
 std::string cost_profile_label(const CostProfile& p) {
   if (p.kind == ProfileKind::kReference || !p.entries.empty()) return p.name;
-  if (p.kind == ProfileKind::kSynthetic) return fmt::format("reference ({} is synthetic)", p.name);
-  return fmt::format("reference ({} has no measured costs)", p.name);
+  return "reference";
+}
+
+std::string cost_profile_note(const CostProfile& p) {
+  if (p.kind == ProfileKind::kReference || !p.entries.empty()) return {};
+  if (p.kind == ProfileKind::kSynthetic) return fmt::format("{} is synthetic", p.name);
+  return fmt::format("{} has no measured costs", p.name);
 }
 
 std::string cost_profile_summary(const CostProfile& p) {

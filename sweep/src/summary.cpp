@@ -23,7 +23,7 @@ struct Acc {
     sum_sq += v * v;
   }
   double mean() const { return n ? sum / static_cast<double>(n) : 0; }
-  /// Sample standard deviation (n - 1), 0 for a single value.
+  /// Sample standard deviation (n - 1); undefined for a single value (callers show none), 0 here.
   double stddev() const {
     if (n < 2) return 0;
     double m = mean();
@@ -52,7 +52,11 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   std::vector<std::string> first_reason(points.size());
   std::vector<std::vector<size_t>> empty(points.size(), std::vector<size_t>(opts.columns.size(), 0));
   std::vector<std::vector<size_t>> absent(points.size(), std::vector<size_t>(opts.columns.size(), 0));
-  std::vector<bool> shown(opts.columns.size(), false);
+  // Whether some record carries an optional column's figure: only then is a point without it
+  // worth a warning (a sweep of workloads without a benchmark timer has none anywhere). The
+  // column itself is always there, so the column set depends on the options alone, never on
+  // the records (scripts index CSV columns by name).
+  std::vector<bool> seen(opts.columns.size(), false);
   for (const auto& line : records) {
     auto j = nlohmann::json::parse(line);
     uint64_t p = j[kRecordPoint].get<uint64_t>();
@@ -75,7 +79,7 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
         ++absent[p][c];
         continue;
       }
-      shown[c] = true;
+      seen[c] = true;
       if (!j.contains(ptr) || !j[ptr].is_number())
         throw InputError(fmt::format("sweep record of point {} has no number at {}", p, opts.columns[c].pointer));
       if (!opts.columns[c].count_pointer.empty()) {
@@ -107,8 +111,6 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   if (keys.empty()) head.emplace_back("point");
   head.emplace_back("runs");
   for (size_t c = 0; c < opts.columns.size(); ++c) {
-    if (!opts.columns[c].optional) shown[c] = true;
-    if (!shown[c]) continue;
     if (opts.format == "csv") {
       head.push_back(opts.columns[c].name + " mean");
       head.push_back(opts.columns[c].name + " std");
@@ -134,16 +136,17 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     if (size_t e = empty[p].empty() ? 0 : *std::max_element(empty[p].begin(), empty[p].end()); e > 0)
       empty_cells.push_back(fmt::format("{} ({} of {} runs)", name, e, runs[p]));
     for (size_t c = 0; c < opts.columns.size(); ++c) {
-      if (!shown[c]) continue;
-      if (absent[p][c] > 0) absent_cells[c].push_back(fmt::format("{} ({} of {} runs)", name, absent[p][c], runs[p]));
+      if (absent[p][c] > 0 && seen[c]) absent_cells[c].push_back(fmt::format("{} ({} of {} runs)", name, absent[p][c], runs[p]));
       const Acc& a = acc[p][c];
       int d = opts.columns[c].decimals;
       if (runs[p] == 0 || a.n == 0) {
-        row.emplace_back("-");
-        if (opts.format == "csv") row.emplace_back("-");
+        // No value: an empty CSV cell (read as missing, NaN in pandas), "-" in the text forms.
+        row.emplace_back(opts.format == "csv" ? "" : "-");
+        if (opts.format == "csv") row.emplace_back("");
       } else if (opts.format == "csv") {
         row.push_back(fmt::format("{:.{}f}", a.mean(), d + 1));
-        row.push_back(fmt::format("{:.{}f}", a.stddev(), d + 1));
+        // The sample standard deviation of one value is undefined, not 0 (the table shows no "±").
+        row.push_back(a.n > 1 ? fmt::format("{:.{}f}", a.stddev(), d + 1) : std::string());
       } else if (a.n > 1) {
         row.push_back(fmt::format("{:.{}f} ± {:.{}f}", a.mean(), d, a.stddev(), d));
       } else {
@@ -162,15 +165,16 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     warnings.push_back(fmt::format("{} run(s) did not finish (\"complete\": false); their figures cover only the "
                                    "simulated part: {}",
                                    total_incomplete, some(incomplete_points)));
+  const char* no_value = opts.format == "csv" ? "empty" : "\"-\"";
   if (!empty_cells.empty())
-    warnings.push_back(fmt::format("runs with no samples of a latency column (no wakeup) are left out of it (\"-\" "
+    warnings.push_back(fmt::format("runs with no samples of a latency column (no wakeup) are left out of it ({} "
                                    "when no run of the point has one): {}",
-                                   some(empty_cells)));
+                                   no_value, some(empty_cells)));
   for (size_t c = 0; c < opts.columns.size(); ++c)
     if (!absent_cells[c].empty())
-      warnings.push_back(fmt::format("runs with no {} ({}) are left out of that column (\"-\" when no run of the "
+      warnings.push_back(fmt::format("runs with no {} ({}) are left out of that column ({} when no run of the "
                                      "point has one): {}",
-                                     opts.columns[c].name, opts.columns[c].absent_why, some(absent_cells[c])));
+                                     opts.columns[c].name, opts.columns[c].absent_why, no_value, some(absent_cells[c])));
   if (missing_points) warnings.push_back(fmt::format("{} point(s) have no records yet", missing_points));
 
   std::string out;

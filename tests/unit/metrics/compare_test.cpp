@@ -154,7 +154,13 @@ TEST_CASE("records keep \"complete\": false and its reasons through JSON Lines")
   r.params = {{"workload", "w"}};
   r.metrics = {{"makespan", 1.0}};
   std::string complete = render_jsonl({r});
-  CHECK(complete.find("complete") == std::string::npos);  // complete records are written as before
+  // Every record has both members (one shape for a script), true and [] when the run finished.
+  CHECK(complete.find(R"("complete":true,"incomplete":[])") != std::string::npos);
+  // A record written before they were always there (no member when complete) reads as complete.
+  CHECK(parse_record_text(R"({"schema":"schedsim-record","version":1,"params":{},"rep":0,"seed":1,"metrics":{}})" "\n",
+                          "old.jsonl")
+            .records[0]
+            .complete);
   r.complete = false;
   r.incomplete = {"stopped at 1 s"};
   RecordFile f = parse_record_text(render_jsonl({r}), "r.jsonl");

@@ -4,9 +4,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fixture.hpp"
 #include "schedsim/base/error.hpp"
@@ -267,6 +269,40 @@ TEST_CASE("provenance is written by every format and read back", "[metrics][prov
   CHECK(render_json(old).find("\"provenance\"") == std::string::npos);
 }
 
+TEST_CASE("provenance cost_profile is a key; why a preset ran on the reference costs is its own field",
+          "[metrics][provenance]") {
+  RunResults r = real_results(true);
+  r.config.provenance.version = "9.9.9";
+  r.config.provenance.cost_profile = "reference";
+  r.config.provenance.cost_profile_note = "epyc-milan-2s has no measured costs";
+  const std::string json = render_json(r);
+  CHECK(json.find("\"cost_profile\": \"reference\",\n") != std::string::npos);
+  CHECK(json.find("\"cost_profile_note\": \"epyc-milan-2s has no measured costs\",\n") != std::string::npos);
+  RunResults back = parse_results_json(json, "r.json");
+  CHECK(back.config.provenance.fields() == r.config.provenance.fields());
+  // The text forms keep the one row they always had.
+  CHECK(render_table(r).find("  cost_profile     reference (epyc-milan-2s has no measured costs)\n") != std::string::npos);
+  CHECK(render_table(r).find("cost_profile_note") == std::string::npos);
+  CHECK(render_table(r).find("defaults (epyc-milan-2s has no measured costs)") != std::string::npos);
+  CHECK(render_html_report({r}, "t").find("<td>reference (epyc-milan-2s has no measured costs)</td>") !=
+        std::string::npos);
+  CHECK(render_csv(r).find(",provenance,cost_profile,,reference\n") != std::string::npos);
+  CHECK(render_csv(r).find(",provenance,cost_profile_note,,epyc-milan-2s has no measured costs\n") != std::string::npos);
+  // Every run writes the field, empty when there is no note: the JSON shape does not depend on
+  // the machine.
+  r.config.provenance.cost_profile = "xeon-e5-2690v2";
+  r.config.provenance.cost_profile_note.clear();
+  CHECK(render_json(r).find("\"cost_profile_note\": \"\",\n") != std::string::npos);
+  // A file written before the note existed (the prose in cost_profile) reads as the two fields.
+  std::string old = json;
+  const std::string from = "\"cost_profile\": \"reference\",\n    \"cost_profile_note\": \"epyc-milan-2s has no measured costs\",\n";
+  REQUIRE(old.find(from) != std::string::npos);
+  old.replace(old.find(from), from.size(), "\"cost_profile\": \"reference (dense-2s-1024 is synthetic)\",\n");
+  RunResults was = parse_results_json(old, "old.json");
+  CHECK(was.config.provenance.cost_profile == "reference");
+  CHECK(was.config.provenance.cost_profile_note == "dense-2s-1024 is synthetic");
+}
+
 TEST_CASE("report warns on duplicate labels and on different workload or machine hashes", "[metrics][html]") {
   RunResults a = real_results(true), b = real_results(false);
   a.config.label = b.config.label = "same";
@@ -464,4 +500,81 @@ TEST_CASE("the report shows the benchmark time where a run has one, '-' where no
   html = render_html_report({a, b}, "t", {"a.json", "b.json"});
   CHECK(html.find("<td>3.000 <span class=\"delta up\">(+50.0%)</span></td>") != std::string::npos);
   CHECK(html.find("benchmark_time (us)") != std::string::npos);
+}
+
+namespace {
+
+// Every member path of a JSON text, e.g. "/summary/channel_writes". Arrays and the maps whose
+// keys are data (modules, flags, outcomes, migration levels) count as one leaf.
+void member_paths(const nlohmann::json& j, const std::string& at, std::set<std::string>& out) {
+  if (!j.is_object()) return;
+  for (const char* map : {"/config/modules", "/config/features", "/config/cost_overrides", "/placement/outcomes",
+                          "/migrations/by_level"})
+    if (at == map) return;
+  for (const auto& [k, v] : j.items()) {
+    out.insert(at + "/" + k);
+    member_paths(v, at + "/" + k, out);
+  }
+}
+
+std::set<std::string> member_paths(const std::string& text) {
+  std::set<std::string> out;
+  member_paths(nlohmann::json::parse(text), "", out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("results JSON has one shape: every run writes the same members, with no NaN", "[metrics][json]") {
+  // A run that used channels, held back a preemption and sent a reschedule IPI against one that
+  // did none of it (and has no sample in any distribution): the same members, the counts 0 in
+  // the second. Only the benchmark time is absent where there is none (never a 0).
+  RunResults busy = real_results(true);
+  busy.channel_writes = busy.channel_reads = busy.channel_wakes = busy.channel_sleeps = 3;
+  busy.preempt_deferred = busy.preempt_deferred_slept = 1;
+  busy.resched_ipi = busy.resched_ipi_superseded = 2;
+  RunResults none;  // no task ran: every distribution is empty
+  none.config.label = "empty";
+  const std::string jb = render_json(busy), jn = render_json(none);
+  CHECK(member_paths(jb) == member_paths(jn));
+  CHECK(jn.find("\"channel_writes\": 0,") != std::string::npos);
+  CHECK(jn.find("\"resched_ipi\": 0,") != std::string::npos);
+  busy.benchmark_time_ns = 5;
+  std::set<std::string> with_bench = member_paths(render_json(busy));
+  with_bench.erase("/summary/benchmark_time_ns");
+  CHECK(with_bench == member_paths(jn));
+  // Empty distributions: numbers (0, with count 0 saying they are undefined), never NaN/Infinity
+  // (not JSON) nor null (the reader wants numbers); the file reads back.
+  for (const char* bad : {"nan", "NaN", "inf", "Infinity"}) CHECK(jn.find(bad) == std::string::npos);
+  // The one null: `observed` of a run without a trace to compare with.
+  CHECK(jn.find("null") == jn.find("\"observed\": null") + std::string("\"observed\": ").size());
+  CHECK(jn.find("null", jn.find("null") + 1) == std::string::npos);
+  CHECK(render_json(parse_results_json(jn, "empty.json")) == jn);
+  // The CSV has the same rows for both (long format: per-item rows aside).
+  auto summary_rows = [](const std::string& csv) {
+    std::set<std::string> rows;
+    std::istringstream in(csv);
+    for (std::string l; std::getline(in, l);) {
+      size_t a = l.find(','), b = l.find(',', a + 1);
+      if (l.compare(a + 1, b - a - 1, "summary") != 0 && l.compare(a + 1, b - a - 1, "latency_ns") != 0) continue;
+      size_t c = l.find(',', b + 1), d = l.find(',', c + 1);
+      if (l.compare(b + 1, c - b - 1, "incomplete") == 0) continue;
+      rows.insert(l.substr(b + 1, d - b - 1));
+    }
+    return rows;
+  };
+  busy.benchmark_time_ns = -1;
+  CHECK(summary_rows(render_csv(busy)) == summary_rows(render_csv(none)));
+  CHECK(render_csv(none).find(",summary,,channel_writes,0\n") != std::string::npos);
+  // Records of the empty run: no NaN either, and `run --repeat`'s statistics leave out a metric
+  // no repetition measured (absent, not 0).
+  std::vector<Record> recs = {make_record(none, "none", 0, 1), make_record(none, "none", 1, 2)};
+  const std::string jl = render_jsonl(recs), rj = render_repeat_json(recs);
+  for (const char* bad : {"nan", "NaN", "inf", "Infinity", "null"}) {
+    CHECK(jl.find(bad) == std::string::npos);
+    CHECK(rj.find(bad) == std::string::npos);
+  }
+  const nlohmann::json stats = nlohmann::json::parse(rj).at("stats");
+  CHECK(!stats.contains("wakeup.mean"));
+  CHECK(stats.contains("makespan"));
 }

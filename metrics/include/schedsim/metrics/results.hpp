@@ -31,15 +31,24 @@ struct Provenance {
   std::string stop_at;         ///< --stop-at as given ("" = none)
   std::string cost_files;      ///< cost JSON files given with --cost, comma-separated
   std::string cost_files_hash; ///< their contents' hashes, same order, comma-separated
-  std::string cost_profile;    ///< the machine cost profile applied under --cost ("" = none; docs/calibrate.md)
+  std::string cost_profile;    ///< the machine cost profile applied under --cost: a preset's name or "reference" ("" = none; docs/calibrate.md)
+  std::string cost_profile_note; ///< why a preset ran on the reference costs ("epyc-milan-2s has no measured costs"; "" = it did not)
   std::string workload_hash;   ///< 16 hex digits: the simulated tasks and programs
   std::string topology_hash;   ///< 16 hex digits: the machine (CPUs, cores, LLCs, nodes, distances)
   bool empty() const { return version.empty() && workload_hash.empty() && topology_hash.empty(); }
   /// (name, value) of every field, in the documented order; every writer (table, JSON, CSV,
   /// JSONL params, HTML) renders this list, so they cannot drift apart.
   std::vector<std::pair<std::string, std::string>> fields() const;
-  /// Sets the field `name` (as fields() names it); false when there is no such field.
+  /// Sets the field `name` (as fields() names it); false when there is no such field. A
+  /// `cost_profile` written before cost_profile_note existed ("reference (NAME has no measured
+  /// costs)") is split into the two fields.
   bool set(const std::string& name, const std::string& value);
+  /// cost_profile for a reader, with cost_profile_note in parentheses when there is one: what the
+  /// table and the HTML report show in one row.
+  std::string cost_profile_text() const;
+  /// fields() as the text table and the HTML report list them: cost_profile_note folded into
+  /// cost_profile (cost_profile_text()), every other field as is.
+  std::vector<std::pair<std::string, std::string>> display_fields() const;
 };
 
 /// 64-bit FNV-1a over `bytes`, continuing from `h` (the provenance hashes), as 16 hex digits

@@ -55,9 +55,14 @@ const CostProfile& cost_profile_for(const std::string& topology_name);
 /// Sets every entry of `p` in `c` and records its name in c.profile.
 void apply_cost_profile(CostModel& c, const CostProfile& p);
 /// The profile as the results' provenance records it (`cost_profile`): the preset's name when it
-/// sets costs of its own, else "reference", with the preset named when it is one that has no
-/// costs of its own ("reference (epyc-milan-2s has no measured costs)").
+/// sets costs of its own, else "reference" (the costs the run used). A key, never prose: JSON
+/// consumers group and filter runs by it; why a preset runs on the reference costs is
+/// cost_profile_note's.
 std::string cost_profile_label(const CostProfile& p);
+/// Why a run on preset `p` used the reference costs (`cost_profile_note`): "epyc-milan-2s has no
+/// measured costs", "dense-2s-1024 is synthetic"; "" when cost_profile_label is the preset itself
+/// or `p` is the reference.
+std::string cost_profile_note(const CostProfile& p);
 /// One line for `topology list`: which parameters are the machine's own (and how obtained) and
 /// that the rest are the reference defaults, not measured on it.
 std::string cost_profile_summary(const CostProfile& p);

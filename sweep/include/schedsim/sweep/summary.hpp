@@ -15,12 +15,14 @@ struct MetricColumn {
   int decimals = 1;
   /// For a statistic of a distribution (a mean, a percentile): the pointer to its sample count.
   /// A run with no samples has no such statistic (the record holds 0): it is left out of the
-  /// column, and a point where no run has samples shows "-". Empty: every value counts.
+  /// column, and a point where no run has samples shows "-" (an empty CSV cell). Empty: every
+  /// value counts.
   std::string count_pointer;
   /// A figure only some records carry (the benchmark time: only workloads with a benchmark
-  /// timer): a record without it is left out of the column (never read as 0), a point where no
-  /// run has it shows "-", and the column is shown only when some record has it. Otherwise a
-  /// record without a number at `pointer` is an error.
+  /// timer): a record without it is left out of the column (never read as 0) and a point where
+  /// no run has it shows "-" (an empty CSV cell). The column is there whether or not any record
+  /// has it: the columns depend on the options alone. Otherwise a record without a number at
+  /// `pointer` is an error.
   bool optional = false;
   std::string absent_why;  ///< for the warning naming the points without it, e.g. "no benchmark timer"
 };
