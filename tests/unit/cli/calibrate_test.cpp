@@ -245,12 +245,12 @@ TEST_CASE("banked_weight: wake metrics count for the share of wakes replayed as 
 }
 
 TEST_CASE("calibrate keeps a parameter the traces cannot identify at its start", "[cli][calibrate]") {
-  // smp2 has no SMT siblings: the co-run factor changes nothing in a replay on it.
+  // smp2 has one package: the cross-package IPI changes nothing in a replay on it.
   cli::CalibrateRequest req;
   req.traces = {simulated_trace("pipe -l 500", "pipe-ident.txt")};
   req.topology = "smp2";
-  req.fit = {"idle_exit", "smt_corun_permille"};
-  req.costs = {"smt_corun_permille=700"};
+  req.fit = {"idle_exit", "ipi_cross_package"};
+  req.costs = {"ipi_cross_package=700ns"};
   req.max_evals = 40;
   cli::CalibrateResult r = cli::calibrate(req);
   REQUIRE(r.params.size() == 2);
@@ -261,7 +261,7 @@ TEST_CASE("calibrate keeps a parameter the traces cannot identify at its start",
   CHECK(r.params[1].fitted == 700);
   CHECK(r.probes >= 4);  // two per parameter, and one per threshold check of a moved one
   const std::string report = cli::render_calibration_report(r);
-  CHECK(report.find("smt_corun_permille: not identifiable from these traces: kept at 700") != std::string::npos);
+  CHECK(report.find("ipi_cross_package: not identifiable from these traces: kept at 700ns") != std::string::npos);
 }
 
 TEST_CASE("a prior holds a parameter near its measurement, in proportion to its weight", "[cli][calibrate]") {
