@@ -83,6 +83,7 @@ struct TaskRec {
   // only syscall_marks (where the syscall is matters then, not its fd or bytes).
   int64_t cur_sc = -1;
   bool sc_returned = false;       // a syscall exit not yet followed by a user-mode run
+  bool sc_entered = false;        // a syscall enter not yet followed by a flagged run
   int64_t early_sc = -1;          // --channels: the waker's syscall of the early waking
   std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
   // A background task's past before the measured span (start_span()): prog[0, trim_at) is
@@ -307,6 +308,7 @@ struct Extractor::Impl {
       t.corun_saved = 0;
       t.cur_sc = -1;  // a syscall entered before the span is never replayed
       t.sc_returned = false;
+      t.sc_entered = false;
       switch (t.st) {
         case St::kNew: break;
         case St::kRunning:
@@ -341,15 +343,20 @@ struct Extractor::Impl {
   // is a run flagged kRunSyscall; after a syscall's exit the next flush
   // outside a syscall pushes the user-mode run even when it is 0 ns (the trace's clock did not
   // tick between the exit and the next event), so the replay sees the return to user space
-  // (SimConfig::preempt) between two syscalls.
+  // (SimConfig::preempt) between two syscalls. Likewise the first flush inside a syscall pushes
+  // a flagged run even when it is 0 ns: the traces' clock has 1 us resolution, and a wake issued
+  // in the syscall often carries its enter's timestamp (a third of the wakes inside read/write
+  // on hackbench -g 1 -l 400 -p -T, over half on perf bench sched pipe); without it the replay
+  // would issue that wake in user space.
   void flush_run(TaskRec& t) {
     const bool in_sc = t.cur_sc >= 0;
-    if ((t.pending_run > 0 || (t.sc_returned && !in_sc)) && t.in_workload()) {
+    if ((t.pending_run > 0 || (t.sc_returned && !in_sc) || (t.sc_entered && in_sc)) && t.in_workload()) {
       const Duration d = Duration::ns(t.pending_run);
       const uint8_t fl = in_sc ? kRunSyscall : 0;
       t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu), fl)
                                           : Action::run(d, fl));
       if (!in_sc) t.sc_returned = false;
+      if (in_sc) t.sc_entered = false;
     }
     t.pending_run = 0;
   }
@@ -892,6 +899,7 @@ struct Extractor::Impl {
       t.cur_sc = -1;  // an enter without the previous exit: that one is never replayed
       if (ev.other_value < 0) return;
       flush_at(t, ev.ts);
+      t.sc_entered = true;
       if (opt.channels == TraceChannels::kOff) {
         t.cur_sc = kScMarkOnly;
         return;
@@ -914,6 +922,7 @@ struct Extractor::Impl {
     // last kernel step, the return to user space follows.
     flush_at(t, ev.ts);
     t.sc_returned = true;
+    t.sc_entered = false;
     if (t.cur_sc == kScMarkOnly) {
       t.cur_sc = -1;
       return;

@@ -570,6 +570,28 @@ TEST_CASE("extract syscall_marks: without --channels the time inside a read or w
   CHECK(bseq == bwant);
 }
 
+TEST_CASE("extract syscall_marks: a wake at its syscall's enter timestamp is issued inside the syscall", "[traces]") {
+  // The traces' clock ticks in microseconds: A's write enters and wakes B in the same one. A 0 ns
+  // run flagged syscall comes before the wake, so the replay issues it in the kernel (under
+  // --preempt none the switch to B waits for the write's return).
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+              sys_enter("B", 11, 1, "1.000010", "read", 3) + sw("B", 11, 1, "1.000020", "S", "swapper/1", 0) +
+              sys_enter("A", 10, 0, "1.000100", "write", 4) + waking("A", 10, 0, "1.000100", "B", 11) +
+              sys_exit("A", 10, 0, "1.000120", "write", "0x64") + sw("A", 10, 0, "1.000500", "S", "swapper/0", 0));
+  ExtractOptions o;
+  o.syscall_marks = true;
+  Workload w = import_trace(t.path, o);
+  std::vector<std::pair<int64_t, uint8_t>> seq;  // (run ns, flags); a wake as (-1, 0)
+  for (const auto& x : task(w, "A", 10).program)
+    if (x.kind == ActionKind::kRun)
+      seq.emplace_back(x.arg, x.flags);
+    else if (x.kind == ActionKind::kWake)
+      seq.emplace_back(-1, 0);
+  const std::vector<std::pair<int64_t, uint8_t>> want = {
+      {100000, 0}, {0, kRunSyscall}, {-1, 0}, {20000, kRunSyscall}, {380000, 0}};
+  CHECK(seq == want);
+}
+
 TEST_CASE("extract --channels: back-to-back syscalls keep a 0 ns user run between them", "[traces]") {
   // A's second write enters in the same microsecond its first one returned.
   TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sys_enter("A", 10, 0, "1.000100", "write", 4) +
