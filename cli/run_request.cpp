@@ -161,18 +161,11 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   }
   r.complete = sum.complete && r.incomplete.empty();
   if (sim.preempt != PreemptModel::kFull) {
-    bool known = false;
-    for (const TaskSpec& t : w.tasks)
-      for (const Action& a : t.program)
-        if (a.kind == ActionKind::kRun && (a.flags & kRunSyscall) != 0) {
-          known = true;
-          break;
-        }
-    if (!known)
+    if (!w.marks_syscalls())
       out.notes.push_back(fmt::format(
           "note: --preempt {} changes nothing here: no task's program says where its system calls are (run actions "
-          "flagged 'syscall' come from a trace recorded with syscall events and imported with --channels), so every "
-          "preemption is immediate as under full",
+          "flagged 'syscall' come from a trace recorded with syscall events: schedsim record --extra-events syscalls), "
+          "so every preemption is immediate as under full",
           to_string(sim.preempt)));
     else if (sim.preempt == PreemptModel::kVoluntary)
       out.notes.emplace_back(
@@ -896,6 +889,10 @@ RunOutcome execute_run(const RunRequest& req) {
   PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
   traces::ImportReport import_report;
   traces::ExtractOptions extract = req.extract;
+  // A preemption model other than full acts only on tasks whose runs say where their syscalls
+  // are: a trace with syscall events gets those marks (not under full, whose replay the finer
+  // runs would move: docs/fidelity.md "Syscall marks in plain replays").
+  if (sim.preempt != PreemptModel::kFull) extract.syscall_marks = true;
   refuse_recorded_on_alone(req);
   bool recorded_elsewhere = false;  // --recorded-on names another machine than -t
   std::string smt_rate_note;        // the recording machine's co-run rate is not measured

@@ -5,6 +5,7 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "trace_options.hpp"
@@ -17,7 +18,8 @@ po::options_description import_options() {
   d.add_options()
       ("trace", po::value<std::string>(), "input trace (positional)")
       ("output,o", po::value<std::string>(), "output workload file (required; '-' = stdout, '*.gz' is gzip-compressed)")
-      ("format", po::value<std::string>(), "output format: json or cbor (default: cbor if the name ends in .cbor or .cbor.gz, else json)");
+      ("format", po::value<std::string>(), "output format: json or cbor (default: cbor if the name ends in .cbor or .cbor.gz, else json)")
+      ("syscall-marks", po::bool_switch(), "flag the time inside read/write syscalls (a trace recorded with --extra-events syscalls) as runs marked 'syscall', for run --preempt none|voluntary|lazy; wakeups stay wake/block tokens (--channels marks them too); off by default: the finer runs move a --preempt full replay (docs/fidelity.md)");
   d.add(trace_selection_options());
   return d;
 }
@@ -45,6 +47,7 @@ int run_import(const std::vector<std::string>& args) {
   const std::string out = vm["output"].as<std::string>();
   const WorkloadFormat wf = workload_format_for(vm.count("format") ? vm["format"].as<std::string>() : "", out);
   traces::ExtractOptions opt = trace_selection(vm);
+  opt.syscall_marks = vm["syscall-marks"].as<bool>();
   traces::ImportReport rep;
   const std::string in = vm["trace"].as<std::string>();
   Workload w = import_trace_arg(in, opt, &rep);
@@ -54,6 +57,12 @@ int run_import(const std::vector<std::string>& args) {
     throw InputError(SourceLoc{in}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
                                                 "in the trace; no workload written",
                                                 rep.selection, rep.tasks_seen));
+  if (opt.syscall_marks && !w.marks_syscalls())
+    log::get("traces")->warn(
+        "{}: --syscall-marks: the trace has no read/write syscall events of the selected tasks (record with "
+        "schedsim record --extra-events syscalls); the workload marks no system call, and run --preempt acts on "
+        "none of its tasks",
+        in);
   write_workload(w, out, wf);
   std::ostream& summary = out == "-" ? std::cerr : std::cout;
   summary << fmt::format("imported {} ({}): {} tasks, {} repairs, {} lost-event windows -> {}\n", in,

@@ -79,8 +79,11 @@ struct TaskRec {
   int64_t start_ts = 0;
   int32_t initial_cpu = -1;
   int32_t fd_table = -1;          // --channels: its fd table (index into fd_tables)
-  int64_t cur_sc = -1;            // --channels: the read/write syscall it is inside (index into scs)
-  bool sc_returned = false;       // --channels: a syscall exit not yet followed by a user-mode run
+  // The read/write syscall it is inside: an index into scs with --channels, kScMarkOnly with
+  // only syscall_marks (where the syscall is matters then, not its fd or bytes).
+  int64_t cur_sc = -1;
+  bool sc_returned = false;       // a syscall exit not yet followed by a user-mode run
+  bool sc_entered = false;        // a syscall enter not yet followed by a flagged run
   int64_t early_sc = -1;          // --channels: the waker's syscall of the early waking
   std::vector<Action> prog;       // wake/fork args hold record ordinals until finish()
   // A background task's past before the measured span (start_span()): prog[0, trim_at) is
@@ -90,6 +93,9 @@ struct TaskRec {
   bool trimmed_blocked = false;
   std::vector<uint32_t> cancelled;  // indices into prog of wakes that turned out to be no-ops
 };
+
+// TaskRec::cur_sc without --channels: inside a read/write syscall that is not tracked in scs.
+constexpr int64_t kScMarkOnly = INT64_MAX;
 
 // --channels: one read/write syscall of a selected task (enter seen).
 struct Syscall {
@@ -300,8 +306,9 @@ struct Extractor::Impl {
       t.pending_cpu = -1;
       t.oncpu = 0;
       t.corun_saved = 0;
-      t.cur_sc = -1;  // --channels: a syscall entered before the span is never replayed
+      t.cur_sc = -1;  // a syscall entered before the span is never replayed
       t.sc_returned = false;
+      t.sc_entered = false;
       switch (t.st) {
         case St::kNew: break;
         case St::kRunning:
@@ -332,18 +339,24 @@ struct Extractor::Impl {
   }
   // Each run action carries the CPU its time was recorded on (Action::body = cpu + 1), so that a
   // replay can tell where the recording migrated (replay_overheads=migration-delta).
-  // --channels: time inside a read/write syscall is a run flagged kRunSyscall; after a syscall's
-  // exit the next flush outside a syscall pushes the user-mode run even when it is 0 ns (the
-  // trace's clock did not tick between the exit and the next event), so the replay sees the
-  // return to user space (SimConfig::preempt) between two syscalls.
+  // Time inside a read/write syscall (--channels or ExtractOptions::syscall_marks: on_syscall())
+  // is a run flagged kRunSyscall; after a syscall's exit the next flush
+  // outside a syscall pushes the user-mode run even when it is 0 ns (the trace's clock did not
+  // tick between the exit and the next event), so the replay sees the return to user space
+  // (SimConfig::preempt) between two syscalls. Likewise the first flush inside a syscall pushes
+  // a flagged run even when it is 0 ns: the traces' clock has 1 us resolution, and a wake issued
+  // in the syscall often carries its enter's timestamp (a third of the wakes inside read/write
+  // on hackbench -g 1 -l 400 -p -T, over half on perf bench sched pipe); without it the replay
+  // would issue that wake in user space.
   void flush_run(TaskRec& t) {
     const bool in_sc = t.cur_sc >= 0;
-    if ((t.pending_run > 0 || (t.sc_returned && !in_sc)) && t.in_workload()) {
+    if ((t.pending_run > 0 || (t.sc_returned && !in_sc) || (t.sc_entered && in_sc)) && t.in_workload()) {
       const Duration d = Duration::ns(t.pending_run);
       const uint8_t fl = in_sc ? kRunSyscall : 0;
       t.prog.push_back(t.pending_cpu >= 0 ? Action::run_recorded(d, static_cast<uint32_t>(t.pending_cpu), fl)
                                           : Action::run(d, fl));
       if (!in_sc) t.sc_returned = false;
+      if (in_sc) t.sc_entered = false;
     }
     t.pending_run = 0;
   }
@@ -849,7 +862,8 @@ struct Extractor::Impl {
         if (ev.line_pid > 0 && !ev.irq_context) {
           const uint32_t ord = get(ev.line_pid, ev.line_comm);
           touch_running(ord, ev);
-          if (opt.channels != TraceChannels::kOff && ev.type == EventType::kOther) on_syscall(ord, ev);
+          if (ev.type == EventType::kOther && (opt.channels != TraceChannels::kOff || opt.syscall_marks))
+            on_syscall(ord, ev);
         }
         break;
     }
@@ -861,10 +875,17 @@ struct Extractor::Impl {
     cur_ev = nullptr;
   }
 
-  // --channels: a read/write syscall enter or exit in the context of task `ord`.
+  // A read/write syscall enter or exit in the context of task `ord`. Its time becomes runs
+  // flagged kRunSyscall (flush_run()) so that `run --preempt none` holds a wakeup preemption of
+  // the task until the syscall returns, as a preempt=none kernel does (exit_to_user_mode());
+  // a wake the task issues inside the syscall (its sched_waking comes between the enter and the
+  // exit) splits the flagged time, so the replay's wake is issued in the syscall and the return
+  // to user space follows it. --channels also keeps the fd and bytes of each syscall (scs);
+  // syscall_marks alone keeps only where each syscall is.
   void on_syscall(uint32_t ord, const TraceEvent& ev) {
     const std::string& n = ev.event_name;
     if (n == "sys_enter_close") {
+      if (opt.channels == TraceChannels::kOff) return;
       if (ev.other_value >= 0) ++fd_tables[static_cast<size_t>(recs[ord].fd_table)].gen[ev.other_value];
       return;
     }
@@ -878,6 +899,11 @@ struct Extractor::Impl {
       t.cur_sc = -1;  // an enter without the previous exit: that one is never replayed
       if (ev.other_value < 0) return;
       flush_at(t, ev.ts);
+      t.sc_entered = true;
+      if (opt.channels == TraceChannels::kOff) {
+        t.cur_sc = kScMarkOnly;
+        return;
+      }
       auto it = fd_keys.emplace(resolve_fd(t.fd_table, ev.other_value), static_cast<uint32_t>(fd_keys.size())).first;
       Syscall sc;
       sc.task = ord;
@@ -896,6 +922,11 @@ struct Extractor::Impl {
     // last kernel step, the return to user space follows.
     flush_at(t, ev.ts);
     t.sc_returned = true;
+    t.sc_entered = false;
+    if (t.cur_sc == kScMarkOnly) {
+      t.cur_sc = -1;
+      return;
+    }
     Syscall& sc = scs[static_cast<size_t>(t.cur_sc)];
     t.cur_sc = -1;
     if (sc.write != write || ev.other_value <= 0) return;

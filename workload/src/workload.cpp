@@ -57,6 +57,13 @@ Duration Workload::total_work(bool measured_only) const {
   return Duration::ns(work);
 }
 
+bool Workload::marks_syscalls() const {
+  for (const auto& t : tasks)
+    for (const Action& a : t.program)
+      if (a.kind == ActionKind::kRun && (a.flags & kRunSyscall) != 0) return true;
+  return false;
+}
+
 size_t Workload::background_count() const {
   size_t n = 0;
   for (const auto& t : tasks) n += t.background ? 1 : 0;

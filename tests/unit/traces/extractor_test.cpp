@@ -506,7 +506,10 @@ TEST_CASE("extract --channels: time inside a read or write is a run flagged sysc
     return in;
   };
   Workload off = import_trace(t.path, ExtractOptions{});
-  CHECK(flagged(task(off, "A", 10)) == 0);  // without --channels the syscall events are not read
+  // Without --channels or syscall_marks the syscall events are not read: a --preempt full
+  // replay keeps its runs whole.
+  CHECK(flagged(task(off, "A", 10)) == 0);
+  CHECK_FALSE(off.marks_syscalls());
   ExtractOptions o;
   o.channels = TraceChannels::kPipe;
   Workload w = import_trace(t.path, o);
@@ -522,6 +525,71 @@ TEST_CASE("extract --channels: time inside a read or write is a run flagged sysc
     }
   // The same on-CPU time as without channels.
   CHECK(w.total_work() == off.total_work());
+}
+
+TEST_CASE("extract syscall_marks: without --channels the time inside a read or write is flagged syscall", "[traces]") {
+  // The same trace as above, plain import with syscall_marks (run --preempt none, import
+  // --syscall-marks): wakes stay wake/block tokens, and the syscall events mark the kernel time
+  // so that run --preempt none holds a preemption until the return to user space. A's first
+  // write (1.000100-1.000120) wakes B at 1.000110: the wake sits between the two flagged halves,
+  // and the return to user space comes after it.
+  TempTrace t(pipe_trace());
+  ImportReport rep;
+  ExtractOptions o;
+  o.syscall_marks = true;
+  Workload w = import_trace(t.path, o, &rep);
+  CHECK(w.marks_syscalls());
+  CHECK(w.total_work() == import_trace(t.path, ExtractOptions{}).total_work());
+  const TaskSpec& a = task(w, "A", 10);
+  const TaskSpec& b = task(w, "B", 11);
+  CHECK(count(a, ActionKind::kWake) == 1);
+  CHECK(count(b, ActionKind::kBlock) == 1);
+  CHECK(count(a, ActionKind::kWrite) == 0);
+  CHECK(count(b, ActionKind::kRead) == 0);
+  CHECK(rep.conservation_ok);
+  std::vector<std::pair<int64_t, uint8_t>> seq;  // (run ns, flags); a wake as (-1, 0)
+  for (const auto& x : a.program)
+    if (x.kind == ActionKind::kRun)
+      seq.emplace_back(x.arg, x.flags);
+    else if (x.kind == ActionKind::kWake)
+      seq.emplace_back(-1, 0);
+  const std::vector<std::pair<int64_t, uint8_t>> want = {
+      {100000, 0}, {10000, kRunSyscall}, {-1, 0}, {10000, kRunSyscall}, {80000, 0}, {10000, kRunSyscall}, {290000, 0}};
+  CHECK(seq == want);
+  // B sleeps inside its first read: the block follows the flagged time from its enter, and the
+  // time after its wakeup up to the exit is flagged too.
+  std::vector<std::pair<int64_t, uint8_t>> bseq;
+  for (const auto& x : b.program)
+    if (x.kind == ActionKind::kRun)
+      bseq.emplace_back(x.arg, x.flags);
+    else if (x.kind == ActionKind::kBlock)
+      bseq.emplace_back(-1, 0);
+  const std::vector<std::pair<int64_t, uint8_t>> bwant = {{9000, 0},     {10000, kRunSyscall}, {-1, 0},
+                                                          {10000, kRunSyscall}, {160000, 0},   {10000, kRunSyscall},
+                                                          {90000, 0}};
+  CHECK(bseq == bwant);
+}
+
+TEST_CASE("extract syscall_marks: a wake at its syscall's enter timestamp is issued inside the syscall", "[traces]") {
+  // The traces' clock ticks in microseconds: A's write enters and wakes B in the same one. A 0 ns
+  // run flagged syscall comes before the wake, so the replay issues it in the kernel (under
+  // --preempt none the switch to B waits for the write's return).
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+              sys_enter("B", 11, 1, "1.000010", "read", 3) + sw("B", 11, 1, "1.000020", "S", "swapper/1", 0) +
+              sys_enter("A", 10, 0, "1.000100", "write", 4) + waking("A", 10, 0, "1.000100", "B", 11) +
+              sys_exit("A", 10, 0, "1.000120", "write", "0x64") + sw("A", 10, 0, "1.000500", "S", "swapper/0", 0));
+  ExtractOptions o;
+  o.syscall_marks = true;
+  Workload w = import_trace(t.path, o);
+  std::vector<std::pair<int64_t, uint8_t>> seq;  // (run ns, flags); a wake as (-1, 0)
+  for (const auto& x : task(w, "A", 10).program)
+    if (x.kind == ActionKind::kRun)
+      seq.emplace_back(x.arg, x.flags);
+    else if (x.kind == ActionKind::kWake)
+      seq.emplace_back(-1, 0);
+  const std::vector<std::pair<int64_t, uint8_t>> want = {
+      {100000, 0}, {0, kRunSyscall}, {-1, 0}, {20000, kRunSyscall}, {380000, 0}};
+  CHECK(seq == want);
 }
 
 TEST_CASE("extract --channels: back-to-back syscalls keep a 0 ns user run between them", "[traces]") {

@@ -23,7 +23,8 @@ namespace schedsim {
 /// The kernel's preemption model (CONFIG_PREEMPT_* / preempt= with PREEMPT_DYNAMIC): where a
 /// preemption that the queue module's check_preempt_wakeup()/check_preempt_tick() asked for
 /// takes effect. It matters only where the workload says a task is inside a system call (run
-/// actions flagged kRunSyscall: trace imports with `--channels`); elsewhere every mode is kFull.
+/// actions flagged kRunSyscall: trace imports with `--channels` or ExtractOptions::syscall_marks,
+/// which `run --preempt` other than full sets); elsewhere every mode is kFull.
 enum class PreemptModel : uint8_t {
   /// Immediate (preempt=full: resched_curr() sets TIF_NEED_RESCHED and the next
   /// preempt_enable() or interrupt return switches, in the kernel too). The default.

@@ -164,6 +164,9 @@ struct Workload {
   Duration total_work(bool measured_only = false) const;
   /// Number of background tasks (TaskSpec::background).
   size_t background_count() const;
+  /// Some task's program has a run flagged kRunSyscall (it says where its system calls are: the
+  /// only tasks `run --preempt` other than full acts on).
+  bool marks_syscalls() const;
   /// Number of actions of each kind after loop expansion (kind-indexed).
   std::vector<uint64_t> expanded_action_counts() const;
 };
