@@ -42,7 +42,7 @@
 # Exit status: 0 done; 2 too many arguments, or a --set DIR that is not a recorded set; else the
 # status of the run, calibration or check that failed (its message is printed; a check that
 # refuses traces, exit 6, is no failure).
-# A fold whose training traces calibrate refuses is printed "Not fitted" with the reason; its
+# A fold whose training traces calibrate refuses (exit 1) is printed "Not fitted" with the reason; its
 # held-out traces are still replayed with the starting costs (counted in the starting totals and
 # the overview's start rows, left out of the calibrated ones); when every fold is refused the
 # script exits 1.
@@ -174,9 +174,18 @@ for fold in "${FOLDS[@]}"; do
   start_args=()
   [ -z "$start" ] || start_args=(-c "$start")
   fitted=yes
+  rc=0
   # shellcheck disable=SC2086
-  if ! "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
-    -o "$work/fit$i.json" >"$work/fit$i.txt" 2>"$work/fit$i.err"; then
+  "$SCHEDSIM" calibrate $train -t "$topo" --kernel "$KERNEL" "${start_args[@]}" $sel --progress never ${HOLDOUT_CALIBRATE_ARGS---prior start} \
+    -o "$work/fit$i.json" >"$work/fit$i.txt" 2>"$work/fit$i.err" || rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+    # Only exit 1 (an input error: the traces refused) is a refusal; a usage error (2), a crash
+    # (3) or a signal is a failure of the measurement, not a finding about the traces.
+    cat "$work/fit$i.err" >&2
+    echo "calibrate-holdout: calibrate failed (exit $rc) on fold '$name'" >&2
+    exit "$rc"
+  fi
+  if [ "$rc" -ne 0 ]; then
     # A fold calibrate refuses (e.g. every training trace's metrics excluded by token banking)
     # is reported; its held-out traces are still replayed with the starting costs, so every
     # trace of a set keeps its row (a CI machine's quick set had half A refused and half B's
