@@ -270,8 +270,11 @@ double score(const Loaded& t, const RunResults& r) {
 // reports them: `refusals` gets one entry per failed check (empty: the trace can be fitted). A
 // native workload stops the checks (it has no observed figures to check). load_trace() throws the
 // first; `calibrate --check-only` lists them all, so the two cannot disagree.
+// With --smt-normalize (extract.smt_siblings set) the import is checked as run checks it
+// (check_smt_normalisation(): a header with more CPUs than -t is an error; fewer, or nothing
+// normalised, says the trace probably comes from another machine), its notes into `notes`.
 Loaded check_trace(const std::string& path, const traces::ExtractOptions& extract,
-                   std::vector<TraceRefusal>& refusals) {
+                   std::vector<TraceRefusal>& refusals, std::vector<std::string>* notes = nullptr) {
   traces::ImportReport rep;
   Loaded t;
   t.path = path;
@@ -281,6 +284,12 @@ Loaded check_trace(const std::string& path, const traces::ExtractOptions& extrac
     refusals.push_back({"not-a-trace", "not a kernel trace",
                         "not a kernel trace (a native workload has no observed figures to fit): " + why, 0});
     return t;
+  }
+  if (!extract.smt_siblings.empty()) {
+    std::vector<std::string> caveats;
+    check_smt_normalisation(rep, extract, t.w, caveats);
+    if (notes)
+      for (const auto& c : caveats) notes->push_back(path + ": " + c);
   }
   if (!rep.lost.empty())
     refusals.push_back({"lost-events", "lost events",
@@ -351,9 +360,10 @@ traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topo
   return extract;
 }
 
-Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract) {
+Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract,
+                  std::vector<std::string>* notes = nullptr) {
   std::vector<TraceRefusal> refusals;
-  Loaded t = check_trace(path, extract, refusals);
+  Loaded t = check_trace(path, extract, refusals, notes);
   if (!refusals.empty()) throw refusal_error(path, refusals.front());
   return t;
 }
@@ -614,12 +624,12 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
   for (const auto& p : req.traces) {
     if (!check) {
-      loaded.push_back(load_trace(p, extract));
+      loaded.push_back(load_trace(p, extract, &res.notes));
       continue;
     }
     TraceCheck tc;
     tc.path = p;
-    Loaded t = check_trace(p, extract, tc.refusals);
+    Loaded t = check_trace(p, extract, tc.refusals, &res.notes);
     if (tc.refusals.empty()) {
       loaded.push_back(std::move(t));
       check_index.push_back(check->traces.size());
@@ -899,7 +909,7 @@ CalibrateCheck check_calibrate(const CalibrateRequest& req) {
   if (!req.workload_gen.empty())
     throw InputError(SourceLoc{"--check-only"}, "applies to traces: a generated workload has no trace to check");
   CalibrateCheck c;
-  calibrate_or_check(req, &c);
+  c.notes = calibrate_or_check(req, &c).notes;
   return c;
 }
 

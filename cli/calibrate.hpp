@@ -204,6 +204,9 @@ struct CalibrateCheck {
   /// Non-empty: calibrate would refuse the set even without the refused traces (no trace usable,
   /// or every usable trace's fitted metrics excluded); the message calibrate gives.
   std::string set_refusal;
+  /// The fit's notes and warnings on these inputs (e.g. an SMT -t without --smt-normalize, a trace
+  /// --smt-normalize finds from another machine); `calibrate --check-only` prints them on stderr.
+  std::vector<std::string> notes;
   bool all_usable() const { return used == traces.size() && set_refusal.empty(); }
 };
 

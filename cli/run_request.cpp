@@ -744,6 +744,7 @@ Topology load_recording_topology(const std::string& name) {
     throw InputError(SourceLoc{"--recorded-on"}, e.message());
   }
 }
+}  // namespace
 
 // After a --smt-normalize import: the trace's header names the recording machine's CPU count
 // even where it shows events on fewer CPUs (the extractor refuses an event on a CPU beyond the
@@ -770,8 +771,6 @@ void check_smt_normalisation(const traces::ImportReport& rep, const traces::Extr
                                   "on {}: nothing was normalised (is it the machine the trace was recorded on?)",
                                   extract.smt_machine));
 }
-
-}  // namespace
 
 void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::string& machine,
                       traces::ExtractOptions& extract) {

@@ -116,6 +116,11 @@ void refuse_recorded_on_alone(const RunRequest& req);
 /// lists and co-run rate into `extract`; `machine` names it in the extractor's errors.
 void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::string& machine,
                       traces::ExtractOptions& extract);
+/// After a --smt-normalize import (run or calibrate): throws when the trace's header names more
+/// CPUs than the recording machine given; a note in `caveats` when it names fewer, or when nothing
+/// was normalised (the trace probably comes from another machine).
+void check_smt_normalisation(const traces::ImportReport& rep, const traces::ExtractOptions& extract,
+                             const Workload& w, std::vector<std::string>& caveats);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).
 Workload load_workload_input(const std::string& input, const std::string& workload_gen,
                              const traces::ExtractOptions& extract, traces::ImportReport* report = nullptr,

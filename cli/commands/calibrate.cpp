@@ -155,6 +155,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     if (format != "text" && format != "tsv" && format != "json")
       throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"text", "tsv", "json"}));
     const CalibrateCheck c = check_calibrate(req);
+    for (const auto& n : c.notes) std::cerr << "schedsim: " << n << "\n";
     std::cout << render_calibrate_check(c, format);
     return c.all_usable() ? kExitOk : kExitRefused;
   }
