@@ -39,7 +39,8 @@
 # set. After the folds it prints an overview table as scripts/fidelity.sh's (relative error per
 # held-out trace against the goals, with the starting and the calibrated costs) and the goal
 # counts.
-# Exit status: 0 done; 2 too many arguments, or a --set DIR that is not a recorded set; else the
+# Exit status: 0 done; 2 a usage error (no SCHEDSIM, one that is not an executable, --set without
+# DIR, too many arguments) or a --set DIR that is not a recorded set; else the
 # status of the run, calibration or check that failed (its message is printed; a check that
 # refuses traces, exit 6, is no failure).
 # A fold whose training traces calibrate refuses (exit 1) is printed "Not fitted" with the reason; its
@@ -50,14 +51,18 @@
 #      HOLDOUT_CALIBRATE_ARGS  replaces '--prior start' (e.g. '' for a binary without --prior)
 set -euo pipefail
 usage="usage: scripts/calibrate-holdout.sh SCHEDSIM [--set DIR] [KERNEL]"
-SCHEDSIM=${1:?$usage}
+usage_error() { echo "calibrate-holdout: $1 ($usage)" >&2; exit 2; }
+[ $# -ge 1 ] || usage_error "give the schedsim binary"
+SCHEDSIM=$1
 shift
+[ -x "$SCHEDSIM" ] || usage_error "$SCHEDSIM is not an executable"
 SET=
 if [ "${1:-}" = --set ]; then
-  SET=${2:?$usage}
+  [ -n "${2:-}" ] || usage_error "--set needs a directory"
+  SET=$2
   shift 2
 fi
-[ $# -le 1 ] || { echo "calibrate-holdout: too many arguments ($usage)" >&2; exit 2; }
+[ $# -le 1 ] || usage_error "too many arguments"
 KERNEL=${1:-6.18}
 here=$(cd "$(dirname "$0")/.." && pwd)
 D=$here/tests/data/traces

@@ -48,4 +48,12 @@ check "a calibrate that fails otherwise (exit 3): the script exits 3" test "$rc"
 check "its message is printed" grep -q 'fake calibrate failure, exit 3' crash.err
 check "the script names the fold" grep -q "calibrate-holdout: calibrate failed (exit 3) on fold 'fit half A" crash.err
 check "the failure is not reported as a refusal" bash -c "! grep -q 'Not fitted' crash.out"
+
+# Usage errors exit 2 with the usage line (they exited 1 with bash's "1: usage: ..." before).
+usage_rc() { local rc=0; bash "$SRC/scripts/calibrate-holdout.sh" "$@" >/dev/null 2>usage.err || rc=$?; echo "$rc"; }
+check "no SCHEDSIM: exit 2" test "$(usage_rc)" = 2
+check "no SCHEDSIM: the usage line" grep -q '^calibrate-holdout: give the schedsim binary (usage: ' usage.err
+check "a SCHEDSIM that is not an executable: exit 2" test "$(usage_rc "$W/no-such-binary" --set set)" = 2
+check "--set without DIR: exit 2" test "$(usage_rc "$S" --set)" = 2
+check "too many arguments: exit 2" test "$(usage_rc "$S" --set set 6.18 extra)" = 2
 exit $fail
