@@ -212,6 +212,7 @@ struct Loaded {
   std::vector<int64_t> idle_short, idle_long, idle_all;  ///< measured idle-wake samples (ns)
   bool generated = false;     ///< a generator spec, regenerated with each candidate's costs
   int64_t bench_obs_ns = -1;  ///< generated: the real benchmark time
+  int64_t header_cpus = -1;   ///< the trace header's CPU count (#P:N, cpus=N); -1 = none given
 };
 
 // One replay; throws nothing for an incomplete run (the caller decides). A trace replay charges
@@ -285,6 +286,7 @@ Loaded check_trace(const std::string& path, const traces::ExtractOptions& extrac
                         "not a kernel trace (a native workload has no observed figures to fit): " + why, 0});
     return t;
   }
+  t.header_cpus = rep.header_cpus;
   if (!extract.smt_siblings.empty()) {
     std::vector<std::string> caveats;
     check_smt_normalisation(rep, extract, t.w, caveats);
@@ -621,15 +623,34 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     sp = {{"factor", lo, hi, std::clamp(1.0, lo, hi)}};
   }
 
+  // calibrate fits the costs of -t from traces recorded on it: a trace from a machine with another
+  // CPU count (its header's, or more CPUs seen than -t has) measured another machine, as run's
+  // note says of its observed figures; fitted to it, -t's costs would absorb the difference.
+  auto other_machine = [&](const Loaded& t) {
+    const int64_t cpus = topo.nr_cpus();
+    const int64_t cpus_seen = t.w.observed.nr_cpus;
+    std::string which;
+    if (t.header_cpus > 0 && t.header_cpus != cpus)
+      which = fmt::format("comes from a {}-CPU machine (its header)", t.header_cpus);
+    else if (t.header_cpus <= 0 && cpus_seen > 0 && cpus_seen != cpus)
+      which = fmt::format("shows events on {} CPUs (no CPU count in its header)", cpus_seen);
+    if (!which.empty())
+      res.notes.push_back(fmt::format("{}: warning: the trace {} and {} has {}: calibrate fits the costs of the "
+                                      "machine the traces were recorded on (-t); if this trace comes from another "
+                                      "machine, the fitted costs absorb the difference",
+                                      t.path, which, topo.name(), cpus));
+  };
   std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
   for (const auto& p : req.traces) {
     if (!check) {
       loaded.push_back(load_trace(p, extract, &res.notes));
+      other_machine(loaded.back());
       continue;
     }
     TraceCheck tc;
     tc.path = p;
     Loaded t = check_trace(p, extract, tc.refusals, &res.notes);
+    if (t.w.observed.present) other_machine(t);
     if (tc.refusals.empty()) {
       loaded.push_back(std::move(t));
       check_index.push_back(check->traces.size());

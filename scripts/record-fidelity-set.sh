@@ -34,8 +34,9 @@
 #
 # Then: costs.json from `schedsim trace info TRACE --idle-wake-costs` on the first recording
 # (pipe family first: its many short idle periods give the most remote wakes to an idle CPU)
-# whose file has an idle-exit table, else the first that writes a file at all (resched_ipi
-# only); none when no recording has 20 such wakes or preemptions (the report then starts from
+# whose file has an idle-exit table, else the first that writes a file at all (resched_ipi or
+# timer_wake_local only); none when no recording has 20 such wakes, preemptions or local timer
+# wakes (the report then starts from
 # the machine's default costs). When the chosen file has no resched_ipi, the one written by the
 # recording with the most remote preempting wakes is added, and likewise timer_wake_local (the
 # recording with the most local timer wakes) when it has no timer_wake_table (at least 20
@@ -286,7 +287,7 @@ if [ -n "$costs_from" ]; then
   for a in "${added[@]}"; do extra+="; $a"; done
   printf '# costs\tschedsim trace info %s --idle-wake-costs costs.json%s\n' "$costs_from" "$extra" >>"$stage/manifest.tsv"
 else
-  printf '# costs\tnone (no recording has 20 remote wakes to an idle CPU or 20 remote preempting wakes)\n' >>"$stage/manifest.tsv"
+  printf '# costs\tnone (no recording has 20 remote wakes to an idle CPU, 20 remote preempting wakes or 20 local timer wakes)\n' >>"$stage/manifest.tsv"
   echo "record-fidelity-set: warning: no recording gives an idle-wake cost file; the hold-out starts from the machine's default costs" >&2
 fi
 cat "$rows" >>"$stage/manifest.tsv"
