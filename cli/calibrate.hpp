@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "run_request.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/traces/import.hpp"
 
@@ -56,7 +57,7 @@ inline constexpr size_t kCalibrateMinPriorSamples = 20;
 /// Token banking: a trace whose start replay banks at least kBankedDownweight of its observed
 /// wakeups gets its wake metrics weighted by the fraction replayed as wakes; at least
 /// kBankedExclude, they are excluded.
-inline constexpr double kBankedDownweight = 0.10;
+inline constexpr double kBankedDownweight = kBankedWarnShare;  // run's warning (run_request.hpp)
 inline constexpr double kBankedExclude = 0.50;
 
 /// What is known about a parameter before the fit.

@@ -160,6 +160,21 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
                                          "please report it with this workload)", what));
   }
   r.complete = sum.complete && r.incomplete.empty();
+  // Token banking (docs/fidelity.md "The pipe's wakeup rule and what it means for replays"): a wake
+  // the trace records is replayed when its waker gets there; if the wakee has not yet reached the
+  // sleep the trace records, the wake is banked and the wakee later runs on through that sleep.
+  // Each banked wake is a wakeup, a wake latency and a sleep the real run had and this replay
+  // does not, so past kBankedWarnShare of the observed wakeups the wake figures describe another
+  // schedule (calibrate down-weights such traces from the same share).
+  if (rep && w.observed.present && w.observed.wakeups > 0 &&
+      static_cast<double>(sum.tokens_banked) >= kBankedWarnShare * static_cast<double>(w.observed.wakeups))
+    out.notes.push_back(fmt::format(
+        "warning: {} of the trace's {} wakeups ({:.0f}%) found their wakee not yet asleep in the replay and were "
+        "banked as tokens (the wakee ran on through the sleep the trace records): the replay's wakeup count, wake "
+        "latencies and run-queue waits come from a schedule with fewer sleeps than the real one, so set them beside "
+        "the trace's, or another policy's, with care (docs/fidelity.md \"Where fidelity stands\")",
+        sum.tokens_banked, w.observed.wakeups,
+        100.0 * static_cast<double>(sum.tokens_banked) / static_cast<double>(w.observed.wakeups)));
   if (sim.preempt != PreemptModel::kFull) {
     if (!w.marks_syscalls())
       out.notes.push_back(fmt::format(
@@ -525,7 +540,7 @@ struct MeteredSimulation {
 /// derive_seed(seed, r), its own machine-speed factor and per-run jitter (NoiseModel).
 RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const traces::ImportReport* rep,
                            const Topology& topo, PolicyStack first, const CostModel& cost, SimConfig sim,
-                           RunConfig config, RunGuard& guard) {
+                           RunConfig config, RunGuard& guard, const std::vector<std::string>& caveats) {
   NoiseModel noise = parse_noise(req.noise.empty() ? "speed=" + percent_text(kDefaultSpeedStd) + ",jitter=" +
                                                          percent_text(static_cast<double>(kDefaultJitterPermille) / 1000.0)
                                                    : req.noise);
@@ -553,9 +568,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     // the first are kept (the others differ only by their noise), every incomplete reason is kept
     // with its repetition's index.
     RunOutcome one;
+    one.notes = caveats;
     one.summary = run.sim.run();
     one.results = run.metrics.results(config, &one.summary);
     check_completeness(one, wr, rep, req, s, imported_work);
+    one.results.notes = one.notes;
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
     if (r == first_rep) {
       out.summary = one.summary;
@@ -1013,10 +1030,8 @@ RunOutcome execute_run(const RunRequest& req) {
         "separate seeds (run --seed N) or sweep the generator's seed (sweep --set gen.seed=1,2,3)",
         req.repeat, w.source));
   if (req.repeat > 1) {
-    RunOutcome rep = execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost,
-                                     sim, config, guard);
-    rep.notes.insert(rep.notes.begin(), caveats.begin(), caveats.end());
-    return rep;
+    return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost, sim,
+                           config, guard, caveats);
   }
 
   MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
@@ -1050,6 +1065,7 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   out.results = run.metrics.results(config, &out.summary);
   check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim, w.total_work(/*measured_only=*/true));
+  out.results.notes = out.notes;
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
   out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));

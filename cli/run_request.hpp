@@ -68,13 +68,19 @@ extern const char* const kSchedsimVersion;
 /// single quotes), for the provenance's command line.
 std::string quoted_command_line(const std::vector<std::string>& argv);
 
+/// A trace replay that banks at least this share of the trace's observed wakeups as tokens (the
+/// wakee not yet asleep where the trace puts it to sleep) prints a warning with its wake figures;
+/// calibrate weights such a trace's wake metrics down from the same share (kBankedDownweight).
+inline constexpr double kBankedWarnShare = 0.10;
+
 struct RunOutcome {
   RunResults results;
   SimSummary summary;
   std::string rendered;    ///< in the requested format
   std::string trace_text;  ///< when trace_out is "-" (stdout): the trace, printed after the results
-  /// Lines for stderr ("note: ..." / "warning: ..."): work-conservation findings that do not
-  /// make the run incomplete (--stop-at, --jitter, an import that did not conserve).
+  /// Lines for stderr ("note: ..." / "warning: ..."): caveats about the inputs (another machine,
+  /// SMT double counting, ...) and findings that do not make the run incomplete (--stop-at,
+  /// --jitter, an import that did not conserve, wakes banked as tokens); also in results.notes.
   std::vector<std::string> notes;
   /// When trace_out names a file: the complete trace, written and closed under its temporary
   /// name, not yet renamed; the caller commits it together with the results (commit_together).

@@ -326,6 +326,7 @@ sweep::SummaryOptions summary_options(const std::string& format) {
   };
   o.complete_pointer = "/results/summary/complete";
   o.incomplete_pointer = "/results/summary/incomplete";
+  o.notes_pointer = "/results/summary/notes";
   return o;
 }
 

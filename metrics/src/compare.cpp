@@ -390,6 +390,22 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
           "simulated part, so changes at this point are not a measure of the treatment",
           pi + 1, pt.incomplete.size(), first));
     }
+    // A run printed with a warning (records' `notes`: a trace banked as tokens, SMT counted twice,
+    // work not conserved, ...) may have figures that do not mean what they seem: said per point
+    // and side, with the first such warning, so a gate's verdict is read with it.
+    for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}}) {
+      size_t warned = 0;
+      std::string first;
+      for (size_t i : g->idx)
+        for (const auto& n : f->records[i].notes)
+          if (n.rfind("warning:", 0) == 0) {
+            if (warned++ == 0) first = fmt::format("{} ({})", f->where[i], n);
+            break;
+          }
+      if (warned > 0)
+        c.notes.push_back(fmt::format("point {}: {} of the {} {} run(s) came with a warning, first {}", pi + 1, warned,
+                                      g->idx.size(), side, first));
+    }
     bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
     bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;
     for (size_t mi = 0; mi < metrics.size(); ++mi) {

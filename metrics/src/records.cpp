@@ -134,13 +134,18 @@ void read_rep(const json& j, const std::string& path, const std::string& ptr, lo
     if (!c->is_boolean()) fail(path, where("complete") + ": expected true or false", line);
     r.complete = c->get<bool>();
   }
-  if (auto inc = j.find("incomplete"); inc != j.end()) {
-    if (!inc->is_array()) fail(path, where("incomplete") + ": expected an array of strings", line);
-    for (size_t i = 0; i < inc->size(); ++i) {
-      if (!(*inc)[i].is_string()) fail(path, where("incomplete/" + std::to_string(i)) + ": expected a string", line);
-      r.incomplete.push_back((*inc)[i].get<std::string>());
+  // Lists of lines: `incomplete`, and `notes` (added within version 1; older records have none).
+  auto lines = [&](const char* key, std::vector<std::string>& out) {
+    auto arr = j.find(key);
+    if (arr == j.end()) return;
+    if (!arr->is_array()) fail(path, where(key) + ": expected an array of strings", line);
+    for (size_t i = 0; i < arr->size(); ++i) {
+      if (!(*arr)[i].is_string()) fail(path, where(std::string(key) + "/" + std::to_string(i)) + ": expected a string", line);
+      out.push_back((*arr)[i].get<std::string>());
     }
-  }
+  };
+  lines("incomplete", r.incomplete);
+  lines("notes", r.notes);
 }
 
 void read_params(const json& j, const std::string& path, const std::string& ptr, long line, Record& r) {
@@ -175,6 +180,7 @@ ojson rep_json(const Record& r) {
   // a script testing `.complete` must not read a missing member as false.
   j["complete"] = r.complete;
   j["incomplete"] = r.incomplete;
+  j["notes"] = r.notes;
   return j;
 }
 
@@ -290,6 +296,7 @@ Record make_record(const RunResults& r, const std::string& noise, uint32_t rep, 
   rec.metrics = scalar_metrics(r);
   rec.complete = r.complete;
   rec.incomplete = r.incomplete;
+  rec.notes = r.notes;
   return rec;
 }
 

@@ -244,6 +244,7 @@ std::string render_json(const RunResults& r) {
   s["work_done_ns"] = r.work_done_ns;
   s["work_expected_ns"] = r.work_expected_ns;
   s["incomplete"] = r.incomplete;
+  s["notes"] = r.notes;
   s["busy_ns"] = r.busy_ns;
   s["wasted_ns"] = r.wasted_ns;
   j["summary"] = std::move(s);
@@ -441,14 +442,19 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.work_done_ns = rd.i64(s, "/summary", "work_done_ns");
   // Added within schema version 1 (files written before have neither).
   if (s.contains("work_expected_ns")) r.work_expected_ns = rd.i64(s, "/summary", "work_expected_ns");
-  if (s.contains("incomplete")) {
-    const json& inc = s["incomplete"];
-    if (!inc.is_array()) rd.fail("/summary/incomplete", "expected an array of strings");
-    for (size_t i = 0; i < inc.size(); ++i) {
-      if (!inc[i].is_string()) rd.fail("/summary/incomplete/" + std::to_string(i), "expected a string");
-      r.incomplete.push_back(inc[i].get<std::string>());
+  // Lists of lines, both added within schema version 1: `incomplete`, then `notes`.
+  auto lines = [&](const char* key, std::vector<std::string>& out) {
+    if (!s.contains(key)) return;
+    const std::string at = std::string("/summary/") + key;
+    const json& arr = s[key];
+    if (!arr.is_array()) rd.fail(at, "expected an array of strings");
+    for (size_t i = 0; i < arr.size(); ++i) {
+      if (!arr[i].is_string()) rd.fail(at + "/" + std::to_string(i), "expected a string");
+      out.push_back(arr[i].get<std::string>());
     }
-  }
+  };
+  lines("incomplete", r.incomplete);
+  lines("notes", r.notes);
   r.busy_ns = rd.i64(s, "/summary", "busy_ns");
   r.wasted_ns = rd.i64(s, "/summary", "wasted_ns");
 

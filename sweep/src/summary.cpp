@@ -50,6 +50,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
   std::vector<std::vector<Acc>> acc(points.size(), std::vector<Acc>(opts.columns.size()));
   std::vector<size_t> runs(points.size(), 0), incomplete(points.size(), 0);
   std::vector<std::string> first_reason(points.size());
+  std::vector<size_t> warned(points.size(), 0);
+  std::vector<std::string> first_warning(points.size());
   std::vector<std::vector<size_t>> empty(points.size(), std::vector<size_t>(opts.columns.size(), 0));
   std::vector<std::vector<size_t>> absent(points.size(), std::vector<size_t>(opts.columns.size(), 0));
   // Whether some record carries an optional column's figure: only then is a point without it
@@ -72,6 +74,15 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
             first_reason[p] = j[ip][0].get<std::string>();
         }
       }
+    }
+    if (!opts.notes_pointer.empty()) {
+      nlohmann::json::json_pointer np(opts.notes_pointer);
+      if (j.contains(np) && j[np].is_array())
+        for (const auto& n : j[np])
+          if (n.is_string() && n.get<std::string>().rfind("warning:", 0) == 0) {
+            if (warned[p]++ == 0) first_warning[p] = n.get<std::string>();
+            break;
+          }
     }
     for (size_t c = 0; c < opts.columns.size(); ++c) {
       nlohmann::json::json_pointer ptr(opts.columns[c].pointer);
@@ -118,8 +129,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
       head.push_back(opts.columns[c].name);
     }
   }
-  size_t total_incomplete = 0, missing_points = 0;
-  std::vector<std::string> incomplete_points, empty_cells;
+  size_t total_incomplete = 0, missing_points = 0, total_warned = 0;
+  std::vector<std::string> incomplete_points, warned_points, empty_cells;
   std::vector<std::vector<std::string>> absent_cells(opts.columns.size());
   for (size_t p = 0; p < points.size(); ++p) {
     std::vector<std::string> row;
@@ -132,6 +143,8 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     if (incomplete[p])
       incomplete_points.push_back(fmt::format("{} ({} of {}{})", name, incomplete[p], runs[p],
                                               first_reason[p].empty() ? "" : ": " + first_reason[p]));
+    total_warned += warned[p];
+    if (warned[p]) warned_points.push_back(fmt::format("{} ({} of {}: {})", name, warned[p], runs[p], first_warning[p]));
     if (runs[p] == 0) ++missing_points;
     if (size_t e = empty[p].empty() ? 0 : *std::max_element(empty[p].begin(), empty[p].end()); e > 0)
       empty_cells.push_back(fmt::format("{} ({} of {} runs)", name, e, runs[p]));
@@ -165,6 +178,10 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
     warnings.push_back(fmt::format("{} run(s) did not finish (\"complete\": false); their figures cover only the "
                                    "simulated part: {}",
                                    total_incomplete, some(incomplete_points)));
+  if (total_warned)
+    warnings.push_back(fmt::format("{} run(s) came with a warning (results.summary.notes of their records): their figures may not "
+                                   "mean what they seem: {}",
+                                   total_warned, some(warned_points)));
   const char* no_value = opts.format == "csv" ? "empty" : "\"-\"";
   if (!empty_cells.empty())
     warnings.push_back(fmt::format("runs with no samples of a latency column (no wakeup) are left out of it ({} "

@@ -149,6 +149,31 @@ TEST_CASE("a run that did not finish is named in a note, and a gate refuses to j
   CHECK(evaluate_gates(ok, {parse_gate("makespan>+5%")}).untestable.empty());
 }
 
+TEST_CASE("a run printed with a warning is named in a note per side; notes alone are not") {
+  CompareOptions o;
+  o.metrics = {"makespan"};
+  RecordFile warned = file("y", kBase, kBase);
+  warned.records[1].notes = {"note: 1 background task replayed as load", "warning: 9 of the trace's 10 wakeups (90%) were banked"};
+  warned.records[0].notes = {"note: only a note"};
+  CompareResult c = compare_records(file("x", kBase, kBase), warned, o);
+  std::vector<std::string> hits;
+  for (const auto& n : c.notes)
+    if (n.find("came with a warning") != std::string::npos) hits.push_back(n);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0] == "point 1: 1 of the 2 NEW run(s) came with a warning, first y.jsonl:2 (warning: 9 of the trace's 10 "
+                   "wakeups (90%) were banked)");
+  // Through JSON Lines and back: the notes are kept; a record without the member reads as none.
+  RecordFile back = parse_record_text(render_jsonl(warned.records), "y.jsonl");
+  CHECK(back.records[1].notes == warned.records[1].notes);
+  CHECK(parse_record_text(R"({"schema":"schedsim-record","version":1,"params":{},"rep":0,"seed":1,"metrics":{}})" "\n",
+                          "old.jsonl")
+            .records[0]
+            .notes.empty());
+  CHECK_THROWS_AS(parse_record_text(R"({"schema":"schedsim-record","version":1,"params":{},"rep":0,"seed":1,"metrics":{},"notes":[1]})" "\n", "r.jsonl"), InputError);
+  CompareResult none = compare_records(file("x", kBase, kBase), file("y", kBase, kBase), o);
+  for (const auto& n : none.notes) CHECK(n.find("came with a warning") == std::string::npos);
+}
+
 TEST_CASE("records keep \"complete\": false and its reasons through JSON Lines") {
   Record r;
   r.params = {{"workload", "w"}};

@@ -57,6 +57,31 @@ TEST_CASE("sweep summary: a mean of no samples is '-', not 0, and incomplete poi
   CHECK(w2[1].find("left out of it (empty when no run") != std::string::npos);
 }
 
+TEST_CASE("sweep summary: runs that came with a warning are counted and their points named") {
+  Spec s = spec_from_cli({"stop-at=1ms,10s"}, {});
+  s.repeat = 2;
+  auto with_notes = [](std::string line, const std::string& notes) {
+    const std::string key = R"("incomplete":[])";
+    return line.replace(line.find(key), key.size(), key + R"(,"notes":)" + notes);
+  };
+  // Point 1: one run with a warning after a note, one with a note only; point 0: none.
+  std::vector<std::string> recs = {
+      run_line(0, 0, 10, 5000, true), run_line(0, 1, 10, 5000, true),
+      with_notes(run_line(1, 0, 10, 5000, true), R"(["note: a note", "warning: 9 of 10 wakes banked"])"),
+      with_notes(run_line(1, 1, 10, 5000, true), R"(["note: a note"])")};
+  SummaryOptions o = options("table");
+  o.notes_pointer = "/results/summary/notes";
+  std::vector<std::string> warnings;
+  render_summary(s, recs, o, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "1 run(s) came with a warning (results.summary.notes of their records): their figures may not "
+                       "mean what they seem: stop-at=10s (1 of 2: warning: 9 of 10 wakes banked)");
+  // Without the pointer (or with records that have no notes) nothing is said.
+  std::vector<std::string> w2;
+  render_summary(s, recs, options("table"), w2);
+  CHECK(w2.empty());
+}
+
 TEST_CASE("sweep summary: an optional column is always there, '-' (empty in CSV) where a point has none") {
   Spec s = spec_from_cli({"stop-at=1ms,10s"}, {});
   s.repeat = 2;

@@ -51,6 +51,9 @@ struct Record {
   /// ("incomplete") only then, so complete records read as before.
   bool complete = true;
   std::vector<std::string> incomplete;        ///< why, as the run's results say (summary.incomplete)
+  /// The run's caveats (warnings and notes printed with it; summary.notes of its results), so
+  /// `compare` can say which of the figures it tests came with one.
+  std::vector<std::string> notes;
 };
 
 /// The run's parameters, flattened: workload, workload_source, topology, nr_cpus, seed, label,

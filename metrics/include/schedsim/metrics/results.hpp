@@ -234,6 +234,10 @@ struct RunResults {
   int64_t work_expected_ns = -1;
   /// Why the run is not complete, one line each (empty when complete).
   std::vector<std::string> incomplete;
+  /// The caveats `run` prints on stderr with these figures ("warning: ..." / "note: ...", in that
+  /// order): why a number may not mean what it seems. Kept with the results so a JSON or CSV
+  /// consumer and every sweep record carry them too.
+  std::vector<std::string> notes;
   // Latencies.
   Distribution wakeup_latency;   ///< sched_waking to the wakee's next switch-in
   Distribution preempt_delay;    ///< preemption switch-out to the next switch-in

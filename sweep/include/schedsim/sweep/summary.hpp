@@ -32,10 +32,14 @@ struct SummaryOptions {
   std::vector<MetricColumn> columns;
   std::string complete_pointer;          ///< a boolean member: false = the run did not finish
   std::string incomplete_pointer;        ///< an array of strings: why (the first is quoted)
+  /// An array of strings: the run's caveats; a run with one starting "warning:" is counted per
+  /// point and its point named (the first such warning quoted). Empty = not checked.
+  std::string notes_pointer;
 };
 
 /// Renders the summary of `records` (record lines in any order; several per point). Appends to
-/// `warnings` what the reader must know (incomplete runs, points without records). Throws
+/// `warnings` what the reader must know (incomplete runs, runs printed with a warning, points
+/// without records). Throws
 /// InputError on a record without a column's metric.
 std::string render_summary(const Spec& spec, const std::vector<std::string>& records, const SummaryOptions& opts,
                            std::vector<std::string>& warnings);
