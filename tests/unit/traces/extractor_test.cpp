@@ -382,6 +382,23 @@ TEST_CASE("import: a trace.dat read through libtracecmd matches its 'trace-cmd r
   CHECK(rd.conservation_ok);
 }
 
+TEST_CASE("import: schedsim record's '# schedsim record: cpus=N' line is the trace's CPU count", "[traces]") {
+  // trace_pipe output has no "#P:" header; the recorder writes the online CPU count itself. Only
+  // CPU 0 shows events here: without the line the trace looks like a 1-CPU machine's.
+  const std::string events = sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("A", 10, 0, "1.000100", "S", "swapper/0", 0);
+  TempTrace with("# schedsim record: cpus=4\n" + events);
+  TempTrace without(events);
+  TempTrace late(events + "# schedsim record: cpus=4\n");  // a comment after an event is no header
+  ImportReport rw, ro, rl;
+  import_trace(with.path, ExtractOptions{}, &rw);
+  import_trace(without.path, ExtractOptions{}, &ro);
+  import_trace(late.path, ExtractOptions{}, &rl);
+  CHECK(rw.header_cpus == 4);
+  CHECK(rw.nr_cpus == 1);
+  CHECK(ro.header_cpus == -1);
+  CHECK(rl.header_cpus == -1);
+}
+
 // --channels (docs/traces.md "Channels from syscalls").
 namespace {
 std::string sys_enter(const char* comm, int pid, int cpu, const char* ts, const char* call, int fd) {
