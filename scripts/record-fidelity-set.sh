@@ -19,7 +19,8 @@
 #                   adds is CPU time the recorded workload competes with, and the trace measures it)
 #     --force       record on a machine that is not quiet (the manifest says so: forced yes)
 #     --extra-events LIST  `schedsim record --extra-events` (default idle,ipi; e.g. idle,ipi,syscalls
-#                   adds the read/write syscall events `--channels` and the syscall marks replay)
+#                   adds the read/write syscall events `--channels` and the syscall marks replay);
+#                   a group schedsim record does not know is refused before recording (exit 2)
 #
 # The set (tests/data/traces/smp2-quiet/README.md lists the committed recordings of it):
 #   family messaging  hackbench pipes and sockets, processes and threads, groups 1, 2 and 4, and
@@ -90,6 +91,12 @@ done
 [[ $extra_events =~ ^[a-z_]+(,[a-z_]+)*$ ]] || die 2 "--extra-events: '$extra_events' is not a comma-separated list of event groups (schedsim record --help lists them)"
 [ -x "$SCHEDSIM" ] || die 2 "$SCHEDSIM is not an executable"
 SCHEDSIM=$(cd "$(dirname "$SCHEDSIM")" && pwd)/$(basename "$SCHEDSIM")
+# An unknown group: `schedsim record` checks the groups before anything else (record_trace), so it
+# is asked now, with a command that cannot run, instead of failing at the first recording.
+probe=$("$SCHEDSIM" record -o /dev/null --extra-events "$extra_events" -- /nonexistent/record-fidelity-set-probe 2>&1 >/dev/null || true)
+if grep -q -- '--extra-events group' <<<"$probe"; then
+  die 2 "--extra-events '$extra_events': ${probe#error: }"
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 # calibrate-holdout.sh's fold list separates fields with | ; = and spaces.
 case "$OUTDIR" in *[\|\;=\ ]*) die 2 "OUTDIR '$OUTDIR' contains one of '|;= ' (the hold-out's fold list separators)" ;; esac
@@ -226,46 +233,57 @@ for w in "${selected[@]}"; do
   done
 done
 
-# The machine's idle-wake cost file, from the recordings' own idle and ipi events.
+# The machine's idle-wake cost file, from the recordings' own idle and ipi events. Each recording
+# is imported once (`trace info --idle-wake-costs`); its cost file and note (the sample counts)
+# are kept in $tries for the choices below, by its row number in the manifest.
+tries=$stage/idle-wake-costs
+mkdir "$tries"
+files=() pipe_first=() others=()
+while IFS=$'\t' read -r _ family _ _ file _; do
+  i=${#files[@]}
+  files+=("$file")
+  if [ "$family" = pipe ]; then pipe_first+=("$i"); else others+=("$i"); fi
+  "$SCHEDSIM" trace info "$stage/$file" --idle-wake-costs "$tries/$i.json" >"$tries/$i.txt" 2>/dev/null ||
+    rm -f "$tries/$i.json" "$tries/$i.txt"
+done < <(awk -F'\t' 'NR > 1' "$rows")
+# costs.json: the first recording (pipe family first: its many short idle periods give the most
+# remote wakes to an idle CPU) whose file has an idle-exit table, else the first that wrote one.
 costs_from=
 for pass in table any; do
-  while IFS=$'\t' read -r _ _ _ _ file _; do
-    rm -f "$stage/costs.try.json"
-    "$SCHEDSIM" trace info "$stage/$file" --idle-wake-costs "$stage/costs.try.json" >/dev/null 2>&1 || continue
-    [ -s "$stage/costs.try.json" ] || continue
-    if [ "$pass" = any ] || grep -q idle_exit_table "$stage/costs.try.json"; then
-      mv "$stage/costs.try.json" "$stage/costs.json"
-      costs_from=$file
+  for i in "${pipe_first[@]}" "${others[@]}"; do
+    [ -s "$tries/$i.json" ] || continue
+    if [ "$pass" = any ] || grep -q idle_exit_table "$tries/$i.json"; then
+      cp "$tries/$i.json" "$stage/costs.json"
+      costs_from=${files[$i]}
       break
     fi
-  done < <(awk -F'\t' 'NR > 1 && $2 == "pipe"' "$rows"; awk -F'\t' 'NR > 1 && $2 != "pipe"' "$rows")
+  done
   [ -z "$costs_from" ] || break
 done
-rm -f "$stage/costs.try.json"
 # Two costs the file chosen above seldom measures come from the recording that measures them
-# best, as that recording's own file writes them (`trace info --idle-wake-costs`, its note names
-# the sample count): the reschedule-IPI delay (resched_ipi: a remote wakeup preemption lands
-# after it), from remote preempting wakes, which the perf pipe recording has few of (it wakes an
-# idle CPU); and timer_wake_local, from local timer wakes (cyclictest's), when the file has no
-# timer_wake_table. Each from the recording with the most samples (at least 20).
+# best, as that recording's own file writes them (its note names the sample count): the
+# reschedule-IPI delay (resched_ipi: a remote wakeup preemption lands after it), from remote
+# preempting wakes, which the perf pipe recording has few of (it wakes an idle CPU); and
+# timer_wake_local, from local timer wakes (cyclictest's), when the file has no
+# timer_wake_table. Each from the recording with the most samples (at least 20; the first in the
+# manifest on a tie).
 added=()
 if [ -n "$costs_from" ]; then
-  declare -A best_n=() best_file=()
-  while IFS=$'\t' read -r _ _ _ _ file _; do
-    "$SCHEDSIM" trace info "$stage/$file" --idle-wake-costs "$stage/costs.try.json" >"$stage/info.try.txt" 2>/dev/null || continue
+  declare -A best_n=() best_i=()
+  for i in "${!files[@]}"; do
+    [ -e "$tries/$i.txt" ] || continue
     for key in resched_ipi timer_wake_local; do
-      n=$(sed -n "s/.*; $key ([^)]*): [0-9]* ns of \([0-9]*\).*/\1/p" "$stage/info.try.txt" | head -1)
+      n=$(sed -n "s/.*; $key ([^)]*): [0-9]* ns of \([0-9]*\).*/\1/p" "$tries/$i.txt" | head -1)
       if [ -n "$n" ] && [ "$n" -gt "${best_n[$key]:-0}" ]; then
         best_n[$key]=$n
-        best_file[$key]=$file
-        cp "$stage/costs.try.json" "$stage/costs.$key.json"
+        best_i[$key]=$i
       fi
     done
-  done < <(awk -F'\t' 'NR > 1' "$rows")
-  rm -f "$stage/costs.try.json" "$stage/info.try.txt"
+  done
   for key in resched_ipi timer_wake_local; do
-    [ -n "${best_file[$key]:-}" ] || continue
-    if python3 - "$stage/costs.json" "$stage/costs.$key.json" "$key" <<'PY'; then
+    [ -n "${best_i[$key]:-}" ] || continue
+    i=${best_i[$key]}
+    if python3 - "$stage/costs.json" "$tries/$i.json" "$key" <<'PY'; then
 import json, sys
 path, src, key = sys.argv[1:4]
 costs = json.load(open(path))
@@ -277,11 +295,11 @@ with open(path, "w") as f:
     json.dump(costs, f, indent=2)
     f.write("\n")
 PY
-      added+=("$key from schedsim trace info ${best_file[$key]} --idle-wake-costs (${best_n[$key]} samples)")
+      added+=("$key from schedsim trace info ${files[$i]} --idle-wake-costs (${best_n[$key]} samples)")
     fi
-    rm -f "$stage/costs.$key.json"
   done
 fi
+rm -rf "$tries"
 if [ -n "$costs_from" ]; then
   extra=
   for a in "${added[@]}"; do extra+="; $a"; done

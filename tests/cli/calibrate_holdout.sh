@@ -6,13 +6,9 @@
 # with that status and calibrate's message, instead of reporting the fold as refused.
 # Usage: calibrate_holdout.sh SCHEDSIM SRCDIR WORKDIR
 set -u
-S=$1; SRC=$2; W=$3
-rm -rf "$W"; mkdir -p "$W/set"; cd "$W" || exit 1
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
+# shellcheck source=../lib/check.sh
+. "$2/tests/lib/check.sh" "$@"
+mkdir set
 full=$SRC/tests/data/traces/smp2-set
 # periodic-t4 (one workload: its repeats alternate between the halves) and fork-40 (83 wakeups,
 # refused by calibrate, tested in both folds).

@@ -2,13 +2,8 @@
 # `-` for standard input and output, and outputs named *.cbor / *.gz, across the commands that
 # read and write files (issue #16). Usage: stdio.sh SCHEDSIM SRCDIR WORKDIR
 set -u
-S=$1; SRC=$2; W=$3
-rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
+# shellcheck source=../lib/check.sh
+. "$2/tests/lib/check.sh" "$@"
 trace=$SRC/tests/data/traces/tc316-report-R.txt.gz
 
 # gen | run -: the same results as through a file.

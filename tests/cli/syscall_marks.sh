@@ -4,13 +4,8 @@
 # none acts on them there as on the trace itself; without the marks it changes nothing.
 # Usage: syscall_marks.sh SCHEDSIM SRCDIR WORKDIR
 set -u
-S=$1; SRC=$2; W=$3
-rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
+# shellcheck source=../lib/check.sh
+. "$2/tests/lib/check.sh" "$@"
 trace=$SRC/tests/data/traces/smp2-quiet/syscalls/perf-msg-g1-l20.r2.ftrace.gz
 opts=(-t smp2 --kernel 6.18 --progress never -f json)
 deferred() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"].get("preempt_deferred", 0))' "$1"; }

@@ -3,7 +3,8 @@
 # fresh directory and checks that the manifest, the topology file, every trace and the held-out
 # report are there and well-formed; that a second run into the same directory is refused (exit 3)
 # and leaves it as it was; that a machine above the load threshold is refused without --force
-# (exit 4) and nothing is written. Exit 77 = skipped, with the reason printed.
+# (exit 4) and nothing is written; that an unknown --extra-events group is refused (exit 2) before
+# anything is recorded. Exit 77 = skipped, with the reason printed.
 #   usage: record_fidelity_set.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
 no_report=
@@ -31,6 +32,16 @@ fi
 rc=0
 "$script" "$schedsim" bad --repeats 0 >/dev/null 2>bad.err || rc=$?
 [ "$rc" -eq 2 ] || fail "--repeats 0: expected exit 2 (usage), got $rc"
+# An unknown --extra-events group is refused before anything is recorded (not at the first
+# recording): exit 2, the message names it, and no OUTDIR.
+rc=0
+"$script" "$schedsim" bad --quick --force --extra-events idle,bogus >/dev/null 2>bad.err || rc=$?
+cat bad.err
+[ "$rc" -eq 2 ] || fail "--extra-events idle,bogus: expected exit 2 (usage), got $rc"
+grep -q "^record-fidelity-set: --extra-events 'idle,bogus': unknown --extra-events group 'bogus'; valid: " bad.err ||
+  fail "the --extra-events refusal does not name the unknown group"
+! grep -q 'recording ' bad.err || fail "--extra-events idle,bogus started recording"
+[ ! -e bad ] || fail "a refused --extra-events created its OUTDIR"
 
 tracefs_require
 for p in hackbench cyclictest perf; do

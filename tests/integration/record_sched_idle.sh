@@ -2,7 +2,8 @@
 # `schedsim record --recorder-class idle` runs the recorder as SCHED_IDLE while the command runs
 # and leaves the command in the normal class; by default (`normal`) the recorder stays
 # SCHED_OTHER. The recorded command asks the kernel (chrt -p) for its parent's policy (the
-# recorder's) and its own. The trace header names the recorder. Exit 77 = skipped, with the reason.
+# recorder's) and its own. The trace header names the recorder and the online CPU count. Exit 77 =
+# skipped, with the reason.
 #   usage: record_sched_idle.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
 # shellcheck source=../lib/workdir.sh
@@ -19,9 +20,10 @@ probe='echo "recorder: $(chrt -p $PPID)"; echo "command: $(chrt -p $$)"'
 tracefs_record idle "$schedsim" --recorder-class idle -o idle.ftrace.gz -- sh -c "$probe"
 grep -q "^recorder: .*SCHED_IDLE" idle.out || fail "the recorder is not SCHED_IDLE: $(cat idle.out)"
 grep -q "^command: .*SCHED_OTHER" idle.out || fail "the command is not SCHED_OTHER: $(cat idle.out)"
-zcat idle.ftrace.gz | head -6 >idle.head
+(zcat idle.ftrace.gz || true) | head -6 >idle.head # zcat ends on SIGPIPE once head has its lines (pipefail)
 grep -q "^# schedsim recorder: pid=[0-9]* class=SCHED_IDLE$" idle.head || fail "no recorder line in the header: $(cat idle.head)"
+grep -q "^# schedsim record: cpus=$(getconf _NPROCESSORS_ONLN)$" idle.head || fail "no online CPU count in the header: $(cat idle.head)"
 tracefs_record normal "$schedsim" -o normal.ftrace.gz -- sh -c "$probe"
 grep -q "^recorder: .*SCHED_OTHER" normal.out || fail "default class: the recorder is not SCHED_OTHER: $(cat normal.out)"
-zcat normal.ftrace.gz | head -6 | grep -q "class=SCHED_OTHER$" || fail "default class: header"
+(zcat normal.ftrace.gz || true) | head -6 | grep -q "class=SCHED_OTHER$" || fail "default class: header"
 echo "recorder SCHED_OTHER by default, SCHED_IDLE with --recorder-class idle; the command SCHED_OTHER"

@@ -245,6 +245,11 @@ class Pass {
           ex_.set_recorded_root(header_number(t, 28, kMaxPid, line_no));
           return;
         }
+        // `schedsim record`'s online CPU count (trace_pipe output has no "#P:" header).
+        if (t.starts_with("# schedsim record: cpus=") && !seen_event_) {
+          rep_.header_cpus = header_number(t, 24, kMaxCpu + 1, line_no);
+          return;
+        }
         if (t.starts_with("cpus=")) {
           rep_.header_cpus = header_number(t, 5, kMaxCpu + 1, line_no);
           return;

@@ -371,9 +371,15 @@ RecordResult record_trace(const RecordOptions& opt) {
   child_guard.set(child);
   res.root_pid = child;
 
+  // The online CPU count, as ftrace's own "#P:" header gives it (num_online_cpus()), which
+  // trace_pipe output lacks: without it run and calibrate judge whether a trace comes from
+  // another machine by the CPUs that show events, and a CPU that stayed idle makes the machine
+  // look smaller.
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
   std::string header = fmt::format(
-      "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n# schedsim recorder: pid={} class={}\n#\n",
-      child, fmt::join(opt.command, " "), ::getpid(), opt.idle_class ? "SCHED_IDLE" : "SCHED_OTHER");
+      "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n{}# schedsim recorder: pid={} class={}\n#\n",
+      child, fmt::join(opt.command, " "), online > 0 ? fmt::format("# schedsim record: cpus={}\n", online) : "",
+      ::getpid(), opt.idle_class ? "SCHED_IDLE" : "SCHED_OTHER");
   sink.write(header.data(), header.size());
   FdGuard pipe_guard;
   int pipe_fd = ::open((inst + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -166,7 +166,7 @@ struct ImportReport {
   std::array<uint64_t, kNumEventTypes> events_by_type{};
   std::map<std::string, uint64_t> other_events;
   uint32_t nr_cpus = 0;         ///< highest CPU seen + 1
-  int64_t header_cpus = -1;     ///< "#P:N" / "cpus=N"
+  int64_t header_cpus = -1;     ///< "#P:N" / "cpus=N" / "# schedsim record: cpus=N"
   int64_t entries_in_buffer = -1, entries_written = -1;
   int64_t first_ts = 0, last_ts = 0;  ///< ns, trace clock
   uint64_t tasks_seen = 0;      ///< task lives seen (pid reuse counts twice), idle excluded
