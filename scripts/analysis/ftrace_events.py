@@ -1,6 +1,6 @@
 """Minimal reader of ftrace text (the `trace` file format) for the analysis scripts.
 
-Reads plain or gzip ftrace text as written by the kernel's `trace` file or `schedsim record`:
+Reads plain, gzip or zstd (through `zstdcat`) ftrace text as written by the kernel's `trace` file or `schedsim record`:
     TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: k=v k=v ...
 Only what the analysis scripts need: the current task's pid on that CPU (every event line
 names the task that was running on the CPU when the event was emitted), the CPU, the flag
@@ -10,6 +10,7 @@ handles every format, repairs and lost events; these scripts refuse traces with 
 """
 import gzip
 import re
+import subprocess
 
 _LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
                    r"(?:(?P<flags>\S{4,7})\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>\w+):\s*(?P<rest>.*)$")
@@ -52,8 +53,17 @@ class Event:
 def read(path, syscalls=False):
     """Events of the trace; with syscalls=True also the syscall events, as "sys_enter" and
     "sys_exit" with the call's name in f["call"]."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", errors="replace") as fh:
+    proc = None
+    try:
+        if path.endswith(".zst"):
+            open(path, "rb").close()  # a missing file is an error here, not an empty zstdcat output
+            proc = subprocess.Popen(["zstdcat", path], stdout=subprocess.PIPE, text=True, errors="replace")
+            fh = proc.stdout
+        else:
+            fh = (gzip.open if path.endswith(".gz") else open)(path, "rt", errors="replace")
+    except OSError as err:
+        raise SystemExit(f"{path}: cannot read: {err.strerror or err}")
+    with fh:
         for line in fh:
             if line.startswith("#"):
                 if "LOST" in line or "buffer started" in line:
@@ -68,6 +78,8 @@ def read(path, syscalls=False):
                 m = _SC.match(line)
                 if m:
                     yield Event(m)
+    if proc is not None and proc.wait() != 0:
+        raise SystemExit(f"{path}: zstdcat failed (exit {proc.returncode}); the trace was not read to its end")
 
 
 def percentile(sorted_vals, q):
