@@ -303,6 +303,29 @@ TEST_CASE("provenance cost_profile is a key; why a preset ran on the reference c
   CHECK(was.config.provenance.cost_profile_note == "dense-2s-1024 is synthetic");
 }
 
+TEST_CASE("results keep the run's notes; report names a run that came with a warning", "[metrics][html]") {
+  RunResults a = real_results(true), b = real_results(false);
+  b.config.label = "other";
+  a.notes = {"note: a note only"};
+  b.notes = {"note: first a note", "warning: 9 of the trace's 10 wakeups (90%) were banked"};
+  RunResults back = parse_results_json(render_json(b), "b.json");
+  CHECK(back.notes == b.notes);
+  CHECK(render_csv(b).find("summary,notes,1,warning: 9 of the trace's 10 wakeups (90%) were banked") != std::string::npos);
+  std::vector<std::string> w = report_warnings({a, b}, {"a.json", "b.json"});
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == "b.json came with a warning: 9 of the trace's 10 wakeups (90%) were banked");
+  // A file written before the member existed reads as no notes; a non-string is refused.
+  std::string json = render_json(a);
+  const std::string member = "\"notes\": [\n      \"note: a note only\"\n    ],\n";
+  REQUIRE(json.find(member) != std::string::npos);
+  std::string old = json;
+  old.erase(old.find(member), member.size());
+  CHECK(parse_results_json(old, "old.json").notes.empty());
+  std::string bad = json;
+  bad.replace(bad.find(member), member.size(), "\"notes\": [1],\n");
+  CHECK_THROWS_AS(parse_results_json(bad, "bad.json"), InputError);
+}
+
 TEST_CASE("report warns on duplicate labels and on different workload or machine hashes", "[metrics][html]") {
   RunResults a = real_results(true), b = real_results(false);
   a.config.label = b.config.label = "same";
