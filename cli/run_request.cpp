@@ -165,8 +165,11 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   // sleep the trace records, the wake is banked and the wakee later runs on through that sleep.
   // Each banked wake is a wakeup, a wake latency and a sleep the real run had and this replay
   // does not, so past kBankedWarnShare of the observed wakeups the wake figures describe another
-  // schedule (calibrate down-weights such traces from the same share).
-  if (rep && w.observed.present && w.observed.wakeups > 0 &&
+  // schedule (calibrate down-weights such traces from the same share). A workload file `import`
+  // wrote from a trace keeps the trace's observed figures and replays alike (`import -o W && run
+  // W` gives what `run TRACE` gives), so it gets the warning too: keyed on the observed figures,
+  // not on the input being a trace.
+  if (w.observed.present && w.observed.wakeups > 0 &&
       static_cast<double>(sum.tokens_banked) >= kBankedWarnShare * static_cast<double>(w.observed.wakeups))
     out.notes.push_back(fmt::format(
         "warning: {} of the trace's {} wakeups ({:.0f}%) found their wakee not yet asleep in the replay and were "

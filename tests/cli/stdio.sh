@@ -60,4 +60,15 @@ check "a failed run keeps the existing .gz output" test "$(cat r2.json.gz)" = ke
 "$S" run w.json -t smp2 --view timehist > run-view.txt
 check "run --view timehist ends with sched timehist of its --trace-out" \
   bash -c "tail -n $(wc -l < sched-view.txt) run-view.txt | cmp -s - sched-view.txt"
+
+# A workload `import` wrote from a trace replays as the trace does (same figures), so it comes
+# with the trace replay's warnings too: perf pipe banks about 2/3 of its wakes as tokens.
+pp=$SRC/tests/data/traces/smp2-quiet/perf-pipe-l2000.r3.ftrace.gz
+"$S" import "$pp" -o pp.json > /dev/null 2>&1
+"$S" run "$pp" -t smp2 --progress never 2> pp-trace.err | grep "^  wakeups  " > pp-trace.txt
+"$S" run pp.json -t smp2 --progress never 2> pp-file.err | grep "^  wakeups  " > pp-file.txt
+grep "banked as tokens" pp-trace.err > pp-trace.warn
+grep "banked as tokens" pp-file.err > pp-file.warn
+check "import -o W && run W: the trace's figures and its banked-token warning" \
+  bash -c "test -s pp-trace.warn && cmp -s pp-trace.txt pp-file.txt && cmp -s pp-trace.warn pp-file.warn"
 exit $fail
