@@ -1068,6 +1068,14 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   out.results = run.metrics.results(config, &out.summary);
   check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim, w.total_work(/*measured_only=*/true));
+  // Known once the run has ended (FtraceWriter::on_end()); before the notes are copied into the
+  // results, so they hold every line printed with them.
+  if (writer && writer->lines_cut() > 0)
+    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) stops where the run's span ends "
+                                    "({:.6f} s: the measured tasks' last switch or exit): the {} later event{} of "
+                                    "background tasks {} left out",
+                                    static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
+                                    writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
   out.results.notes = out.notes;
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
@@ -1087,12 +1095,6 @@ RunOutcome execute_run(const RunRequest& req) {
   } else if (writer) {
     out.trace_text = writer->text();
   }
-  if (writer && writer->lines_cut() > 0)
-    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) stops where the run's span ends "
-                                    "({:.6f} s: the measured tasks' last switch or exit): the {} later event{} of "
-                                    "background tasks {} left out",
-                                    static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
-                                    writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
   return out;
 }
 
