@@ -68,9 +68,10 @@ extern const char* const kSchedsimVersion;
 /// single quotes), for the provenance's command line.
 std::string quoted_command_line(const std::vector<std::string>& argv);
 
-/// A trace replay that banks at least this share of the trace's observed wakeups as tokens (the
-/// wakee not yet asleep where the trace puts it to sleep) prints a warning with its wake figures;
-/// calibrate weights such a trace's wake metrics down from the same share (kBankedDownweight).
+/// A trace replay that banks at least this share of the wakes it replays as tokens (the wakee not
+/// yet asleep where the trace puts it to sleep) prints a warning with its wake figures; calibrate
+/// weights such a trace's wake metrics down from the same share (kBankedDownweight), taken of
+/// the trace's observed wakeups there.
 inline constexpr double kBankedWarnShare = 0.10;
 
 struct RunOutcome {
