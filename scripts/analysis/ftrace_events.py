@@ -57,7 +57,11 @@ def read(path, syscalls=False):
     try:
         if path.endswith(".zst"):
             open(path, "rb").close()  # a missing file is an error here, not an empty zstdcat output
-            proc = subprocess.Popen(["zstdcat", path], stdout=subprocess.PIPE, text=True, errors="replace")
+            try:
+                proc = subprocess.Popen(["zstdcat", path], stdout=subprocess.PIPE, text=True, errors="replace")
+            except FileNotFoundError:  # the trace was opened above: what is missing is zstdcat
+                raise SystemExit(f"{path}: cannot read: zstdcat is not installed (package zstd); "
+                                 "or decompress the trace first") from None
             fh = proc.stdout
         else:
             fh = (gzip.open if path.endswith(".gz") else open)(path, "rt", errors="replace")

@@ -35,4 +35,9 @@ check "... with nothing on stdout" test ! -s bad.out
 check "... and a message naming the file" grep -q 'bad.txt' bad.err
 python3 "$LP" nosuch.txt >/dev/null 2>ns.err
 check "local_preempt: a missing file is exit 1" test $? -eq 1
+# A zstd trace without zstdcat: exit 1, and the message names zstdcat, not the (present) trace.
+env PATH=/nonexistent "$(python3 -c 'import sys; print(sys.executable)')" "$LP" "$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst" >/dev/null 2>nz.err
+rc=$?
+check "local_preempt: a .zst trace without zstdcat is exit 1, naming zstdcat" \
+  bash -c "test $rc -eq 1 && grep -q 'zstdcat is not installed' nz.err"
 exit $fail
