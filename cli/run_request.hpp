@@ -33,6 +33,7 @@ struct RunRequest {
   bool seed_given = false;
   std::string jitter;         ///< "5%" or "0.05"
   std::string preempt;        ///< --preempt: full, none, voluntary, lazy ("" = full)
+  std::string update_curr;    ///< --update-curr: actions, events ("" = actions; SimConfig::update_curr)
   /// --slice REGEX=DURATION, in order: a custom slice (sched_attr.sched_runtime) for every task
   /// whose name matches REGEX (std::regex_search); a later one wins where several match.
   std::vector<std::string> slices;

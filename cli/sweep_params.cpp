@@ -37,7 +37,7 @@ std::string point_name(const sweep::Point& p) {
 const std::vector<std::string>& sweep_param_keys() {
   static const std::vector<std::string> keys = {
       "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
-      "feature", "cost", "jitter", "preempt", "slice", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
+      "feature", "cost", "jitter", "preempt", "update-curr", "slice", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
       "exclude-kthreads", "all-tasks", "background-comm", "background-pid", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "recorded-on", "channels"};
   return keys;
 }
@@ -116,6 +116,7 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
       for (const auto& c : split_command_line(value)) req.costs.push_back(c);
     } else if (key == "jitter") req.jitter = value;
     else if (key == "preempt") req.preempt = value;
+    else if (key == "update-curr") req.update_curr = value;
     else if (key == "slice") {
       for (const auto& sl : split_command_line(value)) req.slices.push_back(sl);
     }

@@ -39,6 +39,7 @@ po::options_description run_options() {
       ("jitter", po::value<std::string>(), "scale each run() by U[1-j,1+j], e.g. 5%")
       ("slice", po::value<std::vector<std::string>>()->composing(), "REGEX=DURATION: give every task whose name matches REGEX a custom EEVDF slice, as sched_setattr()'s sched_runtime does (100us..100ms; traces do not record slices, so tasks otherwise get the base slice); repeatable, a later match wins; with PREEMPT_SHORT (6.12+) a shorter slice may wake-up preempt (docs/kernel-versions.md)")
       ("preempt", po::value<std::string>(), "preemption model of the kernel replayed: full (default: a preemption is immediate), none or voluntary (a task inside a system call is switched at its return to user space; if it blocks first it just sleeps), lazy (also waits for the next tick or syscall return in user space); only tasks whose program marks its system calls (a trace recorded with syscall events, with or without --channels) are affected (docs/fidelity.md)")
+      ("update-curr", po::value<std::string>(), "when the running task's CPU time reaches the run queue (its vruntime, the average V): actions (default, schedsim's historical rule: at every end of a replayed run action, except at a syscall entry or exit), events (the kernel's: only at scheduler events, the tick, an enqueue or dequeue on that CPU, the wakeup-preemption check, schedule(), a migration; a DELAY_DEQUEUE'd wakee woken in place is then re-placed against a V without the waker's latest run, docs/fidelity.md \"Local wakeup preemption\"); recorded as cost override update_curr when not the default")
       ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare); with --repeat, csv gives each value's unit (times in ns)")
       ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
@@ -148,6 +149,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("jitter")) req.jitter = vm["jitter"].as<std::string>();
   if (vm.count("slice")) req.slices = vm["slice"].as<std::vector<std::string>>();
   if (vm.count("preempt")) req.preempt = vm["preempt"].as<std::string>();
+  if (vm.count("update-curr")) req.update_curr = vm["update-curr"].as<std::string>();
   req.format = vm["format"].as<std::string>();
   req.repeat = vm["repeat"].as<uint32_t>();
   if (vm.count("noise")) req.noise = vm["noise"].as<std::string>();

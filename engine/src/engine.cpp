@@ -125,11 +125,12 @@ void Simulation::Impl::refresh_cpu(uint32_t cpu) {
   bool went_idle = false;
   if (busy != r.busy) {
     r.busy = busy;
-    // Siblings' work rate changes with this thread's busy state (SMT co-run factor).
+    // Siblings' work rate changes with this thread's busy state (SMT co-run factor). It is no
+    // scheduler event on the sibling: under UpdateCurr::kEvents its time stays held back.
     if (topo.has_smt())
       for (uint32_t sib : topo.smt_mask(cpu))
         if (sib != cpu && s.cpus[sib].curr.valid()) {
-          update_progress(sib);
+          update_progress(sib, cfg.update_curr == UpdateCurr::kEvents);
           run[sib].acct.rate = rate_of(sib);
           plan_completion(sib);
         }
@@ -437,6 +438,11 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
   // (857b158dc5e8 dropped __sched_fork()'s reset; only SCHED_RESET_ON_FORK clears them): a
   // child without a slice of its own runs with its parent's.
   if (cs.custom_slice.count() == 0) cs.custom_slice = s.tasks[parent].custom_slice;
+  // UpdateCurr::kEvents: a queue module that places the child against the parent's queue here
+  // (task_fork_fair() before v6.11: update_curr(), then place_entity()) gets the parent charged
+  // first; since v6.11 the child is placed at its first enqueue, which on_enqueue() charges.
+  // Under kActions the parent's run was charged when its last run action ended.
+  if (cfg.update_curr == UpdateCurr::kEvents && pol.queue->task_fork_reads_queue()) update_progress(cpu);
   pol.queue->task_fork(s, TaskId(parent), TaskId(child));
   for (auto* o : obs) o->on_task_start(s.now, TaskId(child), TaskId(parent));
   WakeContext ctx;
@@ -493,6 +499,9 @@ bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   uint32_t src = ts.cpu.value();
   if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
   SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
+  // dequeue_entity() on the source queue runs update_curr() first (UpdateCurr::kEvents; under
+  // kActions, historically, the source's curr is charged at its next run end).
+  if (cfg.update_curr == UpdateCurr::kEvents && s.cpus[src].curr.valid()) update_progress(src);
   pol.util->update(s, CpuId(src));
   pol.queue->dequeue(s, CpuId(src), p, DequeueKind::kMigrate);
   pol.util->dequeue(s, p, CpuId(src), false);
@@ -646,6 +655,8 @@ void Simulation::Impl::on_task_start(uint32_t t) {
     uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
     ts.cpu = CpuId(cpu);
     ts.state = TaskState::kRunnable;
+    // enqueue_entity()'s update_curr() (UpdateCurr::kEvents; kActions keeps its historical order).
+    if (cfg.update_curr == UpdateCurr::kEvents && s.cpus[cpu].curr.valid()) update_progress(cpu);
     pol.util->task_new(s, TaskId(t), CpuId(cpu));
     pol.util->update(s, CpuId(cpu));
     pol.util->enqueue(s, TaskId(t), CpuId(cpu), false);
@@ -707,9 +718,12 @@ void Simulation::Impl::on_run_done(uint32_t cpu, uint64_t gen) {
   // update_curr() at a syscall entry or exit, so the time goes to the queue at the next real
   // event (update_progress()'s quiet mode). Without it, splitting a run at a syscall boundary
   // would move the replay by charging vruntime more often than the kernel does.
+  // UpdateCurr::kEvents extends that to every end of a run: the kernel sees no end of a replayed
+  // run action at all, only the scheduler events around it (the tick, enqueue/dequeue, the
+  // wakeup check, schedule()), which charge the held time through update_progress().
   const Prog& pr = prog[t.v];
-  bool quiet = false;
-  if (pr.pc < pr.code_size && pr.loops.empty()) {
+  bool quiet = cfg.update_curr == UpdateCurr::kEvents;
+  if (!quiet && pr.pc < pr.code_size && pr.loops.empty()) {
     const Action& next = pr.code[pr.pc];
     quiet = next.kind == ActionKind::kRun && next.arg > 0 && ((next.flags & kRunSyscall) != 0) != pr.in_syscall;
   }
@@ -994,6 +1008,23 @@ bool parse_preempt_model(std::string_view s, PreemptModel& out) {
   for (PreemptModel m : {PreemptModel::kFull, PreemptModel::kNone, PreemptModel::kVoluntary, PreemptModel::kLazy})
     if (s == to_string(m)) {
       out = m;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(UpdateCurr u) {
+  switch (u) {
+    case UpdateCurr::kActions: return "actions";
+    case UpdateCurr::kEvents: return "events";
+  }
+  return "?";
+}
+
+bool parse_update_curr(std::string_view s, UpdateCurr& out) {
+  for (UpdateCurr u : {UpdateCurr::kActions, UpdateCurr::kEvents})
+    if (s == to_string(u)) {
+      out = u;
       return true;
     }
   return false;

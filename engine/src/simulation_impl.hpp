@@ -52,7 +52,9 @@ struct Simulation::Impl : BalanceOps {
     bool resched_ipi_pending = false;
     uint64_t ipi_gen = 0;
     // curr's run time not yet given to the scheduler (sum_exec, the queue's update_curr()):
-    // accounted at a syscall boundary, where the kernel makes no scheduler call (on_run_done()).
+    // accounted at a syscall boundary, where the kernel makes no scheduler call (on_run_done()),
+    // and under SimConfig::update_curr = kEvents at every run end and SMT rate change; charged
+    // at the CPU's next scheduler event (a non-quiet update_progress()).
     Duration unreported;
     bool was_idle = true;   // last idle() value seen, for exact idle-core accounting
     bool busy = false;      // curr valid, as last propagated to siblings and observers

@@ -53,6 +53,7 @@ class CfsQueue final : public QueuePolicy {
     c.vruntime = std::max(v, base) - rq.min_vruntime;
     c.relative = true;
   }
+  bool task_fork_reads_queue() const override { return true; }
 
   void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
     Rq& rq = rq_[cpu.value()];

@@ -7,6 +7,7 @@
 
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
+#include "switch_log.hpp"
 #include "two_cpus.hpp"
 #include "zero_costs.hpp"
 
@@ -14,23 +15,8 @@ using namespace schedsim;
 
 namespace {
 
-struct Switches : Observer {
-  struct Sw {
-    Instant at;
-    TaskId prev, next;
-    SwitchReason why;
-  };
-  std::vector<Sw> log;
-  void on_switch(Instant t, CpuId, TaskId prev, SwitchReason why, TaskId next) override {
-    log.push_back({t, prev, next, why});
-  }
-  // The first switch-in of task `id`.
-  const Sw* first_in(uint32_t id) const {
-    for (const auto& s : log)
-      if (s.next.v == id) return &s;
-    return nullptr;
-  }
-};
+using Switches = testing::SwitchLog;
+using testing::running;
 
 SimSummary simulate(const Workload& w, PreemptModel m, Switches* sw, const char* queue = "cfs") {
   Topology topo = testing::regular_cpus(1);
@@ -42,14 +28,6 @@ SimSummary simulate(const Workload& w, PreemptModel m, Switches* sw, const char*
   Simulation sim(w, topo, std::move(pol), testing::zero_costs(), cfg);
   sim.add_observer(sw);
   return sim.run();
-}
-
-TaskSpec running(std::string name, std::vector<Action> prog) {
-  TaskSpec t;
-  t.name = std::move(name);
-  t.program = std::move(prog);
-  t.initial_cpu = 0;
-  return t;
 }
 
 // Sleeping at the start, woken by its timer at `at` on CPU 0.

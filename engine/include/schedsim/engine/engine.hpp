@@ -43,6 +43,24 @@ enum class PreemptModel : uint8_t {
   kLazy,
 };
 
+/// When the running task's CPU time reaches the run-queue module (the queue's update_curr(),
+/// TaskSched::sum_exec). The work itself is accounted exactly either way; only the scheduler's
+/// view of it (vruntime, the average V, deadlines) moves at different instants.
+enum class UpdateCurr : uint8_t {
+  /// At every end of a replayed run action, unless the run ends at a syscall entry or exit
+  /// (schedsim's historical rule). The default.
+  kActions,
+  /// Only at scheduler events, as the kernel calls update_curr(): the tick, an enqueue or dequeue
+  /// on that CPU (block, sleep, exit, a wakee or migrated task arriving), the wakeup-preemption
+  /// check, schedule(), a migration (its source CPU too) and, for a queue module that places a
+  /// child at fork (QueuePolicy::task_fork_reads_queue()), a fork. In between the time is held
+  /// back (the quiet mode of Simulation::Impl::update_progress()). What it changes: ttwu_runnable() ->
+  /// requeue_delayed_entity() re-places a DELAY_DEQUEUE'd wakee against a V that does not yet
+  /// hold the waker's run since its last scheduler event (docs/fidelity.md "Local wakeup
+  /// preemption").
+  kEvents,
+};
+
 struct SimConfig {
   uint64_t seed = 1;
   int64_t jitter_permille = 0;       ///< run(d) durations scaled by U[1-j, 1+j]
@@ -52,6 +70,7 @@ struct SimConfig {
   Instant stop_at = Instant::max();
   uint64_t max_events = UINT64_MAX;  ///< safety valve for runaway workloads
   PreemptModel preempt = PreemptModel::kFull;  ///< where a requested preemption takes effect
+  UpdateCurr update_curr = UpdateCurr::kActions;  ///< when curr's run time reaches the queue
   /// No event is processed after this simulated time: an action, start time or wakeup that would
   /// need one is an InputError naming the task and action (before any tick is simulated for it).
   /// Bounds every simulated-time value far from int64 overflow (a tick every few ms for 2^62 ns
@@ -65,6 +84,10 @@ struct SimConfig {
 const char* to_string(PreemptModel m);
 /// Parses one of to_string()'s names; false if unknown.
 bool parse_preempt_model(std::string_view s, PreemptModel& out);
+/// "actions", "events".
+const char* to_string(UpdateCurr u);
+/// Parses one of to_string()'s names; false if unknown.
+bool parse_update_curr(std::string_view s, UpdateCurr& out);
 
 class Simulation {
  public:

@@ -213,6 +213,12 @@ class QueuePolicy {
                                const std::function<bool(TaskId)>& fn) const = 0;
   /// Fork: initialise the child's queue state from the parent (task_fork_fair).
   virtual void task_fork(const SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
+  /// True when task_fork() reads the parent's queue (its curr's vruntime, min_vruntime), as
+  /// task_fork_fair() did before v6.11 after an update_curr(): under SimConfig::update_curr =
+  /// kEvents the engine then charges the parent's CPU first. Since v6.11 ("sched: Initialize the
+  /// vruntime of a new task when it is first enqueued", Zhang Qiao) the child is placed at its
+  /// first enqueue and a fork charges nothing on the parent's queue.
+  virtual bool task_fork_reads_queue() const { return false; }
   // ---- DELAY_DEQUEUE (6.12+; fid-impl) ----
   /// True while p sleeps but is still in its CPU's queue (a delayed dequeue): a wakeup then
   /// re-queues it in place (requeue_delayed) instead of placing it.
