@@ -139,9 +139,9 @@ double prior_penalty(double x, double value, double weight) {
   return weight * l * l;
 }
 
-double banked_weight(uint64_t banked, uint64_t observed_wakeups) {
-  if (observed_wakeups == 0) return 1.0;
-  const double share = std::min(1.0, static_cast<double>(banked) / static_cast<double>(observed_wakeups));
+double banked_weight(uint64_t banked, uint64_t replayed) {
+  if (replayed == 0) return 1.0;
+  const double share = std::min(1.0, static_cast<double>(banked) / static_cast<double>(replayed));
   if (share >= kBankedExclude) return 0.0;
   if (share >= kBankedDownweight) return 1.0 - share;
   return 1.0;
@@ -439,17 +439,17 @@ CostModel start_cost_model(const CalibrateRequest& req, const Topology& topo) {
 }
 
 // Why a trace's wake metrics count less than fully (banked_weight() < 1); "" at full weight.
-std::string weight_reason(double wake_weight, uint64_t banked, uint64_t observed_wakeups) {
+std::string weight_reason(double wake_weight, uint64_t banked, uint64_t replayed) {
   if (wake_weight >= 1) return "";
-  const double share = static_cast<double>(banked) / static_cast<double>(observed_wakeups);
+  const double share = static_cast<double>(banked) / static_cast<double>(replayed);
   return wake_weight == 0
-             ? fmt::format("excluded: the start replay banked {} of the {} observed wakes ({:.0f}%, at least {:.0f}%) "
+             ? fmt::format("excluded: the start replay banked {} of the {} wakes it replayed ({:.0f}%, at least {:.0f}%) "
                            "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
                            "wake latency describe that missing mechanism, not the costs",
-                           banked, observed_wakeups, 100 * share, 100 * kBankedExclude)
-             : fmt::format("weighted {:.2f}: the start replay banked {} of the {} observed wakes ({:.0f}%) as tokens; "
+                           banked, replayed, 100 * share, 100 * kBankedExclude)
+             : fmt::format("weighted {:.2f}: the start replay banked {} of the {} wakes it replayed ({:.0f}%) as tokens; "
                            "its makespan, wakeups and wake latency count for the share replayed as wakes",
-                           wake_weight, banked, observed_wakeups, 100 * share);
+                           wake_weight, banked, replayed, 100 * share);
 }
 
 // A trace's report rows: observed, simulated at the start and with the fitted costs, per metric.
@@ -461,8 +461,9 @@ TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResul
   tf.start_score = score(t, start);
   tf.fitted_score = score(t, fitted);
   tf.banked_at_start = start.tokens_banked;
+  tf.replayed_at_start = replayed_wakes(start);
   tf.wake_weight = t.wake_weight;
-  tf.weight_reason = weight_reason(tf.wake_weight, tf.banked_at_start, tf.observed_wakeups);
+  tf.weight_reason = weight_reason(tf.wake_weight, tf.banked_at_start, tf.replayed_at_start);
   if (t.generated) {
     tf.span_ms = static_cast<double>(t.bench_obs_ns) / 1e6;
     const auto obs = static_cast<double>(t.bench_obs_ns);
@@ -784,7 +785,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   // missing mechanism: the wakee's block is fixed at its recorded point), not the costs.
   for (size_t i = 0; i < loaded.size(); ++i)
     if (!loaded[i].generated)
-      loaded[i].wake_weight = banked_weight(start_results[i].tokens_banked, loaded[i].w.observed.wakeups);
+      loaded[i].wake_weight = banked_weight(start_results[i].tokens_banked, replayed_wakes(start_results[i]));
   size_t counted = 0;
   for (const auto& t : loaded) counted += counts(t) ? 1U : 0U;
   const std::string excluded_all = "calibrate: every trace's fitted metrics are excluded (their replays bank at least "
@@ -796,7 +797,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
       tc.wake_weight = loaded[i].wake_weight;
       tc.counts = counts(loaded[i]);
       tc.weight_reason =
-          weight_reason(loaded[i].wake_weight, start_results[i].tokens_banked, loaded[i].w.observed.wakeups);
+          weight_reason(loaded[i].wake_weight, start_results[i].tokens_banked, replayed_wakes(start_results[i]));
     }
     check->used = loaded.size();
     if (loaded.empty()) check->set_refusal = "calibrate: no trace can be fitted (every one is refused)";
@@ -1072,12 +1073,12 @@ std::string render_cross_validation(const CrossValidation& cv) {
     else if (!h.counted) out += "  not scored: no fitted metric\n";
     else
       out += fmt::format("  score {:.4f} with the starting costs, {:.4f} with the costs fitted without it ({}); {} of "
-                         "its {} wakes banked as tokens with the starting costs\n",
+                         "the {} wakes it replayed banked as tokens with the starting costs\n",
                          h.fit.start_score, h.fit.fitted_score,
                          h.fit.fitted_score > h.fit.start_score + kCalibrateMinEffect   ? "worse"
                          : h.fit.fitted_score < h.fit.start_score - kCalibrateMinEffect ? "better"
                                                                                         : "equal",
-                         h.fit.banked_at_start, h.fit.observed_wakeups);
+                         h.fit.banked_at_start, h.fit.replayed_at_start);
     out += render_trace_rows(h.fit, "sim start", "sim held-out");
   }
   if (cv.counted == 0)
@@ -1170,8 +1171,10 @@ std::string render_calibration_report(const CalibrateResult& r) {
       out += fmt::format("\n{} (benchmark time {:.2f} ms on the real machine; score {:.4f} -> {:.4f})\n", t.path,
                          t.span_ms, t.start_score, t.fitted_score);
     else
-      out += fmt::format("\n{} (span {:.2f} ms, {} wakeups, {} banked as tokens at the start; score {:.4f} -> {:.4f})\n",
-                         t.path, t.span_ms, t.observed_wakeups, t.banked_at_start, t.start_score, t.fitted_score);
+      out += fmt::format("\n{} (span {:.2f} ms, {} wakeups; {} of the {} wakes replayed banked as tokens at the start; "
+                         "score {:.4f} -> {:.4f})\n",
+                         t.path, t.span_ms, t.observed_wakeups, t.banked_at_start, t.replayed_at_start, t.start_score,
+                         t.fitted_score);
     out += render_trace_rows(t, "sim start", "sim fitted");
   }
   return out;

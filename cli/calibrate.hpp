@@ -86,8 +86,11 @@ double robust_loss(double l2);
 /// The penalty a prior adds to the objective: weight * ln(x / value)^2.
 double prior_penalty(double x, double value, double weight);
 /// The weight of a trace's wake metrics given the wakes its start replay banked as tokens out of
-/// the observed wakeups: 1 under kBankedDownweight, 0 from kBankedExclude, else 1 - banked share.
-double banked_weight(uint64_t banked, uint64_t observed_wakeups);
+/// the wakes it replayed (woke a blocked task or banked; run's warning takes the same share):
+/// 1 under kBankedDownweight, 0 from kBankedExclude, else 1 - banked share.
+double banked_weight(uint64_t banked, uint64_t replayed);
+/// The wakes a replay posted to measured tasks: the wakeups it placed plus those it banked.
+inline uint64_t replayed_wakes(const RunResults& r) { return r.placement.wakeups + r.tokens_banked; }
 
 struct CalibrateRequest {
   std::vector<std::string> traces;
@@ -145,6 +148,7 @@ struct TraceFit {
   std::vector<MetricFit> metrics;
   double start_score = 0, fitted_score = 0;  ///< this trace's share of the objective
   uint64_t banked_at_start = 0;  ///< wakes the start replay banked as tokens
+  uint64_t replayed_at_start = 0;  ///< wakes the start replay posted (replayed_wakes())
   double wake_weight = 1;        ///< banked_weight(): weight of makespan, wakeups, wake latency
   std::string weight_reason;     ///< why wake_weight < 1 ("" when 1)
   std::vector<std::string> damped;  ///< metrics in the objective off by more than a factor e at the start

@@ -1,5 +1,6 @@
 #include "run_request.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -405,7 +406,7 @@ static const KernelProfile& host_kernel_profile() {
 }
 
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
-                               const std::vector<std::string>& features, RunConfig& config) {
+                               const std::vector<std::string>& features, RunConfig& config, std::string* kernel_note) {
   const PolicyRegistry& reg = builtin_registry();
   std::map<std::string, std::string> choice = default_modules();
   FeatureSet explicit_features;
@@ -423,6 +424,7 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
       if (warned != note) log::get("cli")->warn("{}", note);
       warned = note;
     }
+    if (kernel_note) *kernel_note = note;
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
   }
@@ -548,11 +550,31 @@ struct MeteredSimulation {
   }
 };
 
+/// What the results keep: the lines other modules already logged on stderr for this run (the
+/// importer's warnings, the kernel profile fallback), then the caveats `run` prints itself.
+std::vector<std::string> results_notes(const std::vector<std::string>& logged, const std::vector<std::string>& notes) {
+  std::vector<std::string> all = logged;
+  all.insert(all.end(), notes.begin(), notes.end());
+  return all;
+}
+
+/// A caveat's kind: its text with the digits (counts, shares, times) and a "repetition N: "
+/// prefix left out, so the same warning of two repetitions compares equal.
+std::string note_kind(const std::string& n) {
+  std::string k;
+  for (char c : n)
+    if (c < '0' || c > '9') k += c;
+  const std::string rep = "warning: repetition : ";
+  if (k.rfind(rep, 0) == 0) k = "warning: " + k.substr(rep.size());
+  return k;
+}
+
 /// `run --repeat N`: N simulations of the same inputs, repetition r with seed
 /// derive_seed(seed, r), its own machine-speed factor and per-run jitter (NoiseModel).
 RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const traces::ImportReport* rep,
                            const Topology& topo, PolicyStack first, const CostModel& cost, SimConfig sim,
-                           RunConfig config, RunGuard& guard, const std::vector<std::string>& caveats) {
+                           RunConfig config, RunGuard& guard, const std::vector<std::string>& caveats,
+                           const std::vector<std::string>& logged) {
   NoiseModel noise = parse_noise(req.noise.empty() ? "speed=" + percent_text(kDefaultSpeedStd) + ",jitter=" +
                                                          percent_text(static_cast<double>(kDefaultJitterPermille) / 1000.0)
                                                    : req.noise);
@@ -584,17 +606,27 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     one.summary = run.sim.run();
     one.results = run.metrics.results(config, &one.summary);
     check_completeness(one, wr, rep, req, s, imported_work);
-    one.results.notes = one.notes;
+    one.results.notes = results_notes(logged, one.notes);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
     if (r == first_rep) {
       out.summary = one.summary;
       out.results = one.results;
       out.notes = std::move(one.notes);
       for (auto& line : out.results.incomplete) line = fmt::format("repetition {}: {}", r, line);
-    } else if (!one.results.complete) {
-      out.results.complete = false;
-      for (const auto& line : one.results.incomplete)
-        out.results.incomplete.push_back(fmt::format("repetition {}: {}", r, line));
+    } else {
+      if (!one.results.complete) {
+        out.results.complete = false;
+        for (const auto& line : one.results.incomplete)
+          out.results.incomplete.push_back(fmt::format("repetition {}: {}", r, line));
+      }
+      // stderr shows the first repetition's caveats; a later one's warning of another kind (one the
+      // first did not print, figures aside: its share of banked wakes crossed the threshold) is
+      // printed too, once, with its repetition. Each record keeps its own notes.
+      for (const auto& n : one.notes)
+        if (n.rfind("warning:", 0) == 0 && std::none_of(out.notes.begin(), out.notes.end(), [&](const std::string& o) {
+              return note_kind(o) == note_kind(n);
+            }))
+          out.notes.push_back(fmt::format("warning: repetition {}: {}", r, n.substr(std::string("warning: ").size())));
     }
   }
   std::string label = config.display_label();
@@ -920,7 +952,8 @@ RunOutcome execute_run(const RunRequest& req) {
     cost.idle_wake = IdleWakeMode::kVmHaltPoll;
     config.cost_overrides["idle_wake"] = "vm-halt-poll (host: KVM guest)";
   }
-  PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config);
+  std::string kernel_note;
+  PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config, &kernel_note);
   traces::ImportReport import_report;
   traces::ExtractOptions extract = req.extract;
   // A preemption model other than full acts only on tasks whose runs say where their syscalls
@@ -1047,9 +1080,15 @@ RunOutcome execute_run(const RunRequest& req) {
         "and randomized modules, not the generator's random choices; for independent samples of those run "
         "separate seeds (run --seed N) or sweep the generator's seed (sweep --set gen.seed=1,2,3)",
         req.repeat, w.source));
+  // Lines already logged on stderr while loading (the kernel profile fallback, the importer's
+  // warnings about the trace itself): kept in the results with the caveats, not printed again.
+  std::vector<std::string> logged;
+  if (!kernel_note.empty()) logged.push_back("warning: " + kernel_note);
+  if (from_trace)
+    for (const auto& wmsg : import_report.warnings) logged.push_back(fmt::format("warning: {}: {}", req.input, wmsg));
   if (req.repeat > 1) {
     return execute_repeats(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost, sim,
-                           config, guard, caveats);
+                           config, guard, caveats, logged);
   }
 
   MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
@@ -1091,7 +1130,7 @@ RunOutcome execute_run(const RunRequest& req) {
                                     "background tasks {} left out",
                                     static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
                                     writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
-  out.results.notes = out.notes;
+  out.results.notes = results_notes(logged, out.notes);
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
   out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));

@@ -71,8 +71,8 @@ std::string quoted_command_line(const std::vector<std::string>& argv);
 
 /// A trace replay that banks at least this share of the wakes it replays as tokens (the wakee not
 /// yet asleep where the trace puts it to sleep) prints a warning with its wake figures; calibrate
-/// weights such a trace's wake metrics down from the same share (kBankedDownweight), taken of
-/// the trace's observed wakeups there.
+/// weights such a trace's wake metrics down from the same share of the same count
+/// (kBankedDownweight, replayed_wakes()).
 inline constexpr double kBankedWarnShare = 0.10;
 
 struct RunOutcome {
@@ -146,8 +146,11 @@ std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost
                                         bool generated_here);
 /// The chosen modules: the kernel profile (or defaults), then explicit slot choices; features
 /// from the profile, then explicit X / NO_X. Fills `config` with what was chosen.
+/// `kernel_note`, when given, receives the warning a version without a profile of its own logs
+/// (the nearest profile at or below was used), "" otherwise.
 PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::string, std::string>& modules,
-                               const std::vector<std::string>& features, RunConfig& config);
+                               const std::vector<std::string>& features, RunConfig& config,
+                               std::string* kernel_note = nullptr);
 /// The noise model of `run --repeat`: each repetition scales every run() of the workload by a
 /// machine-speed factor drawn once per repetition, U[1 - sqrt(3) s, 1 + sqrt(3) s] (std s), and
 /// the engine scales each run() again by U[1 - j, 1 + j] (--jitter).

@@ -106,6 +106,10 @@ int compare_main(const po::variables_map& vm) {
       std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << c.points[pi].incomplete.size()
                 << " run(s) did not finish (\"complete\": false), first " << c.points[pi].incomplete.front()
                 << ": their metrics cover only the simulated part\n";
+  // Likewise a point whose runs came with a warning (the CSV rendering has no notes at all).
+  for (size_t pi = 0; pi < c.points.size(); ++pi)
+    for (const auto& w : c.points[pi].warned)
+      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << w << "\n";
   GateOutcome g = evaluate_gates(c, gates);
   if (!g.untestable.empty()) {
     for (const auto& u : g.untestable) std::cerr << "schedsim compare: error: " << u << "\n";

@@ -402,9 +402,11 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
             if (warned++ == 0) first = fmt::format("{} ({})", f->where[i], n);
             break;
           }
-      if (warned > 0)
-        c.notes.push_back(fmt::format("point {}: {} of the {} {} run(s) came with a warning, first {}", pi + 1, warned,
-                                      g->idx.size(), side, first));
+      if (warned > 0) {
+        pt.warned.push_back(fmt::format("{} of the {} {} run(s) came with a warning, first {}", warned, g->idx.size(),
+                                        side, first));
+        c.notes.push_back(fmt::format("point {}: {}", pi + 1, pt.warned.back()));
+      }
     }
     bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
     bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;

@@ -162,6 +162,9 @@ TEST_CASE("a run printed with a warning is named in a note per side; notes alone
   REQUIRE(hits.size() == 1);
   CHECK(hits[0] == "point 1: 1 of the 2 NEW run(s) came with a warning, first y.jsonl:2 (warning: 9 of the trace's 10 "
                    "wakeups (90%) were banked)");
+  // The point keeps it too (compare prints it on stderr, which every format needs: CSV has no notes).
+  REQUIRE(c.points.size() == 1);
+  CHECK(c.points[0].warned == std::vector<std::string>{hits[0].substr(std::string("point 1: ").size())});
   // Through JSON Lines and back: the notes are kept; a record without the member reads as none.
   RecordFile back = parse_record_text(render_jsonl(warned.records), "y.jsonl");
   CHECK(back.records[1].notes == warned.records[1].notes);

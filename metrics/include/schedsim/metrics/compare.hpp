@@ -53,6 +53,9 @@ struct ComparePoint {
   /// Records of this point whose run did not finish ("complete": false), each as
   /// "BASE path:line (reason)": their metrics cover only the simulated part.
   std::vector<std::string> incomplete;
+  /// Per side that has some, "N of the M SIDE run(s) came with a warning, first path:line
+  /// (warning: ...)": records whose notes hold a warning (docs/results-schema.md).
+  std::vector<std::string> warned;
   std::vector<CompareRow> rows;
 };
 
