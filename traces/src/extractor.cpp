@@ -504,9 +504,12 @@ struct Extractor::Impl {
       const StateClass cls = classify_state(ev.state);
       if (t.early) {
         if (cls == StateClass::kBlocked && ev.ts - t.early_ts <= opt.race_window.count()) {
-          // The waking raced with this switch-out: it woke this sleep.
+          // The waking raced with this switch-out: it woke this sleep, a wakeup the real kernel
+          // did (the waking found the task already off the runqueue or in __schedule(); its
+          // latency is already a sample), so it counts among the observed wakeups too.
           t.early = false;
           ++rep.early_wakes_paired;
+          if (t.selected) ++obs.wakeups;
           flush_run(t);
           if (t.early_inside) {
             push(t, Action::block());

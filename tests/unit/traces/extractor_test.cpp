@@ -91,6 +91,8 @@ TEST_CASE("extract: a waking before the wakee's own switch-out pairs with that s
   CHECK(a.program[1].kind == ActionKind::kWake);
   CHECK(w.observed.wakeup_latency.count() == 1);
   CHECK(w.observed.wakeup_latency.max() == 100000);  // waking 1.000100 -> switch-in 1.000200
+  // The kernel woke that sleep: a wakeup, as many as the latency samples.
+  CHECK(w.observed.wakeups == 1);
 }
 
 TEST_CASE("extract: a waking of a task that keeps running creates no token", "[traces]") {
