@@ -89,8 +89,6 @@ double prior_penalty(double x, double value, double weight);
 /// the wakes it replayed (woke a blocked task or banked; run's warning takes the same share):
 /// 1 under kBankedDownweight, 0 from kBankedExclude, else 1 - banked share.
 double banked_weight(uint64_t banked, uint64_t replayed);
-/// The wakes a replay posted to measured tasks: the wakeups it placed plus those it banked.
-inline uint64_t replayed_wakes(const RunResults& r) { return r.placement.wakeups + r.tokens_banked; }
 
 struct CalibrateRequest {
   std::vector<std::string> traces;

@@ -176,16 +176,16 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   // A workload file `import` wrote from a trace keeps the trace's observed figures and replays
   // alike (`import -o W && run W` gives what `run TRACE` gives), so it gets the warning too: keyed
   // on the observed figures, not on the input being a trace.
-  if (const uint64_t replayed = r.placement.wakeups + sum.tokens_banked;
+  if (const uint64_t replayed = replayed_wakes(r);
       w.observed.present && replayed > 0 &&
-      static_cast<double>(sum.tokens_banked) >= kBankedWarnShare * static_cast<double>(replayed))
+      static_cast<double>(r.tokens_banked) >= kBankedWarnShare * static_cast<double>(replayed))
     out.notes.push_back(fmt::format(
         "warning: {} of the {} wakes replayed from the trace ({:.0f}%) found their wakee not yet asleep and were "
         "banked as tokens (the wakee ran on through the sleep the trace records): the replay has {} wakeups where the "
         "trace has {}, and its wake latencies and run-queue waits come from a schedule with fewer sleeps than the "
         "real one, so set them beside the trace's, or another policy's, with care (docs/fidelity.md \"Where fidelity "
         "stands\")",
-        sum.tokens_banked, replayed, 100.0 * static_cast<double>(sum.tokens_banked) / static_cast<double>(replayed),
+        r.tokens_banked, replayed, 100.0 * static_cast<double>(r.tokens_banked) / static_cast<double>(replayed),
         r.placement.wakeups, w.observed.wakeups));
   if (sim.preempt != PreemptModel::kFull) {
     if (!w.marks_syscalls())

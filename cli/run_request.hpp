@@ -74,6 +74,9 @@ std::string quoted_command_line(const std::vector<std::string>& argv);
 /// weights such a trace's wake metrics down from the same share of the same count
 /// (kBankedDownweight, replayed_wakes()).
 inline constexpr double kBankedWarnShare = 0.10;
+/// The wakes a replay posted to measured tasks: the wakeups it placed plus those it banked (the
+/// count kBankedWarnShare is a share of, in run's warning and calibrate's weights).
+inline uint64_t replayed_wakes(const RunResults& r) { return r.placement.wakeups + r.tokens_banked; }
 
 struct RunOutcome {
   RunResults results;

@@ -397,11 +397,8 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
       size_t warned = 0;
       std::string first;
       for (size_t i : g->idx)
-        for (const auto& n : f->records[i].notes)
-          if (n.rfind("warning:", 0) == 0) {
-            if (warned++ == 0) first = fmt::format("{} ({})", f->where[i], n);
-            break;
-          }
+        if (const std::string* n = first_warning(f->records[i].notes); n && warned++ == 0)
+          first = fmt::format("{} ({})", f->where[i], *n);
       if (warned > 0) {
         pt.warned.push_back(fmt::format("{} of the {} {} run(s) came with a warning, first {}", warned, g->idx.size(),
                                         side, first));

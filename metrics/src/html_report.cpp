@@ -713,11 +713,7 @@ std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, co
   // A run that came with a warning (its results' notes: a trace replay that banked most wakes as
   // tokens, SMT counted twice, ...): the first one, so the page is read with it.
   for (size_t i = 0; i < runs.size(); ++i)
-    for (const auto& n : runs[i].notes)
-      if (n.rfind("warning:", 0) == 0) {
-        out.push_back(fmt::format("{} came with a {}", name(i), n));
-        break;
-      }
+    if (const std::string* n = first_warning(runs[i].notes)) out.push_back(fmt::format("{} came with a {}", name(i), *n));
   if (runs.empty()) return out;
   const Provenance& first = runs[0].config.provenance;
   for (size_t i = 1; i < runs.size(); ++i) {

@@ -256,6 +256,14 @@ struct RunResults {
   std::vector<Comparison> observed;        ///< fixed metric order
 };
 
+/// The first "warning: ..." line of a run's notes (RunResults::notes, Record::notes), or nullptr:
+/// what compare and report quote for a run that came with a warning.
+inline const std::string* first_warning(const std::vector<std::string>& notes) {
+  for (const auto& n : notes)
+    if (n.rfind("warning:", 0) == 0) return &n;
+  return nullptr;
+}
+
 /// Aligned terminal tables (the default `--format table`). `max_tasks` limits the per-task
 /// section to the tasks with the largest maximum delay (0 = all).
 /// `max_cpus` > 0 caps the per-CPU rows: a machine with more CPUs shows its `max_cpus` busiest
