@@ -629,17 +629,15 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   // note says of its observed figures; fitted to it, -t's costs would absorb the difference.
   auto other_machine = [&](const Loaded& t) {
     const int64_t cpus = topo.nr_cpus();
-    const int64_t cpus_seen = t.w.observed.nr_cpus;
-    std::string which;
-    if (t.header_cpus > 0 && t.header_cpus != cpus)
-      which = fmt::format("comes from a {}-CPU machine (its header)", t.header_cpus);
-    else if (t.header_cpus <= 0 && cpus_seen > 0 && cpus_seen != cpus)
-      which = fmt::format("shows events on {} CPUs (no CPU count in its header)", cpus_seen);
-    if (!which.empty())
-      res.notes.push_back(fmt::format("{}: warning: the trace {} and {} has {}: calibrate fits the costs of the "
-                                      "machine the traces were recorded on (-t); if this trace comes from another "
-                                      "machine, the fitted costs absorb the difference",
-                                      t.path, which, topo.name(), cpus));
+    const int64_t traced = traced_cpus(t.header_cpus, t.w);
+    if (traced <= 0 || traced == cpus) return;
+    const std::string which = t.header_cpus > 0
+                                  ? fmt::format("comes from a {}-CPU machine (its header)", traced)
+                                  : fmt::format("shows events on {} CPUs (no CPU count in its header)", traced);
+    res.notes.push_back(fmt::format("{}: warning: the trace {} and {} has {}: calibrate fits the costs of the "
+                                    "machine the traces were recorded on (-t); if this trace comes from another "
+                                    "machine, the fitted costs absorb the difference",
+                                    t.path, which, topo.name(), cpus));
   };
   std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
   for (const auto& p : req.traces) {

@@ -1013,10 +1013,8 @@ RunOutcome execute_run(const RunRequest& req) {
   config.nr_cpus = topo.nr_cpus();
   std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
   if (replay_note) caveats.push_back(*replay_note);
-  // The trace header's CPU count ("#P:N", "cpus=N") when it has one, else the CPUs it shows.
-  const int64_t traced = !from_trace                     ? 0
-                         : import_report.header_cpus > 0 ? import_report.header_cpus
-                                                         : w.observed.nr_cpus;
+  // The recording machine's CPU count (traced_cpus()), 0 for a workload that is no trace.
+  const int64_t traced = from_trace ? traced_cpus(import_report.header_cpus, w) : 0;
   // migration-delta credits each recorded migration by the topology distance between the two
   // CPUs it was recorded on: those ids only mean something on the recording machine.
   if (run_cost.replay_overheads == ReplayOverheads::kMigrationDelta && traced > 0 &&
