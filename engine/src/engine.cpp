@@ -312,6 +312,7 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
     }
     ++pr.tokens;
     if (!pr.background) ++sum.tokens_banked;  // a measured figure, like tokens_left
+    if (!pr.background && log->should_log(spdlog::level::debug)) log_banked_wake(t);
     for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
     return;
   }
@@ -320,6 +321,42 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
   else
     ++pr.pc;  // the wake satisfies the block() the task is parked on
   activate(t, waker, waker_cpu, sync);
+}
+
+// `--log engine=debug`: where a banked wake found its wakee (docs/fidelity.md "Where the banked
+// wakes start"). The run still ahead of it before its next block() is what the wakee would have
+// had to finish earlier for the wake to find it asleep, as the recorded one was: its current
+// run() (a running wakee's progress since its CPU's last accounting taken off) plus the runs up
+// to the next block() in its program text (not followed through a compact loop: then "-").
+void Simulation::Impl::log_banked_wake(uint32_t t) const {
+  const Prog& pr = prog[t];
+  const TaskSched& ts = s.tasks[t];
+  i128 left = pr.work.left();
+  if (ts.state == TaskState::kRunning) {
+    const CpuRun& r = run[ts.cpu.value()];
+    left -= static_cast<i128>((s.now - r.acct.seg_start).count()) * r.acct.rate;
+  }
+  Duration ahead = detail::scaled_to_ns(std::max<i128>(left, 0));
+  bool known = false;
+  for (size_t i = pr.pc; i < pr.code_size; ++i) {
+    const Action& a = pr.code[i];
+    if (a.kind == ActionKind::kBlock) {
+      known = true;
+      break;
+    }
+    if (a.kind == ActionKind::kLoop) break;
+    if (a.kind == ActionKind::kRun) ahead += Duration::ns(a.arg);
+  }
+  const char* where = pr.in_flight                          ? "woken, not yet enqueued"
+                      : ts.state == TaskState::kRunning     ? "running"
+                      : ts.state == TaskState::kRunnable    ? "queued"
+                      : ts.state == TaskState::kNotStarted  ? "not started"
+                      : chans.waiting(t)                    ? "asleep in a channel operation"
+                                                            : "off CPU";
+  const auto idle = std::count_if(s.cpus.begin(), s.cpus.end(), [](const auto& c) { return !c.curr.valid(); });
+  log->debug("[{}] wake of task{} banked as a token: {}, {} token{} held, {} of run before its next block, {} CPU{} idle",
+             s.now, t, where, pr.tokens, pr.tokens == 1 ? "" : "s", known ? fmt::format("{}", ahead) : std::string("-"), idle,
+             idle == 1 ? "" : "s");
 }
 
 // The task is off every CPU and now becomes runnable: place it and send it on its way.

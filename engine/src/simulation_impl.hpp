@@ -134,6 +134,7 @@ struct Simulation::Impl : BalanceOps {
   // ---- the work/rate accountant applied to CPUs (work.cpp) ----
   int64_t rate_of(uint32_t cpu) const;
   void update_progress(uint32_t cpu, bool quiet = false);
+  void log_banked_wake(uint32_t t) const;
   void plan_completion(uint32_t cpu);
 
   // ---- the program interpreter (interpreter.cpp) ----

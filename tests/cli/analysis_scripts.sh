@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# scripts/analysis/local_preempt.py and wake_placement.py on committed recordings: the figures
-# docs/fidelity.md quotes ("Local wakeup preemption", "Placement on the 2-vCPU guest"), the same
-# counts on a replay's --trace-out, and clear errors (exit 1, nothing on stdout) for bad input.
+# scripts/analysis/local_preempt.py, wake_placement.py and banked_wakes.py on committed recordings:
+# the figures docs/fidelity.md quotes ("Local wakeup preemption", "Placement on the 2-vCPU guest",
+# "Where the banked wakes start"), the same counts on a replay's --trace-out, and clear errors
+# (exit 1, nothing on stdout) for bad input.
 set -uo pipefail
 . "$2/tests/lib/check.sh" "$@"
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 0; }
 LP=$SRC/scripts/analysis/local_preempt.py
 WP=$SRC/scripts/analysis/wake_placement.py
+BW=$SRC/scripts/analysis/banked_wakes.py
 Q=$SRC/tests/data/traces/smp2-quiet
 
 python3 "$LP" "$Q/syscalls/perf-pipe-l2000.r3.ftrace.gz" >lp.txt 2>lp.err
@@ -40,4 +42,25 @@ env PATH=/nonexistent "$(python3 -c 'import sys; print(sys.executable)')" "$LP" 
 rc=$?
 check "local_preempt: a .zst trace without zstdcat is exit 1, naming zstdcat" \
   bash -c "test $rc -eq 1 && grep -q 'zstdcat is not installed' nz.err"
+# The engine's debug log of banked wakes: one line per banked wake of a foreground task (as many
+# as the run's "tokens banked"), summed up by banked_wakes.py.
+"$S" --log engine=debug run "$Q/perf-sched-messaging.perf-script.gz" -t smp2 -c "$Q/costs.json" \
+  --comm sched-messaging --kernel 6.18 >bw.out 2>bw.log
+check "the debug run exits 0" test $? -eq 0
+check "it reports 93 banked wakes" grep -q '^  tokens banked     93 ' bw.out
+check "the debug log has one line per banked wake" test "$(grep -c 'banked as a token' bw.log)" -eq 93
+python3 "$BW" bw.log >bw.txt 2>&1
+check "banked_wakes exits 0" test $? -eq 0
+# 32 first banks (the wakee held no token), 61 to a queued wakee that already held one.
+check "banked_wakes splits first and held banks" grep -q '| bw.log | 93 | 32 (34%) | held: queued | 61 | 65.6% |' bw.txt
+python3 "$BW" bad.txt >bwbad.out 2>bwbad.err
+rc=$?
+check "banked_wakes refuses a log without banked-wake lines (exit 1)" test $rc -eq 1
+check "... with nothing on stdout" test ! -s bwbad.out
+check "... naming the file and the option" grep -q 'bad.txt: no banked-wake lines.*--log engine=debug' bwbad.err
+printf 'x wake of task3 banked as a token: running, one token held\n' >bwgarbled.txt
+python3 "$BW" bwgarbled.txt >/dev/null 2>bwg.err
+rc=$?
+check "banked_wakes: a garbled line is exit 1 naming file:line" \
+  bash -c "test $rc -eq 1 && grep -q 'bwgarbled.txt:1: a banked-wake line in an unknown format' bwg.err"
 exit $fail
