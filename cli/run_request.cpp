@@ -523,7 +523,8 @@ std::string default_label(const RunRequest& req, const RunConfig& config) {
     if (slot != "placement") parts.push_back(slot + "=" + name);
   for (const auto& f : req.features) parts.push_back(f);
   for (const auto& sl : req.slices) parts.push_back("slice:" + sl);
-  if (!req.update_curr.empty() && req.update_curr != "actions") parts.push_back("update-curr=" + req.update_curr);
+  if (req.preempt && *req.preempt != "full") parts.push_back("preempt=" + *req.preempt);
+  if (req.update_curr && *req.update_curr != "actions") parts.push_back("update-curr=" + *req.update_curr);
   for (const auto& c : req.costs)
     parts.push_back(c.find('=') == std::string::npos ? std::filesystem::path(c).filename().string() : c);
   return join(parts, "+") + "@" + config.topology;
@@ -916,14 +917,16 @@ RunOutcome execute_run(const RunRequest& req) {
   SimConfig sim;
   sim.seed = req.seed;
   if (!req.jitter.empty()) sim.jitter_permille = parse_jitter(req.jitter);
-  if (!req.preempt.empty() && !parse_preempt_model(req.preempt, sim.preempt))
+  if (req.preempt && !parse_preempt_model(*req.preempt, sim.preempt))
     throw InputError(SourceLoc{"--preempt"},
-                     unknown_choice_message("preemption model", req.preempt, {"full", "none", "voluntary", "lazy"}));
-  if (!req.update_curr.empty() && !parse_update_curr(req.update_curr, sim.update_curr))
+                     unknown_choice_message("preemption model", *req.preempt, {"full", "none", "voluntary", "lazy"}));
+  if (req.update_curr && !parse_update_curr(*req.update_curr, sim.update_curr))
     throw InputError(SourceLoc{"--update-curr"},
-                     unknown_choice_message("run-time accounting rule", req.update_curr, {"actions", "events"}));
-  // Recorded beside the cost overrides (a treatment: compare lists it as a difference, and it
-  // is in the default label) only when it is not the default, so default results are unchanged.
+                     unknown_choice_message("run-time accounting rule", *req.update_curr, {"actions", "events"}));
+  // Both are recorded beside the cost overrides (treatments: compare lists them as differences,
+  // and they are in the default label) only when they are not the default, so default results
+  // are unchanged.
+  if (sim.preempt != PreemptModel::kFull) config.cost_overrides["preempt"] = to_string(sim.preempt);
   if (sim.update_curr != UpdateCurr::kActions) config.cost_overrides["update_curr"] = to_string(sim.update_curr);
   sim.check_invariants_full = req.check_invariants;
   if (!req.stop_at.empty()) {

@@ -32,8 +32,11 @@ struct RunRequest {
   /// its points share one generated workload unless `gen.seed` is swept.
   bool seed_given = false;
   std::string jitter;         ///< "5%" or "0.05"
-  std::string preempt;        ///< --preempt: full, none, voluntary, lazy ("" = full)
-  std::string update_curr;    ///< --update-curr: actions, events ("" = actions; SimConfig::update_curr)
+  /// --preempt: full, none, voluntary, lazy (not given = full). Given, it must be one of them:
+  /// an empty value is refused like any other unknown choice, not taken as the default.
+  std::optional<std::string> preempt;
+  /// --update-curr: actions, events (not given = actions; SimConfig::update_curr); as preempt.
+  std::optional<std::string> update_curr;
   /// --slice REGEX=DURATION, in order: a custom slice (sched_attr.sched_runtime) for every task
   /// whose name matches REGEX (std::regex_search); a later one wins where several match.
   std::vector<std::string> slices;

@@ -17,7 +17,9 @@
 #   task, `--background-comm ^schedsim$`: load the command competed with, left out of every
 #   metric (docs/fidelity.md, "The recorder as background load").
 #   env: FIDELITY_COST='name=value ...'  extra --cost arguments for every run (model changes)
-#        FIDELITY_EXTRA='...'            extra run options for every run (e.g. -F NO_X)
+#        FIDELITY_EXTRA='...'            extra run options for every run (e.g. -F NO_X); the run
+#                                        choices the results record (--preempt, --update-curr
+#                                        when not the default) are named under the first line
 #        FIDELITY_ONLY='REGEX'           only the traces whose name matches (bash regex, e.g. '^quiet ')
 #
 # Metrics (docs/fidelity.md explains each and the known measurement caveats):
@@ -135,6 +137,14 @@ ROWS = [
 ]
 
 print(f"Binary: `{binary}`; kernels: {', '.join(kernels)}. Errors are (simulated - observed) / observed.\n")
+# The engine choices the results record beside their cost overrides when not the default
+# (run --preempt, --update-curr; docs/results-schema.md), as every run's header shows them: a
+# table made with FIDELITY_EXTRA='--preempt none' says so. Nothing for default runs.
+choices = sorted({f"{key}={d['config']['cost_overrides'][key]}"
+                  for r in runs.values() for d in r["k"].values()
+                  for key in ("preempt", "update_curr") if key in d["config"].get("cost_overrides", {})})
+if choices:
+    print(f"Run choices recorded in the results: {', '.join(choices)}.\n")
 summary = []
 notes = {}
 for name, r in runs.items():

@@ -1,6 +1,8 @@
 # Golden-output driver (SimGrid tesh / ninja output_test style).
 #   CASE_DIR/cmd              one line: arguments to schedsim (shell-like quoting). Tokens:
-#                             @SRC@ = source dir, @TMP@ = a fresh scratch dir for this case.
+#                             @SRC@ = source dir, @TMP@ = a fresh scratch dir for this case,
+#                             @EMPTY@ = an empty argument (a CMake list cannot pass one: the
+#                             command then runs through sh, which turns the token into '').
 #   CASE_DIR/expected.stdout  exact expected stdout
 #   CASE_DIR/expected.stderr  exact expected stderr (optional; when absent stderr is not compared)
 #   CASE_DIR/expected.rc      expected exit code (optional; default 0)
@@ -27,7 +29,17 @@ if(EXISTS ${CASE_DIR}/setup)
     message(FATAL_ERROR "setup failed: ${setup}")
   endif()
 endif()
-execute_process(COMMAND ${SCHEDSIM} ${args} WORKING_DIRECTORY ${SOURCE_DIR}
+set(launcher "")
+list(FIND args "@EMPTY@" empty_at)
+if(NOT empty_at EQUAL -1)
+  # Each argument passes through unchanged, except @EMPTY@, which becomes ''.
+  set(launcher sh -c "for a do shift
+[ \"$a\" = @EMPTY@ ] && a=
+set -- \"$@\" \"$a\"
+done
+exec \"$@\"" sh)
+endif()
+execute_process(COMMAND ${launcher} ${SCHEDSIM} ${args} WORKING_DIRECTORY ${SOURCE_DIR}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 foreach(var out err)
   string(REPLACE "${WORK_DIR}" "@TMP@" ${var} "${${var}}")

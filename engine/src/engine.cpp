@@ -475,9 +475,9 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
   // (857b158dc5e8 dropped __sched_fork()'s reset; only SCHED_RESET_ON_FORK clears them): a
   // child without a slice of its own runs with its parent's.
   if (cs.custom_slice.count() == 0) cs.custom_slice = s.tasks[parent].custom_slice;
-  // UpdateCurr::kEvents: a queue module that places the child against the parent's queue here
-  // (task_fork_fair() before v6.11: update_curr(), then place_entity()) gets the parent charged
-  // first; since v6.11 the child is placed at its first enqueue, which on_enqueue() charges.
+  // UpdateCurr::kEvents: a queue module whose fork touches the parent's queue (task_fork_fair()
+  // up to v6.11: update_curr(), then place_entity()) gets the parent charged first; since v6.12
+  // (c40dd90ac045) the child is placed at its first enqueue, which on_enqueue() charges.
   // Under kActions the parent's run was charged when its last run action ended.
   if (cfg.update_curr == UpdateCurr::kEvents && pol.queue->task_fork_reads_queue()) update_progress(cpu);
   pol.queue->task_fork(s, TaskId(parent), TaskId(child));

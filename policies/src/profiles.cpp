@@ -91,7 +91,7 @@ const std::vector<KernelProfile>& kernel_profiles() {
         {"UTIL_EST", true},
         {"UTIL_EST_FASTUP", true}}},
       {"6.6", "merged scan with SIS_UTIL, first EEVDF release",
-       slots("sis-5.12", "eevdf"),
+       slots("sis-5.12", "eevdf-6.6"),
        {{"DELAY_DEQUEUE", false},  // from 6.12
         {"DELAY_ZERO", false},
         {"PREEMPT_SHORT", false},  // from 6.12

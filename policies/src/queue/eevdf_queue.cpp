@@ -38,6 +38,20 @@
 //     otherwise, with RUN_TO_PARITY, curr's protection end is pulled in to
 //     vprot = min(vprot, v + calc_delta_fair(shortest slice queued, curr included)).
 //
+// Fork placement, two rules:
+//   6.6-6.11 (module `eevdf-6.6`): task_fork_fair() charges the parent's queue (update_curr) and
+//     places the child against it with ENQUEUE_INITIAL, but wake_up_new_task() then enqueues the
+//     child without that flag and enqueue_entity() places it again (unconditionally since
+//     e8f331bcc270, 6.6), against the queue of the CPU it was given: the fork-time values are
+//     overwritten before anything reads them, and the child's first request is a full slice,
+//     vd = v + vslice. PLACE_DEADLINE_INITIAL therefore changes nothing (Daniel Jordan, LKML
+//     20231004011737.188682-1-daniel.m.jordan@oracle.com, a fix not taken). What remains of the
+//     fork-time work is the parent's charge: task_fork_reads_queue().
+//   6.12+ (`eevdf`, `eevdf-6.15`, `eevdf-6.17`; c40dd90ac045 "sched: Initialize the vruntime of a
+//     new task when it is first enqueued", Zhang Qiao, tip sched/core 2024-07-29, after
+//     v6.11-rc1): task_fork_fair() no longer touches the queue; wake_up_new_task() passes
+//     ENQUEUE_INITIAL, so the first enqueue gives the child half a request, vd = v + vslice/2.
+//
 // Simplifications: one level (no groups, so the min_slice propagation of the 6.12 series does
 // not arise); delayed tasks are never migrated (the 6.14 rule).
 //
@@ -81,9 +95,12 @@ class EevdfQueue final : public QueuePolicy {
  public:
   /// The slice-protection rule of the modelled version (see the file comment).
   enum class Protect : uint8_t { kDeadlineMarker, kVprot617 };
+  /// Where a forked child gets its first placement (see the file comment, "Fork placement").
+  enum class Fork : uint8_t { kPlacedAtFork66, kPlacedAtEnqueue612 };
 
-  EevdfQueue(const Features& f, int64_t base_slice_ns, Protect protect = Protect::kDeadlineMarker)
-      : base_slice_ns_(base_slice_ns), protect_(protect), place_lag_(f.get(Feature::PLACE_LAG)),
+  EevdfQueue(const Features& f, int64_t base_slice_ns, Protect protect = Protect::kDeadlineMarker,
+             Fork fork = Fork::kPlacedAtEnqueue612)
+      : base_slice_ns_(base_slice_ns), protect_(protect), fork_(fork), place_lag_(f.get(Feature::PLACE_LAG)),
         deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)), rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)),
         run_to_parity_(f.get(Feature::RUN_TO_PARITY)), wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)),
         delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)),
@@ -95,6 +112,10 @@ class EevdfQueue final : public QueuePolicy {
     rq_.assign(s.cpus.size(), Rq{});
     se_.assign(s.tasks.size(), Se{});
   }
+
+  // 6.6-6.11: task_fork_fair() runs update_curr() on the parent's queue before its (discarded)
+  // placement, so the engine charges the parent's CPU at the fork under UpdateCurr::kEvents.
+  bool task_fork_reads_queue() const override { return fork_ == Fork::kPlacedAtFork66; }
 
   void task_fork(const SchedState& s, TaskId, TaskId child) override {
     Se& c = se_[child.v];
@@ -384,7 +405,9 @@ class EevdfQueue final : public QueuePolicy {
       se.is_new = false;
       return;
     }
-    if (se.is_new && deadline_initial_) vslice /= 2;
+    // PLACE_DEADLINE_INITIAL acts only where ENQUEUE_INITIAL reaches the enqueue: 6.12+ (the
+    // 6.6-6.11 fork placement that had the flag is overwritten; see "Fork placement").
+    if (se.is_new && deadline_initial_ && fork_ == Fork::kPlacedAtEnqueue612) vslice /= 2;
     se.deadline = se.vruntime + vslice;
     se.is_new = false;
   }
@@ -427,6 +450,7 @@ class EevdfQueue final : public QueuePolicy {
 
   int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
   Protect protect_;
+  Fork fork_;
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
   bool delay_dequeue_, delay_zero_, preempt_short_;
   int64_t base_slice_ = 0, tick_ = 4000000;
@@ -443,8 +467,21 @@ static std::vector<FeatureDoc> eevdf_flags() {
 }
 
 ModuleDef<QueuePolicy> eevdf_queue() {
-  return {{"", "eevdf", "EEVDF (6.6+): lag, eligibility, virtual deadlines, RUN_TO_PARITY", eevdf_flags()},
+  return {{"", "eevdf", "EEVDF (6.12+ rules; eevdf-6.6 for 6.6-6.11): lag, eligibility, virtual deadlines, RUN_TO_PARITY", eevdf_flags()},
           [](const Features& f) { return std::make_unique<EevdfQueue>(f, 750000); }};
+}
+
+// eevdf with the 6.6-6.11 fork rule: the parent is charged at the fork and the child's first
+// request is a full slice (its half-slice fork placement is overwritten; c40dd90ac045 moved it).
+ModuleDef<QueuePolicy> eevdf_66_queue() {
+  return {{"", "eevdf-6.6",
+           "eevdf with the 6.6-6.11 fork rule: parent charged at fork, child's first request a full slice "
+           "(PLACE_DEADLINE_INITIAL without effect until c40dd90ac045, v6.12)",
+           eevdf_flags()},
+          [](const Features& f) {
+            return std::make_unique<EevdfQueue>(f, 750000, EevdfQueue::Protect::kDeadlineMarker,
+                                                EevdfQueue::Fork::kPlacedAtFork66);
+          }};
 }
 
 // The 6.15 base slice (0.70 ms, commit 2ae891b82695; was 0.75 ms); same flags as eevdf.

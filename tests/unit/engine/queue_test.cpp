@@ -495,3 +495,62 @@ TEST_CASE("eevdf: a re-pick of the task that was just running keeps its slice pr
     }
   }
 }
+
+TEST_CASE("eevdf-6.6: a forked child's first request is a full slice, eevdf's half of one",
+          "[policies][queue]") {
+  // One CPU (slice 0.75 ms), tick 50 us, the 6.6 flags. P runs 1 ms, wakes X (blocked since the
+  // start: zero lag, a full request), runs 100 us more and forks C. X is placed at V = 1 ms with
+  // d = 1.75 ms; P's marker is stale (its deadline was renewed while it ran alone), so it is not
+  // protected. At the fork V = (1.1 + 1.0) / 2 = 1.05 ms and C gets v = 1.05 ms; P (v = 1.1 ms)
+  // is no longer eligible. The wakeup check preempts only if the pick is the wakee.
+  //   eevdf (6.12+, ENQUEUE_INITIAL at the first enqueue, c40dd90ac045): d_C = 1.05 + 0.375 =
+  //     1.425 ms, the earliest eligible deadline: C preempts P at 1.1 ms.
+  //   eevdf-6.6 (6.6-6.11: the half-slice fork placement is overwritten at the first enqueue):
+  //     d_C = 1.05 + 0.75 = 1.8 ms; X's 1.75 ms is earlier, so the pick is X, not the wakee: P
+  //     keeps the CPU to its deadline, 1.5 ms (0.75 + 0.75: its own first request was full too),
+  //     then X runs (to 2 ms), then C.
+  Workload w;
+  auto add = [&w](const char* name, StartState start, std::vector<Action> program) {
+    TaskSpec spec;
+    spec.name = name;
+    spec.start = start;
+    if (start != StartState::kForked) spec.initial_cpu = 0;
+    spec.program = std::move(program);
+    w.add_task(spec);
+  };
+  add("P", StartState::kRunnable,
+      {Action::run(Duration::ms(1)), Action::wake(TaskId(1)), Action::run(Duration::us(100)), Action::fork(TaskId(2)),
+       Action::run(Duration::ms(1))});
+  add("X", StartState::kBlocked, {Action::run(Duration::us(500))});
+  add("C", StartState::kForked, {Action::run(Duration::us(500))});
+  // The 6.6 flags for both (no PREEMPT_SHORT: its 6.12-6.16 reschedule of an ineligible curr
+  // would preempt P at the 1.05 ms tick; no DELAY_DEQUEUE): only the fork rule differs.
+  FeatureSet f;
+  for (const char* flag : {"PREEMPT_SHORT", "DELAY_DEQUEUE", "DELAY_ZERO"}) f.set(flag, false);
+  struct Case {
+    const char* queue;
+    std::vector<std::pair<int64_t, uint32_t>> switches;  // the first switch-ins after P's: us, task
+  };
+  for (const Case& k : {Case{"eevdf", {{1100, 2}}}, Case{"eevdf-6.6", {{1500, 1}, {2000, 2}}}}) {
+    INFO(k.queue);
+    Switches sw = run_one_cpu(w, k.queue, f, Duration::us(50));
+    CHECK(sw.exits.size() == 3);
+    REQUIRE(sw.in.size() > k.switches.size());
+    for (size_t i = 0; i < k.switches.size(); ++i) {
+      CHECK(sw.in[i + 1].first == Instant::zero() + Duration::us(k.switches[i].first));
+      CHECK(sw.in[i + 1].second == TaskId(k.switches[i].second));
+    }
+  }
+}
+
+TEST_CASE("eevdf-6.6 reads the parent's queue at a fork (task_fork_fair's update_curr), eevdf does not",
+          "[policies][queue]") {
+  // Under UpdateCurr::kEvents the engine charges the parent's CPU at a fork only for a queue
+  // that reads it there (engine.cpp do_fork()); 6.6-6.11 did, 6.12+ (c40dd90ac045) does not.
+  auto choice = default_modules();
+  choice["queue"] = "eevdf-6.6";
+  CHECK(builtin_registry().make(choice, FeatureSet{}).queue->task_fork_reads_queue());
+  choice["queue"] = "eevdf";
+  CHECK_FALSE(builtin_registry().make(choice, FeatureSet{}).queue->task_fork_reads_queue());
+  CHECK(kernel_profile("6.6").modules.at("queue") == "eevdf-6.6");
+}

@@ -52,7 +52,7 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   CHECK(kernel_profile("6.12").features.count("SIS_PROP") == 0);
   CHECK(kernel_profile("5.15").features.at("SIS_PROP") == false);
   CHECK(kernel_profile("4.17").modules.at("placement") == "sis-4.17");
-  CHECK(kernel_profile("6.6").modules.at("queue") == "eevdf");
+  CHECK(kernel_profile("6.6").modules.at("queue") == "eevdf-6.6");
   CHECK(default_modules() == kernel_profile("6.12").modules);
   CHECK_THROWS_WITH(kernel_profile("6.11"), Catch::Contains("did you mean"));
   CHECK(kernel_profile("6.15").modules.at("queue") == "eevdf-6.15");
@@ -121,5 +121,5 @@ TEST_CASE("slots by enum and by name", "[policies][registry]") {
   for (Slot s : kAllSlots) CHECK(parse_slot(to_string(s)) == s);
   CHECK(slot_names() == std::vector<std::string>{"placement", "idle-cores", "util", "queue", "balance"});
   CHECK_THROWS_WITH(parse_slot("placment"), Catch::Contains("did you mean"));
-  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.15", "eevdf-6.17", "fifo"});
+  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.6", "eevdf-6.15", "eevdf-6.17", "fifo"});
 }

@@ -213,11 +213,11 @@ class QueuePolicy {
                                const std::function<bool(TaskId)>& fn) const = 0;
   /// Fork: initialise the child's queue state from the parent (task_fork_fair).
   virtual void task_fork(const SchedState&, TaskId /*parent*/, TaskId /*child*/) {}
-  /// True when task_fork() reads the parent's queue (its curr's vruntime, min_vruntime), as
-  /// task_fork_fair() did before v6.11 after an update_curr(): under SimConfig::update_curr =
-  /// kEvents the engine then charges the parent's CPU first. Since v6.11 ("sched: Initialize the
-  /// vruntime of a new task when it is first enqueued", Zhang Qiao) the child is placed at its
-  /// first enqueue and a fork charges nothing on the parent's queue.
+  /// True when the fork touches the parent's queue, as task_fork_fair() did up to v6.11: an
+  /// update_curr(), then a placement of the child (CFS: kept; EEVDF 6.6-6.11: overwritten at the
+  /// first enqueue). Under SimConfig::update_curr = kEvents the engine then charges the parent's
+  /// CPU first. Since v6.12 (c40dd90ac045 "sched: Initialize the vruntime of a new task when it
+  /// is first enqueued", Zhang Qiao) the child is placed at its first enqueue only.
   virtual bool task_fork_reads_queue() const { return false; }
   // ---- DELAY_DEQUEUE (6.12+; fid-impl) ----
   /// True while p sleeps but is still in its CPU's queue (a delayed dequeue): a wakeup then
