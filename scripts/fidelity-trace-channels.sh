@@ -17,6 +17,12 @@
 #      section 7) adds a third replay, channels with `--preempt MODEL`; PREEMPT= (empty) leaves it out.
 #      CHANNELS_COST='name=value ...' extra --cost arguments for every replay, after the cost file
 #      (e.g. CHANNELS_COST='resched_ipi=4us' to judge a cost the machine's file does not have yet).
+#      CHANNELS_RUN='OPTIONS' extra run options for every replay (e.g. '--update-curr events').
+#      CHANNELS_SEEDS=N (N >= 2) also replays each column N times with `--repeat N --noise none`
+#      (N derived seeds, no noise) and prints the wakeups and context switches of the N replays
+#      (median, quartiles, range): a channel replay of a messaging recording moves by a factor of
+#      2-4 with the seed alone (docs/fidelity.md, "Socket channel replays under `--update-curr
+#      events`"), so one seed's figure does not judge an option there.
 #
 # Output is deterministic for a given binary. Requires python3.
 set -euo pipefail
@@ -58,6 +64,8 @@ case ${CHANNELS_SET:-loaded} in
 esac
 
 PREEMPT=${PREEMPT-none}
+SEEDS=${CHANNELS_SEEDS:-1}
+[[ $SEEDS =~ ^[0-9]+$ ]] || { echo "fidelity-trace-channels: CHANNELS_SEEDS must be a whole number" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 manifest=$work/manifest.tsv
@@ -69,21 +77,27 @@ for entry in "${CASES[@]}"; do
   cost_args=()
   [ -n "$cost" ] && cost_args=(--cost "$cost")
   for c in ${CHANNELS_COST:-}; do cost_args+=(--cost "$c"); done
-  for m in off "$kind"; do
-    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$m" "${cost_args[@]}" --progress never \
-      -f json -o "$work/$i-${m/$kind/chan}.json" 2>"$work/$i-$m.err" || { cat "$work/$i-$m.err" >&2; exit 1; }
+  read -r -a run_args <<<"${CHANNELS_RUN:-}"
+  # name | run options of each column
+  cols=("off|--channels off" "chan|--channels $kind")
+  [ -n "$PREEMPT" ] && cols+=("preempt|--channels $kind --preempt $PREEMPT")
+  for col in "${cols[@]}"; do
+    c=${col%%|*}
+    read -r -a opts <<<"${col#*|}"
+    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" "${opts[@]}" "${cost_args[@]}" "${run_args[@]}" --progress never \
+      -f json -o "$work/$i-$c.json" 2>"$work/$i-$c.err" || { cat "$work/$i-$c.err" >&2; exit 1; }
+    if [ "$SEEDS" -ge 2 ]; then
+      "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" "${opts[@]}" "${cost_args[@]}" "${run_args[@]}" --progress never \
+        --repeat "$SEEDS" --noise none -f json -o "$work/$i-$c.seeds.json" 2>"$work/$i-$c.seeds.err" ||
+        { cat "$work/$i-$c.seeds.err" >&2; exit 1; }
+    fi
   done
-  if [ -n "$PREEMPT" ]; then
-    "$SCHEDSIM" run "$trace" -t "$topo" --kernel "$K" --channels "$kind" --preempt "$PREEMPT" "${cost_args[@]}" \
-      --progress never -f json -o "$work/$i-preempt.json" 2>"$work/$i-preempt.err" ||
-      { cat "$work/$i-preempt.err" >&2; exit 1; }
-  fi
   printf '%s\t%s\t%s\t%s\n' "$name" "$work/$i" "$kind" "$desc" >>"$manifest"
   i=$((i + 1))
 done
 
 SCHEDSIM_ANALYSIS="$(dirname "$0")/analysis" python3 - "$manifest" "$K" "$PREEMPT" <<'EOF'
-import json, os, sys
+import json, os, statistics, sys
 sys.path.insert(0, os.environ["SCHEDSIM_ANALYSIS"])
 from fidelity_fmt import err, fmt_n, fmt_ns, obs_metrics, sim_metrics  # noqa: E402
 
@@ -116,4 +130,19 @@ for line in open(sys.argv[1]):
         print(f"; preempt={pm}: {p['channel_wakes']} channel wakes, {p.get('preempt_deferred', 0)} preemptions held "
               f"back to a syscall's return, {p.get('preempt_deferred_slept', 0)} of them ended by curr sleeping first.")
     print()
+    cols = [("off", "off"), ("chan", kind)] + ([("preempt", f"{kind}, preempt={pm}")] if c else [])
+    if os.path.exists(base + "-off.seeds.json"):
+        n = json.load(open(base + "-off.seeds.json"))["repeat"]
+        print(f"Over {n} seeds (`--repeat {n} --noise none`): median (quartiles; range) and its error:\n")
+        print("| metric | observed | " + " | ".join(f"{t} | err" for _, t in cols) + " |")
+        print("|---|---|" + "---|---|" * len(cols))
+        for m, key in (("wakeups", "wakeups"), ("context switches", "context_switches")):
+            row = f"| {m} | {fmt_n(o[m])} |"
+            for col, _ in cols:
+                v = sorted(r["metrics"][key] for r in json.load(open(f"{base}-{col}.seeds.json"))["repetitions"])
+                q = lambda f: v[int(f * (len(v) - 1))]
+                med = statistics.median(v)
+                row += f" {med:.0f} ({q(0.25):.0f}-{q(0.75):.0f}; {v[0]:.0f}-{v[-1]:.0f}) | {err(med, o[m])} |"
+            print(row)
+        print()
 EOF
