@@ -904,6 +904,20 @@ RunOutcome execute_run(const RunRequest& req) {
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", req.progress, {"auto", "always", "never"}));
   check_output_path(req.output, "--output");
   check_output_path(req.trace_out, "--trace-out");
+  {
+    std::vector<std::string> inputs = {req.input, req.topology, req.recorded_on};
+    for (const auto& c : req.costs)
+      if (c.find('=') == std::string::npos) inputs.push_back(c);
+    refuse_output_over_inputs(req.output, inputs, "--output");
+    refuse_output_over_inputs(req.trace_out, inputs, "--trace-out");
+    // Both are committed by rename: the second would silently replace the first.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!req.trace_out.empty() && req.trace_out != "-" && req.output != "-" &&
+        fs::weakly_canonical(fs::absolute(req.trace_out, ec), ec) ==
+            fs::weakly_canonical(fs::absolute(req.output, ec), ec))
+      throw InputError(SourceLoc{req.trace_out}, "--trace-out names the --output file; give each its own file");
+  }
   if (!req.trace_window.empty() && req.trace_out.empty())
     throw InputError(SourceLoc{"--trace-window"}, "needs --trace-out");
 
