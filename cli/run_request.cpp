@@ -588,6 +588,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
   const uint32_t first_rep = req.only_rep.value_or(0);
   const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
   for (uint32_t r = first_rep; r < end_rep; ++r) {
+    // A short repetition may never poll the guard (fewer than ProgressReporter::kCheckEvery engine
+    // callbacks): `run --repeat 1000000000` of a small workload ignored SIGTERM and grew its kept
+    // records past any budget. Signals and the budget are checked between repetitions as well.
+    throw_if_interrupted();
+    if (r != first_rep) guard.check_memory(fmt::format("after {} repetitions", r - first_rep));
     uint64_t seed = derive_seed(req.seed, r);
     SimConfig s = sim;
     s.seed = seed;
