@@ -49,6 +49,7 @@ int run_report(const std::vector<std::string>& args) {
   for (const auto& p : paths) runs.push_back(load_results_json(p));
   // File names only: the page must not depend on where the results were stored.
   std::vector<std::string> names;
+  names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
   for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", w);
   std::string html = render_html_report(runs, vm["title"].as<std::string>(), names);
