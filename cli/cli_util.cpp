@@ -156,4 +156,15 @@ void write_output(const std::string& path, const std::string& content) {
   write_file_atomic(path, content, "output", Compress::kByName);
 }
 
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               const std::string& option) {
+  if (output.empty() || output == "-") return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(output, ec)) return;
+  for (const auto& in : inputs)
+    if (!in.empty() && in != "-" && fs::exists(in, ec) && fs::equivalent(output, in, ec))
+      throw InputError(SourceLoc{output}, option + " names an input file ('" + in + "'); it would be overwritten");
+}
+
 }  // namespace schedsim::cli

@@ -78,4 +78,11 @@ std::string read_standard_input();
 /// partial file behind. Throws InputError.
 void write_output(const std::string& path, const std::string& content);
 
+/// Throws InputError when `output` (an option's file, "-" and "" = stdout) is the same file as one
+/// of `inputs` (by path, hard or symbolic link): the atomic rename would replace the input with
+/// the output, as `run w.json -o w.json` replaced the workload with its results. Inputs that are
+/// no file (a preset name, "-") are skipped.
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               const std::string& option = "--output");
+
 }  // namespace schedsim::cli

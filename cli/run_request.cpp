@@ -589,6 +589,11 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
   const uint32_t first_rep = req.only_rep.value_or(0);
   const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
   for (uint32_t r = first_rep; r < end_rep; ++r) {
+    // A short repetition may never poll the guard (fewer than ProgressReporter::kCheckEvery engine
+    // callbacks): `run --repeat 1000000000` of a small workload ignored SIGTERM and grew its kept
+    // records past any budget. Signals and the budget are checked between repetitions as well.
+    throw_if_interrupted();
+    if (r != first_rep) guard.check_memory(fmt::format("after {} repetitions", r - first_rep));
     uint64_t seed = derive_seed(req.seed, r);
     SimConfig s = sim;
     s.seed = seed;
@@ -905,6 +910,20 @@ RunOutcome execute_run(const RunRequest& req) {
     throw InputError(SourceLoc{"--progress"}, unknown_choice_message("progress mode", req.progress, {"auto", "always", "never"}));
   check_output_path(req.output, "--output");
   check_output_path(req.trace_out, "--trace-out");
+  {
+    std::vector<std::string> inputs = {req.input, req.topology, req.recorded_on};
+    for (const auto& c : req.costs)
+      if (c.find('=') == std::string::npos) inputs.push_back(c);
+    refuse_output_over_inputs(req.output, inputs, "--output");
+    refuse_output_over_inputs(req.trace_out, inputs, "--trace-out");
+    // Both are committed by rename: the second would silently replace the first.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!req.trace_out.empty() && req.trace_out != "-" && req.output != "-" &&
+        fs::weakly_canonical(fs::absolute(req.trace_out, ec), ec) ==
+            fs::weakly_canonical(fs::absolute(req.output, ec), ec))
+      throw InputError(SourceLoc{req.trace_out}, "--trace-out names the --output file; give each its own file");
+  }
   if (!req.trace_window.empty() && req.trace_out.empty())
     throw InputError(SourceLoc{"--trace-window"}, "needs --trace-out");
 

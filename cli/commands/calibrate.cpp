@@ -172,9 +172,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     if (c.find('=') == std::string::npos) inputs.push_back(c);
   for (const auto& c : req.priors)
     if (c.find('=') == std::string::npos && c != "start") inputs.push_back(c);
-  for (const auto& in : inputs)
-    if (fs::exists(output, ec) && fs::equivalent(output, in, ec))
-      throw InputError(SourceLoc{output}, "--output names an input file ('" + in + "'); it would be overwritten");
+  refuse_output_over_inputs(output, inputs);
 
   const bool show = progress == "always" || (progress == "auto" && isatty(STDERR_FILENO));
   if (show)

@@ -92,6 +92,7 @@ int compare_main(const po::variables_map& vm) {
   for (const auto& g : gates)
     if (std::find(o.gated.begin(), o.gated.end(), g.metric) == o.gated.end()) o.gated.push_back(g.metric);
 
+  refuse_output_over_inputs(vm["output"].as<std::string>(), {vm["base"].as<std::string>(), vm["new"].as<std::string>()});
   RecordFile base = load_record_file(vm["base"].as<std::string>());
   RecordFile next = load_record_file(vm["new"].as<std::string>());
   CompareResult c = compare_records(base, next, o);

@@ -59,6 +59,7 @@ int run_gen(const std::vector<std::string>& args) {
     else rest.push_back(a);
   }
   const WorkloadFormat fmt = workload_format_for(format, output);
+  if (kind == "mix") refuse_output_over_inputs(output, rest);  // the mix file
   Workload w = generate_workload(kind, rest);
   write_workload(w, output.empty() ? "-" : output, fmt);
   if (!output.empty() && output != "-") {

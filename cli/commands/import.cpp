@@ -50,6 +50,7 @@ int run_import(const std::vector<std::string>& args) {
   opt.syscall_marks = vm["syscall-marks"].as<bool>();
   traces::ImportReport rep;
   const std::string in = vm["trace"].as<std::string>();
+  refuse_output_over_inputs(out, {in});
   Workload w = import_trace_arg(in, opt, &rep);
   // An empty workload is no conversion of the trace: `run` of it ends with exit 4 (nothing
   // simulated), so writing it with exit 0 would only move the surprise to a later command.

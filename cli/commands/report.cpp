@@ -43,11 +43,13 @@ int run_report(const std::vector<std::string>& args) {
   if (!parse_args(args, all, pos, vm, help_report)) return kExitOk;
   if (!vm.count("results")) throw po::error("report needs at least one RESULTS.json file");
   std::vector<std::string> paths = vm["results"].as<std::vector<std::string>>();
+  refuse_output_over_inputs(vm["output"].as<std::string>(), paths);
   std::vector<RunResults> runs;
   runs.reserve(paths.size());
   for (const auto& p : paths) runs.push_back(load_results_json(p));
   // File names only: the page must not depend on where the results were stored.
   std::vector<std::string> names;
+  names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
   for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", w);
   std::string html = render_html_report(runs, vm["title"].as<std::string>(), names);

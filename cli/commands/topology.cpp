@@ -97,6 +97,7 @@ int run_topology(const std::vector<std::string>& args) {
   }
   const std::string format = vm["format"].as<std::string>();
   if (format != "json") throw po::error(unknown_choice_message("export format", format, {"json"}));
+  refuse_output_over_inputs(vm["output"].as<std::string>(), {target});
   Topology topo = load_topology(target);  // validates before anything is written
   write_output(vm["output"].as<std::string>(), topology_to_json(topo.spec()));
   return kExitOk;

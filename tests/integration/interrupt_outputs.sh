@@ -93,6 +93,34 @@ for seed in "${seeds[@]}"; do
   done
 done
 
+# ---- run --repeat of a short workload ----------------------------------------------------------
+# Each repetition makes fewer engine callbacks than the in-run poll interval, so only the check
+# between repetitions sees the signal: SIGTERM must end the run (143, nothing written), not be
+# ignored until the last of 10^8 repetitions. 60 s is a liveness bound, not a timing.
+d=repeat-term
+mkdir "$d"
+"$schedsim" run --workload-gen 'pipe --loops 10' -t smp2 --progress never --repeat 100000000 -o "$d/r.json" \
+  >"$d/out.stdout" 2>"$d/out.stderr" &
+pid=$!
+sleep 1
+kill -TERM "$pid" 2>/dev/null
+waited=0
+while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 60 ]; do
+  sleep 1
+  waited=$((waited + 1))
+done
+if kill -0 "$pid" 2>/dev/null; then
+  fail "$d: run --repeat still running 60 s after SIGTERM"
+  kill -KILL "$pid"
+fi
+wait "$pid" 2>/dev/null
+rc=$?
+[ "$rc" = 143 ] || fail "$d: run --repeat exit $rc after SIGTERM, expected 143"
+[ -e "$d/r.json" ] && fail "$d: run --repeat wrote its output after SIGTERM"
+[ "$(leftovers "$d")" = 0 ] || fail "$d: temporaries left after SIGTERM"
+echo "run --repeat SIGTERM: rc $rc"
+rm -rf "$d"
+
 # ---- sweep -------------------------------------------------------------------------------------
 # The results file is always a byte prefix of an uninterrupted sweep's; after SIGTERM/SIGINT it
 # ends with a whole record (the workers stop, the writer syncs), nothing else is left in the

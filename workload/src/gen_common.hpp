@@ -62,6 +62,14 @@ using Rng = SplitMix64;
 /// nothing is appended when times == 0.
 void append_repeated(std::vector<Action>& prog, const std::vector<Action>& body, int64_t times);
 
+/// The generators number their tasks' pids from 1000 up, one per task.
+inline constexpr int64_t kFirstGenPid = 1000;
+/// Fails (naming `what`, the options that multiply to it) when `tasks` tasks numbered from
+/// kFirstGenPid would pass kMaxWorkloadPid, the kernel's PID_MAX_LIMIT that workload files hold:
+/// such a workload could not be read back, and the per-option ranges alone let
+/// `messaging -g 100000 -f 1000` build 200 million tasks (17 GB and growing) before failing.
+void check_task_count(const Options& o, int64_t tasks, const char* what);
+
 /// A forked or runnable task with synthetic pid/tgid.
 TaskSpec make_task(std::string name, StartState start, int64_t pid, int64_t tgid);
 

@@ -42,12 +42,12 @@ Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::str
   const Duration c_shell = o.duration("cost-shell", Duration::us(400), Duration::zero(), Duration::s(1));
   const Duration c_wait = o.duration("cost-wait", Duration::us(3), Duration::zero(), Duration::s(1));
   const int64_t per_iter = mode == "shell" ? 2 : 1;
-  if (par * (1 + per_iter * n) > (int64_t{1} << 26)) o.fail("-P * -n is too large (at most 2^26 tasks)");
+  check_task_count(o, par * (1 + per_iter * n), mode == "shell" ? "-P * (1 + 2 * -n)" : "-P * (1 + -n)");
   o.seed();
 
   Workload w;
   w.name = fmt::format("lat_proc-{}-n{}-P{}", mode, n, par);
-  int64_t pid = 1000;
+  int64_t pid = kFirstGenPid;
   for (int64_t p = 0; p < par; ++p) {
     TaskId parent = w.add_task(make_task(fmt::format("lat_proc{}", p), StartState::kRunnable, pid, pid));
     ++pid;

@@ -101,9 +101,10 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
 
   const int64_t F = fds;
   const int64_t M = F * loops;  // messages per sender = per receiver
-  if (groups * 2 * F + 1 > (int64_t{1} << 31)) o.fail("--group * --fds is too large");
-  if (channels && groups * F > kMaxChannel + 1)
-    o.fail(fmt::format("--channel-model pipe needs one channel per receiver: --group * --fds at most {}", kMaxChannel + 1));
+  // Main's pid is kept with --no-main. The bound also keeps --channel-model pipe's one channel per
+  // receiver (--group * --fds, at most 2,096,652) within kMaxChannel.
+  check_task_count(o, groups * 2 * F + 1, "--group * 2 * --fds + 1");
+  static_assert((kMaxWorkloadPid - kFirstGenPid) / 2 <= kMaxChannel + 1);
   // Window W and credit size R in whole rounds of F writes (see the header comment).
   const int64_t W = std::max<int64_t>(1, capacity / F) * F;
   const int64_t R = std::max<int64_t>(1, W / F / 2) * F;
@@ -122,7 +123,7 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   // barrier to the last join: the metrics take main's first wake to its exit (results
   // "benchmark_time_ns").
   if (with_main) w.meta["benchmark_timer"] = "0";
-  const int64_t main_pid = 1000;
+  const int64_t main_pid = kFirstGenPid;
   const uint8_t exit_flags = thread ? 0 : kWakeSync;  // __wake_up_parent is a sync wake; futex is not
   TaskId main_id;
   if (with_main) main_id = w.add_task(make_task("msg-main", StartState::kRunnable, main_pid, main_pid));

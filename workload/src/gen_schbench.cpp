@@ -69,7 +69,7 @@ Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std:
   const Duration cycle = work + (old ? sleep + sleep / 8 : sleep);
   const int64_t est = cycle.count() > 0 ? (Duration::s(runtime_s).count() + cycle.count() - 1) / cycle.count() : 1;
   const int64_t requests = o.integer("requests", std::max<int64_t>(1, est), 1, 1000000000);
-  if (m * (1 + t) > (int64_t{1} << 24)) o.fail("-m * -t is too large");
+  check_task_count(o, m * (1 + t), "-m * (1 + -t)");
   Rng rng(o.seed());
 
   Workload w;
@@ -77,7 +77,7 @@ Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std:
   w.meta["latency_origin"] = "message thread timestamp before its wake-all pass";
   w.meta["requests_per_worker"] = std::to_string(requests);
   w.meta["work_per_request_ns"] = std::to_string(work.count());
-  const int64_t pid0 = 1000;
+  const int64_t pid0 = kFirstGenPid;
   for (int64_t i = 0; i < m; ++i) {
     TaskId msg = w.add_task(make_task(fmt::format("schbench-msg{}", i), StartState::kRunnable, pid0 + i * (1 + t), pid0));
     std::vector<TaskId> workers;

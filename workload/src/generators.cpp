@@ -149,6 +149,14 @@ void append_repeated(std::vector<Action>& prog, const std::vector<Action>& body,
   if (times > 1) prog.push_back(Action::loop(static_cast<uint32_t>(body.size()), times - 1));
 }
 
+void check_task_count(const Options& o, int64_t tasks, const char* what) {
+  const int64_t most = kMaxWorkloadPid - kFirstGenPid + 1;
+  if (tasks > most)
+    o.fail(fmt::format("{} makes {} tasks; at most {} (their pids, from {}, must stay within {}, the kernel's "
+                       "PID_MAX_LIMIT, which workload files hold)",
+                       what, tasks, most, kFirstGenPid, kMaxWorkloadPid));
+}
+
 TaskSpec make_task(std::string name, StartState start, int64_t pid, int64_t tgid) {
   TaskSpec t;
   t.name = std::move(name);
@@ -351,6 +359,10 @@ Workload generate_mix(const std::string& path, const GenCosts& costs, std::optio
         if (t.start != StartState::kForked) t.start_time += start;
         out.tasks.push_back(std::move(t));
       }
+      if (max_id > kMaxWorkloadPid)
+        mix_fail(path, where + fmt::format(": with the parts and copies before it, pids reach {}; at most {} (the kernel's "
+                                           "PID_MAX_LIMIT, which workload files hold): fewer parts or copies",
+                                           max_id, kMaxWorkloadPid));
       out.meta[fmt::format("part{}", copy_index++)] = part_w.source;
       auto used = part_w.meta.find("gen_cost_params");
       if (used != part_w.meta.end()) {
