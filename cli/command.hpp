@@ -70,6 +70,11 @@ WorkloadFormat workload_format_for(const std::string& format, const std::string&
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);
 
+/// Throws InputError naming the first of `names` (string options) given with an empty value:
+/// the requests keep "" for "not given, use the default", and a value that expanded to nothing
+/// in the user's shell must not silently become that default. `command` is for the hint.
+void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command);
+
 /// All of standard input (binary). Throws InputError when it cannot be read.
 std::string read_standard_input();
 
