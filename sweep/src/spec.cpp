@@ -12,6 +12,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
+#include "schedsim/base/json_keys.hpp"
 #include "schedsim/base/random.hpp"
 
 namespace schedsim::sweep {
@@ -243,8 +244,15 @@ Spec spec_from_cli(const std::vector<std::string>& sets, const std::vector<std::
 
 Spec spec_from_json(const std::string& text, const std::string& source) {
   ojson j;
+  JsonKeyTracker<ojson> keys;
+  auto no_repeats = [&keys](int, ojson::parse_event_t ev, ojson& parsed) {
+    if (std::string dup = keys.on_event(ev, parsed); !dup.empty()) throw JsonDuplicateKey{dup, keys.key()};
+    return true;
+  };
   try {
-    j = ojson::parse(text);
+    j = ojson::parse(text, no_repeats);
+  } catch (const JsonDuplicateKey& d) {
+    throw InputError(SourceLoc{source}, "malformed sweep spec: " + d.message());
   } catch (const ojson::parse_error& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> path:3:5
     std::string msg = e.what();

@@ -15,6 +15,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
+#include "schedsim/base/json_keys.hpp"
 #include "schedsim/topology/json_input.hpp"
 #include "schedsim/topology/topology.hpp"
 
@@ -131,80 +132,21 @@ std::string read_input_file(const std::string& path, const std::string& what) {
   return text;
 }
 
-namespace {
-
-// The JSON pointer of the value being parsed and each object's keys so far, kept from the
-// parser callback's events: the DOM keeps a repeated key's last value, so `{"probe_cpu": 40,
-// "probe_cpu": 50}` silently meant 50; a repeat is refused instead, naming where.
-class KeyTracker {
- public:
-  // Returns the path of a repeated key (its name: key()), or "".
-  std::string on_event(json::parse_event_t ev, const json& parsed) {
-    switch (ev) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        element();
-        frames_.push_back(Frame{ev == json::parse_event_t::array_start, 0, {}, {}});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end()) return path();
-        f.keys.push_back(f.key);
-        break;
-      }
-      case json::parse_event_t::value:
-        element();
-        break;
-    }
-    return "";
-  }
-
-  const std::string& key() const { return frames_.back().key; }
-
- private:
-  struct Frame {
-    bool is_array;
-    size_t count;
-    std::string key;
-    std::vector<std::string> keys;
-  };
-  void element() {
-    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().count;
-  }
-  std::string path() const {
-    std::string p;
-    for (const Frame& f : frames_) p += f.is_array ? fmt::format("/{}", f.count - 1) : "/" + f.key;
-    return p;
-  }
-  std::vector<Frame> frames_;
-};
-
-struct DuplicateKey {
-  std::string path, key;
-};
-
-}  // namespace
 
 json parse_json_input(const std::string& text, const std::string& source) {
   // The parser callback sees each value's depth before it is added to the DOM.
-  KeyTracker keys;
+  JsonKeyTracker<json> keys;
   auto bound = [&keys](int depth, json::parse_event_t ev, json& parsed) {
     if (depth > kMaxJsonDepth &&
         (ev == json::parse_event_t::object_start || ev == json::parse_event_t::array_start))
       throw std::length_error("too deep");
-    if (std::string dup = keys.on_event(ev, parsed); !dup.empty()) throw DuplicateKey{dup, keys.key()};
+    if (std::string dup = keys.on_event(ev, parsed); !dup.empty()) throw JsonDuplicateKey{dup, keys.key()};
     return true;
   };
   try {
     return json::parse(text, bound);
-  } catch (const DuplicateKey& d) {
-    throw InputError(SourceLoc{source},
-                     fmt::format("{}: key '{}' appears twice in one object; keep one", d.path, d.key));
+  } catch (const JsonDuplicateKey& d) {
+    throw InputError(SourceLoc{source}, d.message());
   } catch (const json::parse_error& e) {
     std::string line_text;
     SourceLoc loc = locate(text, e.byte, source, line_text);

@@ -14,6 +14,7 @@
 #include "gen_common.hpp"
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/json_input.hpp"
 
 namespace schedsim {
 
@@ -249,20 +250,8 @@ bool gives_seed(const std::vector<std::string>& args) {
 }
 
 Workload generate_mix(const std::string& path, const GenCosts& costs, std::optional<uint64_t> seed = std::nullopt) {
-  std::ifstream in(path);
-  if (!in) mix_fail(path, "cannot open mix file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string msg = e.what();
-    size_t p = msg.find("parse error");
-    if (p != std::string::npos) msg = msg.substr(p);
-    mix_fail(path, msg);
-  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double's range (error 406)
-    std::string msg = e.what();
-    mix_fail(path, msg.substr(msg.find("] ") + 2));
-  }
+  // Bounded in size and nesting, syntax errors with line:col, a repeated key refused.
+  nlohmann::json j = parse_json_input(read_input_file(path, "mix file"), path);
   if (!j.is_object() || !j.contains("schedsim_mix"))
     mix_fail(path, "not a mix file: expected an object with \"schedsim_mix\": 1 and \"parts\"");
   for (const auto& [k, v] : j.items()) {
