@@ -913,8 +913,9 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   const CostModel defaults;
   if (res.cost.idle_wake_set) res.cost_json_keys.emplace_back("idle_wake");
   if (res.cost.replay_overheads != ReplayOverheads::kRecorded) res.cost_json_keys.emplace_back("replay_overheads");
+  if (res.cost.replay_wakes != ReplayWakes::kRecorded) res.cost_json_keys.emplace_back("replay_wakes");
   for (const auto& p : CostModel::params()) {
-    if (p.name == "idle_wake" || p.name == "replay_overheads") continue;
+    if (p.name == "idle_wake" || p.name == "replay_overheads" || p.name == "replay_wakes") continue;
     bool fitted = seen.count(p.name) > 0;
     if (fitted || res.cost.get(p.name) != defaults.get(p.name)) res.cost_json_keys.push_back(p.name);
   }
@@ -1101,7 +1102,7 @@ std::string render_cost_file(const CalibrateResult& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& k : r.cost_json_keys) {
     std::string v = r.cost.get(k);
-    if (k == "idle_wake" || k == "replay_overheads" || CostModel::is_table(k)) j[k] = v;
+    if (k == "idle_wake" || k == "replay_overheads" || k == "replay_wakes" || CostModel::is_table(k)) j[k] = v;
     else if (is_permille(k)) j[k] = std::stoll(v);
     else j[k] = v + "ns";
   }

@@ -347,6 +347,11 @@ void refuse_migration_delta(const CostModel& cost, const Workload& w, bool from_
                      "replay_overheads=migration-delta needs the trace itself: a workload file imported from one "
                      "does not keep the CPUs its runs were recorded on (replay the trace, or use "
                      "replay_overheads=recorded)");
+  // Nor the recorded CPUs of each wake (Action::reserved), which replay_wakes=modelled credits.
+  if (!from_trace && w.meta.count("trace_format") > 0 && cost.replay_wakes == ReplayWakes::kModelled)
+    throw InputError(SourceLoc{"--cost"},
+                     "replay_wakes=modelled needs the trace itself: a workload file imported from one does not keep "
+                     "where each recorded wake went (replay the trace, or use replay_wakes=recorded)");
 }
 
 // A trace option given with a native or generated workload would silently do nothing.
@@ -1025,6 +1030,7 @@ RunOutcome execute_run(const RunRequest& req) {
   } else if (config.cost_overrides.count("replay_overheads")) {
     // Generated and hand-written workloads hold no recorded switch: they are always charged.
     config.cost_overrides["replay_overheads"] = "charged";
+    if (config.cost_overrides.count("replay_wakes")) config.cost_overrides["replay_wakes"] = "recorded";
     replay_note =
         "note: --cost replay_overheads applies to kernel traces and workloads imported from one; this workload's "
         "run() times hold no recorded switch, so context_switch and refill_* are charged";

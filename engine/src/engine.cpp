@@ -378,6 +378,21 @@ void Simulation::Impl::activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bo
   place_and_send(ctx);
 }
 
+// replay_wakes=modelled: the waker pays the try_to_wake_up() it runs for a wake the replay
+// performs, wake_local when the wakee goes to the waker's CPU, else wake_remote (the remote
+// enqueue or the wake-list IPI it sends; the measurement, syscall_wake_cost.py, classes a wake by
+// the wakee's CPU at the waking, the replay by the placement, which on the guests measured kept
+// wakees local). A banked wake (do_wake()) charges nothing: the kernel's try_to_wake_up() stops at
+// ttwu_state_match() for a wakee not asleep, and a channel with no sleeper wakes nobody.
+void Simulation::Impl::charge_wake(const WakeContext& ctx, uint32_t target) {
+  if (cost.replay_wakes != ReplayWakes::kModelled || !ctx.waker.valid() || s.rq(ctx.waker_cpu).curr != ctx.waker)
+    return;
+  const Duration c = target == ctx.waker_cpu.value() ? cost.wake_local : cost.wake_remote;
+  if (c.count() <= 0) return;
+  prog[ctx.waker.v].work.charge(c);
+  sum.wake_cost_charged += c;
+}
+
 // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
 // waker re-queues it in place on its CPU, then the wakeup-preemption check.
 void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
@@ -393,6 +408,7 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
   f.placement.cpu = CpuId(cpu);
   f.placement.outcome = PlaceOutcome::kDelayed;
   f.target_was_idle = false;
+  charge_wake(ctx, cpu);
   for (auto* o : obs) o->on_wake(f);
   s.tasks[t].state = TaskState::kRunnable;
   pol.util->update(s, CpuId(cpu));
@@ -435,6 +451,7 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
   f.target_was_idle = s.rq(res.cpu).idle();
   if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.rq(ctx.waker_cpu).curr == ctx.waker)
     prog[ctx.waker.v].work.charge(res.scan_cost);
+  if (ctx.kind == WakeKind::kWakeup) charge_wake(ctx, res.cpu.value());
   return f;
 }
 
@@ -879,6 +896,10 @@ void Simulation::Impl::finish() {
   const i128 fg_expected = work_expected_scaled - bg_work_expected_scaled;
   sum.work_done = Duration::ns(static_cast<int64_t>(fg_done / kScale));
   sum.work_expected = Duration::ns(static_cast<int64_t>(fg_expected / kScale));
+  if (cost.replay_wakes == ReplayWakes::kModelled)
+    log->debug("replay_wakes=modelled: {} ns of recorded wakes taken off the wakers' runs, {} ns charged for the "
+               "replay's wakes",
+               sum.recorded_wake_credited.count(), sum.wake_cost_charged.count());
   const ChannelStats& cs = chans.stats();
   sum.channel_writes = cs.writes;
   sum.channel_reads = cs.reads;

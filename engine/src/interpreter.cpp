@@ -73,6 +73,16 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
                                      .count());
           pr.last_recorded_cpu = rec;
         }
+        // replay_wakes=modelled: the recorded try_to_wake_up() work of the wakes this task's
+        // previous actions stand for (their sched_waking precedes it: it is in this run, or in
+        // the next ones when this one is shorter); the replay charges its own wakes (decide()).
+        // Counted as done, like the refill above.
+        if (pr.wake_credit > 0) {
+          const int64_t wc = std::min(d - credit, pr.wake_credit);
+          pr.wake_credit -= wc;
+          credit += wc;
+          sum.recorded_wake_credited += Duration::ns(wc);
+        }
         pr.work.work_left = static_cast<i128>(d - credit) * detail::kScale;
         work_expected_scaled += static_cast<i128>(d) * detail::kScale;
         if (pr.background) bg_work_expected_scaled += static_cast<i128>(d) * detail::kScale;
@@ -85,6 +95,7 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
         break;
       }
       case ActionKind::kWake:
+        credit_recorded_wakes(t, a->reserved);
         ++pr.pc;
         do_wake(a->task().v, TaskId(t), cpu, (a->flags & kWakeSync) != 0);
         break;
@@ -125,6 +136,15 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
   }
 }
 
+// replay_wakes=modelled: the wakes an action of t stood for in the recording (Action::reserved:
+// a wake action, or a channel operation whose recorded wakes the channel replaces) leave their
+// recorded cost to be taken off t's next run() actions.
+void Simulation::Impl::credit_recorded_wakes(uint32_t t, uint16_t recorded) {
+  if (cost.replay_wakes != ReplayWakes::kModelled || recorded == 0) return;
+  if ((recorded & kRecordedWakeLocal) != 0) prog[t].wake_credit += cost.wake_local.count();
+  if ((recorded & kRecordedWakeRemote) != 0) prog[t].wake_credit += cost.wake_remote.count();
+}
+
 // A write or read action of t on cpu (channel.hpp): wakes whom the channel says (sync wakes:
 // the pipe and socket wakeups are), then either goes on (true) or blocks t in the operation,
 // which it re-executes when the channel wakes it (false).
@@ -136,6 +156,7 @@ bool Simulation::Impl::channel_op(uint32_t t, uint32_t cpu, const Action& a) {
     activate(wakee, TaskId(t), cpu, true);
   }
   if (st.done) {
+    credit_recorded_wakes(t, a.reserved);
     ++prog[t].pc;
     return true;
   }

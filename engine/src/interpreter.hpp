@@ -38,6 +38,8 @@ struct Prog {
   bool knows_syscalls = false;
   // The recorded CPU of the last run() action that carried one (replay_overheads=migration-delta).
   int32_t last_recorded_cpu = -1;
+  // replay_wakes=modelled: recorded wake time (ns) still to take off its next run() actions.
+  int64_t wake_credit = 0;
   // TaskSpec::background: load only; its work is kept apart (bg_work_*_scaled) and its end does
   // not count towards the run's end (Impl::fg_live).
   bool background = false;

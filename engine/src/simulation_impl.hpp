@@ -162,6 +162,8 @@ struct Simulation::Impl : BalanceOps {
   void activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync);
   void wake_delayed(const WakeContext& ctx);
   WakeFact decide(const WakeContext& ctx);
+  void charge_wake(const WakeContext& ctx, uint32_t target);
+  void credit_recorded_wakes(uint32_t t, uint16_t recorded);
   void place_and_send(const WakeContext& ctx);
   void do_fork(uint32_t child, uint32_t parent, uint32_t cpu);
   void start_new(const WakeContext& ctx);

@@ -337,6 +337,16 @@ struct Extractor::Impl {
   void push(TaskRec& t, Action a) {
     if (t.in_workload()) t.prog.push_back(a);
   }
+  // The wake action of a waking in a selected task's context, with where the recording's wake
+  // went (Action::reserved, for replay_wakes=modelled): local when the wakee's CPU at the waking
+  // (sched_waking's target_cpu: task_cpu() before select_task_rq(); sched_wakeup's: the
+  // placement) is the waker's, as scripts/analysis/syscall_wake_cost.py classes the calls it
+  // measured wake_local and wake_remote from.
+  static Action recorded_wake(uint32_t bord, const TraceEvent& ev) {
+    Action a = Action::wake(TaskId(bord));
+    if (ev.target_cpu >= 0 && ev.cpu >= 0) a.reserved = ev.target_cpu == ev.cpu ? kRecordedWakeLocal : kRecordedWakeRemote;
+    return a;
+  }
   // Each run action carries the CPU its time was recorded on (Action::body = cpu + 1), so that a
   // replay can tell where the recording migrated (replay_overheads=migration-delta).
   // Time inside a read/write syscall (--channels or ExtractOptions::syscall_marks: on_syscall())
@@ -671,7 +681,7 @@ struct Extractor::Impl {
         if (inside && b.in_workload() && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
-          push(w, Action::wake(TaskId(bord)));
+          push(w, recorded_wake(bord, ev));
           flush_run(b);
           push(b, Action::block());
           note_edge(word, w.cur_sc, bord);
@@ -701,7 +711,7 @@ struct Extractor::Impl {
           b.early_waker = word;
           b.early_action = static_cast<uint32_t>(w.prog.size());
           b.early_sc = w.cur_sc;
-          push(w, Action::wake(TaskId(bord)));
+          push(w, recorded_wake(bord, ev));
         }
         break;
       case St::kNew: start_at_wakeup(b, bord, inside, word, ev); break;
@@ -731,7 +741,7 @@ struct Extractor::Impl {
     if (inside && b.in_workload() && word != bord) {
       TaskRec& w = recs[word];
       flush_at(w, ev.ts);
-      push(w, Action::wake(TaskId(bord)));
+      push(w, recorded_wake(bord, ev));
       b.start = StartState::kBlocked;
       b.start_ts = first_ts;
     } else {
@@ -1030,9 +1040,12 @@ struct Extractor::Impl {
     // A read that slept replays at its first replaced block (where the kernel's pipe_read()
     // sleeps); its placeholder at the enter goes.
     std::vector<int64_t> read_at(scs.size(), -1);
+    // The recorded wakes each syscall's channel operation replaces (Action::reserved).
+    std::vector<uint16_t> woke(scs.size(), 0);
     for (const SyscallEdge& e : sc_edges) {
       if (!usable(e) || chan_of(scs[e.wsc]) < 0) continue;
       recs[e.w].cancelled.push_back(e.wi);
+      woke[e.wsc] |= recs[e.w].prog[e.wi].reserved;
       ++ci.tokens_replaced;
       const Syscall& bs = scs[e.bsc];
       if (!bs.write && read_at[e.bsc] < 0) {
@@ -1053,6 +1066,7 @@ struct Extractor::Impl {
       const auto bytes = static_cast<uint32_t>(std::min<int64_t>(sc.bytes, UINT32_MAX));
       if (sc.write) {
         t.prog[static_cast<size_t>(sc.at)] = Action::write(chan, bytes, flags);
+        t.prog[static_cast<size_t>(sc.at)].reserved = woke[i];
         ++ci.writes;
       } else {
         int64_t at = sc.at;
@@ -1061,6 +1075,7 @@ struct Extractor::Impl {
           at = read_at[i];
         }
         t.prog[static_cast<size_t>(at)] = Action::read(chan, bytes, flags);
+        t.prog[static_cast<size_t>(at)].reserved = woke[i];
         ++ci.reads;
       }
     }

@@ -20,6 +20,9 @@ inline constexpr Duration kMaxCost = Duration::s(1);
 /// How a replayed trace's switch and refill costs are counted (`--cost replay_overheads=MODE`).
 enum class ReplayOverheads : uint8_t { kRecorded, kCharged, kMigrationDelta };
 
+/// How a replayed trace's wake costs are counted (`--cost replay_wakes=MODE`).
+enum class ReplayWakes : uint8_t { kRecorded, kModelled };
+
 struct CostModel {
   Duration context_switch = Duration::ns(1500);     ///< per switch-in of a new task
   Duration ipi_same_package = Duration::ns(600);    ///< remote wakeup to a CPU in the waker's package
@@ -59,6 +62,20 @@ struct CostModel {
   /// that recorded refill taken off its recorded time (the trace's CPU per run action, Action::body).
   /// Generated and native workloads are always charged.
   ReplayOverheads replay_overheads = ReplayOverheads::kRecorded;
+  /// `replay_wakes=recorded` (the default): a replayed waker's recorded time holds the
+  /// try_to_wake_up() work of every wake the recording made, whatever the replay does with the
+  /// wake. `modelled`: that recorded wake work is taken off the waker's recorded time (the run
+  /// after the wake action, or after the channel write/read whose recorded wake a channel replay
+  /// replaced; wake_local or wake_remote by the recording's CPUs, Action::reserved), and each
+  /// wake the replay performs charges the waker wake_local or wake_remote by the replay's
+  /// placement; a banked wake (the wakee was not asleep) charges nothing (docs/fidelity.md "The
+  /// waker's wake cost in replays"). Generated and native workloads are never modelled.
+  ReplayWakes replay_wakes = ReplayWakes::kRecorded;
+  /// Waker CPU time of a try_to_wake_up() whose wakee goes to (recorded: had last run on) the
+  /// waker's CPU (replay_wakes=modelled only).
+  Duration wake_local = Duration::ns(2500);
+  /// ... to another CPU (the remote enqueue or wake-list IPI included).
+  Duration wake_remote = Duration::ns(4700);
   // ---- generator per-operation costs (gen_costs.hpp): values that differ from the reference ----
   GenCosts gen_ops;
   /// The machine cost profile applied (cost_profile.hpp), "" = none (the built-in defaults).
@@ -67,7 +84,8 @@ struct CostModel {
   /// The model a simulation of `from_trace` input uses: for a replayed trace with
   /// replay_overheads=recorded, context_switch and every refill_* are zero (already recorded); with
   /// migration-delta, context_switch is zero and the refills stay (the engine credits the recorded
-  /// ones back); any other input is charged everything (replay_overheads becomes charged).
+  /// ones back); any other input is charged everything (replay_overheads becomes charged) and
+  /// has no recorded wakes (replay_wakes becomes recorded: nothing credited, nothing charged).
   CostModel for_input(bool from_trace) const;
 
   struct Param {

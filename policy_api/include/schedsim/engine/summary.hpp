@@ -60,6 +60,10 @@ struct SimSummary {
   /// replay_overheads=migration-delta: recorded refill time of the migrations the recording made,
   /// not run again by the replay (counted in work_done; cost_model.hpp)
   Duration recorded_refill_credited;
+  /// replay_wakes=modelled: recorded wake time taken off the wakers' recorded runs (counted in
+  /// work_done), and the modelled wake time charged for the wakes the replay performed.
+  Duration recorded_wake_credited;
+  Duration wake_cost_charged;
   /// The run reached its natural end: not stopped early, the workload has tasks, every task
   /// exited, and no wake token was left unconsumed. When false, `incomplete` says why.
   bool complete = true;

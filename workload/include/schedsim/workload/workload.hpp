@@ -59,7 +59,9 @@ inline constexpr int64_t kMaxChannel = (int64_t{1} << 24) - 1;
 struct Action {
   ActionKind kind = ActionKind::kExit;
   uint8_t flags = 0;
-  uint16_t reserved = 0;
+  uint16_t reserved = 0;  ///< kWake, kWrite, kRead imported from a trace: the recorded wakes
+                          ///< the action stands for (kRecordedWakeLocal | kRecordedWakeRemote;
+                          ///< replay_wakes=modelled credits them; not kept by the native format)
   uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it);
                       ///< kWrite/kRead: bytes; kRun imported from a trace: the CPU
                       ///< its time was recorded on + 1 (0 = unknown; not kept by the
@@ -89,6 +91,12 @@ struct Action {
   friend bool operator==(const Action&, const Action&) = default;
 };
 static_assert(sizeof(Action) == 16);
+
+/// Action::reserved bits: the recording made a wake whose wakee had last run on the waker's CPU
+/// (sched_waking's target_cpu, the wakee's task_cpu() at the waking) ...
+inline constexpr uint16_t kRecordedWakeLocal = 1;
+/// ... or on another CPU.
+inline constexpr uint16_t kRecordedWakeRemote = 2;
 
 /// The action's name as the native format writes it ("run", "wake", ...).
 const char* to_string(ActionKind k);
