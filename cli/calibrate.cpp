@@ -217,12 +217,12 @@ struct Loaded {
 
 // One replay; throws nothing for an incomplete run (the caller decides). A trace replay charges
 // no switch or refill cost its recorded times contain (CostModel::for_input).
-RunResults replay(const Loaded& t, const Topology& topo, const std::string& kernel, const CostModel& cost,
+RunResults replay(const Loaded& t, const Topology& topo, const std::string& kernel, uint64_t seed, const CostModel& cost,
                   bool& complete) {
   RunConfig config;
   PolicyStack policies = build_policy_stack(kernel, {}, {}, config);
   SimConfig sc;
-  sc.seed = 1;
+  sc.seed = seed;
   Workload regenerated;
   if (t.generated) regenerated = generate_workload_from_spec(t.path, cost.gen_ops);
   const Workload& w = t.generated ? regenerated : t.w;
@@ -537,6 +537,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
   res.generated = generated;
   res.budget = req.max_evals;
   res.kernel = req.kernel;
+  res.seed = req.seed;
   Topology topo = load_topology(req.topology);
   CostModel base = start_cost_model(req, topo);
   res.topology = topo.name();
@@ -762,7 +763,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     std::vector<size_t> kept_index;
     for (size_t i = 0; i < loaded.size(); ++i) {
       bool complete = false;
-      RunResults r = replay(loaded[i], topo, req.kernel, c, complete);
+      RunResults r = replay(loaded[i], topo, req.kernel, req.seed, c, complete);
       if (!complete) {
         const TraceRefusal refusal{"replay-incomplete", "replay incomplete",
                                    "cannot fit: its replay does not complete (`schedsim run` on it says why: tasks "
@@ -815,7 +816,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     std::vector<RunResults> rs;
     for (const auto& t : loaded) {
       bool complete = false;
-      rs.push_back(replay(t, topo, req.kernel, c, complete));
+      rs.push_back(replay(t, topo, req.kernel, req.seed, c, complete));
       if (!complete) return std::nullopt;
     }
     return rs;
@@ -905,7 +906,7 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
 
   for (size_t i = 0; i < loaded.size(); ++i) {
     bool complete = false;
-    RunResults fitted = replay(loaded[i], topo, req.kernel, res.cost, complete);
+    RunResults fitted = replay(loaded[i], topo, req.kernel, req.seed, res.cost, complete);
     res.traces.push_back(make_trace_fit(loaded[i], start_results[i], fitted));
   }
   // What the cost file holds: every parameter the base set (so the file stands alone) and the
@@ -1033,8 +1034,8 @@ CrossValidation cross_validate(const CalibrateRequest& req) {
     // Scored on every metric the fit uses, at full weight: the token-banking weights decide what
     // a fit may learn from a trace; the question here is whether the fitted costs move the
     // left-out trace's figures away from what the real kernel did, whatever the reason.
-    RunResults start = replay(t, topo, req.kernel, base, start_complete);
-    RunResults fitted = replay(t, topo, req.kernel, f.cost, fitted_complete);
+    RunResults start = replay(t, topo, req.kernel, req.seed, base, start_complete);
+    RunResults fitted = replay(t, topo, req.kernel, req.seed, f.cost, fitted_complete);
     h.fit = make_trace_fit(t, start, fitted);
     h.counted = counts(t) && start_complete && fitted_complete;
     if (!start_complete || !fitted_complete)
@@ -1111,8 +1112,9 @@ std::string render_cost_file(const CalibrateResult& r) {
 
 std::string render_calibration_report(const CalibrateResult& r) {
   std::string out;
-  out += fmt::format("calibration on {}{}: {} evaluation(s) of {} ({}), {} candidate(s) rejected (replay incomplete)",
-                     r.topology, r.kernel.empty() ? "" : ", kernel " + r.kernel, r.evals, r.budget,
+  out += fmt::format("calibration on {}{}{}: {} evaluation(s) of {} ({}), {} candidate(s) rejected (replay incomplete)",
+                     r.topology, r.kernel.empty() ? "" : ", kernel " + r.kernel,
+                     r.seed == 1 ? "" : fmt::format(", seed {}", r.seed), r.evals, r.budget,
                      r.converged ? "converged" : "budget spent", r.rejected);
   if (r.infeasible > 0) out += fmt::format(", {} outside a measured wake's range", r.infeasible);
   out += "\n";

@@ -3,7 +3,7 @@
 /// what the real kernel did in them (docs/calibrate.md). Callable without argv (tests use it).
 ///
 /// Method: every trace is imported once; one evaluation replays all of them with a candidate
-/// cost model (deterministic, seed 1) and scores the mismatch; stats::coordinate_search moves the
+/// cost model (deterministic, --seed, 1 by default) and scores the mismatch; stats::coordinate_search moves the
 /// parameters, each inside its documented plausible range (calibration_ranges()), on a log scale,
 /// within a bounded number of evaluations.
 ///
@@ -108,6 +108,10 @@ struct CalibrateRequest {
   /// apply the co-run slowdown once.
   bool smt_normalize = false;
   uint32_t max_evals = 200;
+  /// Seed of every replay (SimConfig::seed, as run --seed): the 6.18 profile's NI_RANDOM newidle
+  /// balance draws from it, so a fit on such a profile depends on it; refitting with other seeds
+  /// shows by how much.
+  uint64_t seed = 1;
   /// Priors: name=value or cost files (every parameter the file sets that is fitted); they take
   /// precedence over the priors measured from the traces' idle wakes. "start": every fitted
   /// parameter left without a prior gets its starting value as one (for a start that is itself a
@@ -164,6 +168,7 @@ struct CalibrateResult {
   uint32_t probes = 0;  ///< identifiability and threshold replays of the whole set (outside the budget)
   std::vector<std::string> notes;  ///< e.g. a --prior for a parameter not fitted
   uint32_t evals = 0, budget = 0, rejected = 0;  ///< rejected: candidates whose replay did not complete
+  uint64_t seed = 1;  ///< the replays' seed (CalibrateRequest::seed)
   bool converged = false;
   std::string topology, kernel;
   std::vector<std::string> cost_json_keys;  ///< what the cost file holds (base settings + fitted)

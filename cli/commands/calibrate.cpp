@@ -32,6 +32,7 @@ po::options_description calibrate_options() {
       ("prior", po::value<std::vector<std::string>>()->composing(), "a measured value of a fitted parameter: name=value or a cost file (e.g. from trace info --idle-wake-costs), or 'start' (every fitted parameter without another prior: its starting value), repeatable; the fit pays --prior-weight * ln(fitted/measured)^2 to move away from it. Without it the vm-halt-poll (or constant) idle exits take their prior from the traces' own idle wakes, with the search kept in the samples' interquartile range")
       ("prior-weight", po::value<std::string>()->default_value("1"), "weight of a prior's penalty against the data objective (>= 0; 0 keeps only the measured ranges)")
       ("max-evals", po::value<uint32_t>()->default_value(200), "evaluations at most (each replays every trace once)")
+      ("seed", po::value<uint64_t>()->default_value(1), "seed of every replay, as run --seed (the 6.18 profile's NI_RANDOM newidle balance draws from it); refit with other seeds to see how much a fit depends on it")
       ("smt-normalize", po::bool_switch(), "the traces were recorded on the -t machine, which has SMT: replay their on-CPU time during which a sibling was busy as work at -t's starting co-run rate (as run --smt-normalize), so the replays apply the co-run slowdown once; without it an SMT -t gets a warning")
       ("cross-validate", po::bool_switch(), "also fit once per trace without it and replay it with that fit (leave one out, at least 2 traces; as many extra fits as traces): reports each left-out trace against the starting costs and warns when the fits replay them worse")
       ("check-only", po::bool_switch(), "fit nothing, write nothing: for every TRACE, whether calibrate with these options would use it and, if not, every reason (the checks it makes before fitting: lost events, import not conserved, span under 10 ms, under 100 wakeups, a start replay that does not complete); exit 6 when it would refuse one (or the set). Not with -o or --cross-validate")
@@ -128,6 +129,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
   if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());
   req.max_evals = vm["max-evals"].as<uint32_t>();
+  req.seed = vm["seed"].as<uint64_t>();
   if (vm.count("prior")) req.priors = vm["prior"].as<std::vector<std::string>>();
   {
     const std::string w = vm["prior-weight"].as<std::string>();
