@@ -123,7 +123,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     req.benchmark_time_ns = bt.count();
   }
   req.topology = vm["topology"].as<std::string>();
-  refuse_empty_values(vm, {"kernel"}, "calibrate");
+  refuse_empty_values(vm, {"kernel", "workload-gen", "fit", "format"}, "calibrate");
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
   if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());

@@ -42,6 +42,7 @@ int run_trace(const std::vector<std::string>& args) {
   const std::string action = vm["action"].as<std::string>();
   if (action != "info") throw po::error(unknown_choice_message("trace action", action, {"info"}));
   if (!vm.count("trace")) throw po::error("missing TRACE");
+  refuse_empty_values(vm, {"idle-wake-costs"}, "trace");
   traces::ExtractOptions opt = trace_selection(vm);
   traces::ImportReport rep;
   Workload w = import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
