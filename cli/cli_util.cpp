@@ -119,13 +119,16 @@ std::string format_help(const std::string& usage, const std::string& description
   return os.str();
 }
 
+void refuse_empty_value(const char* name, const char* command) {
+  throw InputError(SourceLoc{std::string("--") + name},
+                   fmt::format("expected a value, got '' (leave the option out for its default; 'schedsim help {}' "
+                               "lists the values)",
+                               command));
+}
+
 void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command) {
   for (const char* name : names)
-    if (vm.count(name) && !vm[name].defaulted() && vm[name].as<std::string>().empty())
-      throw InputError(SourceLoc{std::string("--") + name},
-                       fmt::format("expected a value, got '' (leave the option out for its default; 'schedsim help {}' "
-                                   "lists the values)",
-                                   command));
+    if (vm.count(name) && !vm[name].defaulted() && vm[name].as<std::string>().empty()) refuse_empty_value(name, command);
 }
 
 double parse_fraction(const std::string& text, const char* flag) {

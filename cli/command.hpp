@@ -75,6 +75,9 @@ double parse_fraction(const std::string& text, const char* flag);
 /// in the user's shell must not silently become that default. `command` is for the hint.
 void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command);
 
+/// The same error for one option `name` (without dashes) parsed by hand (gen), always throws.
+[[noreturn]] void refuse_empty_value(const char* name, const char* command);
+
 /// All of standard input (binary). Throws InputError when it cannot be read.
 std::string read_standard_input();
 

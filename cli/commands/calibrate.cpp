@@ -13,6 +13,7 @@
 #include "../calibrate.hpp"
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/workload/generators.hpp"
 #include "trace_options.hpp"
 
 namespace schedsim::cli {
@@ -124,7 +125,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     req.benchmark_time_ns = bt.count();
   }
   req.topology = vm["topology"].as<std::string>();
-  refuse_empty_values(vm, {"kernel"}, "calibrate");
+  refuse_empty_values(vm, {"kernel", "workload-gen", "fit", "format"}, "calibrate");
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
   if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());
@@ -171,6 +172,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
   if (!fs::is_directory(dir, ec)) throw InputError(SourceLoc{output}, "--output: directory '" + dir.string() + "' does not exist");
   std::vector<std::string> inputs = req.traces;
+  if (!req.workload_gen.empty())  // the mix file of `--workload-gen 'mix FILE'`
+    for (auto& word : split_command_line(req.workload_gen)) inputs.push_back(std::move(word));
   for (const auto& c : req.costs)
     if (c.find('=') == std::string::npos) inputs.push_back(c);
   for (const auto& c : req.priors)

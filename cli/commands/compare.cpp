@@ -66,6 +66,7 @@ int compare_main(const po::variables_map& vm) {
   if (vm.count("by")) o.by = split_list(vm["by"].as<std::vector<std::string>>());
   if (vm.count("ignore")) o.ignore = split_list(vm["ignore"].as<std::vector<std::string>>());
   o.allow_mismatch = vm["allow-mismatch"].as<bool>();
+  refuse_empty_values(vm, {"metrics", "output"}, "compare");
   if (vm.count("metrics")) o.metrics = split_list({vm["metrics"].as<std::string>()});
   o.min_effect = parse_fraction(vm["min-effect"].as<std::string>(), "--min-effect");
   o.alpha = vm["alpha"].as<double>();

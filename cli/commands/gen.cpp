@@ -41,6 +41,7 @@ int run_gen(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::string output, format;
+  bool output_given = false, format_given = false;
   std::vector<std::string> rest;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -52,12 +53,25 @@ int run_gen(const std::vector<std::string>& args) {
       std::cout << generator_help(kind);
       return kExitOk;
     }
-    if (a == "-o" || a == "--output") take(output, "--output");
-    else if (a.rfind("--output=", 0) == 0) output = a.substr(9);
-    else if (a == "--format") take(format, "--format");
-    else if (a.rfind("--format=", 0) == 0) format = a.substr(9);
-    else rest.push_back(a);
+    if (a == "-o" || a == "--output") {
+      take(output, "--output");
+      output_given = true;
+    } else if (a.rfind("--output=", 0) == 0) {
+      output = a.substr(9);
+      output_given = true;
+    } else if (a == "--format") {
+      take(format, "--format");
+      format_given = true;
+    } else if (a.rfind("--format=", 0) == 0) {
+      format = a.substr(9);
+      format_given = true;
+    } else {
+      rest.push_back(a);
+    }
   }
+  // "" means "not given" below (stdout, the format by name): a value that expanded to nothing is refused.
+  if (output_given && output.empty()) refuse_empty_value("output", "gen");
+  if (format_given && format.empty()) refuse_empty_value("format", "gen");
   const WorkloadFormat fmt = workload_format_for(format, output);
   if (kind == "mix") refuse_output_over_inputs(output, rest);  // the mix file
   Workload w = generate_workload(kind, rest);

@@ -44,6 +44,7 @@ int run_import(const std::vector<std::string>& args) {
   if (!parse_args(args, d, pos, vm, help_import)) return kExitOk;
   if (!vm.count("trace")) throw po::error("missing TRACE");
   if (!vm.count("output")) throw po::error("missing -o WORKLOAD");
+  refuse_empty_values(vm, {"output", "format"}, "import");
   const std::string out = vm["output"].as<std::string>();
   const WorkloadFormat wf = workload_format_for(vm.count("format") ? vm["format"].as<std::string>() : "", out);
   traces::ExtractOptions opt = trace_selection(vm);

@@ -40,6 +40,7 @@ int run_merge(const std::vector<std::string>& args) {
   if (!parse_args(args, d, pos, vm, help_merge)) return kExitOk;
   if (!vm.count("inputs")) throw po::error("no input files (schedsim merge SHARD.jsonl... -o ALL.jsonl)");
   if (!vm.count("output")) throw po::error("the option '--output' is required (where the merged records go)");
+  refuse_empty_values(vm, {"output"}, "merge");
   std::string summary = vm["summary"].as<std::string>();
   if (summary != "table" && summary != "csv" && summary != "markdown" && summary != "none")
     throw InputError(SourceLoc{"--summary"}, unknown_choice_message("summary value", summary, {"table", "csv", "markdown", "none"}));

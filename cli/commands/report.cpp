@@ -42,6 +42,7 @@ int run_report(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_args(args, all, pos, vm, help_report)) return kExitOk;
   if (!vm.count("results")) throw po::error("report needs at least one RESULTS.json file");
+  refuse_empty_values(vm, {"output"}, "report");
   std::vector<std::string> paths = vm["results"].as<std::vector<std::string>>();
   refuse_output_over_inputs(vm["output"].as<std::string>(), paths);
   std::vector<RunResults> runs;

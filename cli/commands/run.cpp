@@ -183,7 +183,8 @@ int run_run(const std::vector<std::string>& args) {
     if (req.recorded_on.empty())
       throw InputError(SourceLoc{"--recorded-on"}, "expected a machine (preset, topology file or 'host'), got ''");
   }
-  refuse_empty_values(vm, {"kernel", "jitter", "noise", "output", "trace-out", "trace-window", "stop-at", "max-sim-time", "max-memory"},
+  refuse_empty_values(vm, {"kernel", "jitter", "noise", "output", "trace-out", "trace-window", "stop-at", "max-sim-time", "max-memory",
+                           "workload-gen"},
                       "run");
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The

@@ -134,6 +134,7 @@ int run_sweep(const std::vector<std::string>& args) {
   check_choice("summary", summary, {"table", "csv", "markdown", "none"});
   std::string progress = vm["progress"].as<std::string>();
   check_choice("progress", progress, {"auto", "always", "never"});
+  refuse_empty_values(vm, {"spec", "output", "slurm-dir", "partition"}, "sweep");
 
   // The spec: file, then --set / --zip, then the positional input.
   sweep::Spec spec;

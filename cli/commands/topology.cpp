@@ -95,6 +95,7 @@ int run_topology(const std::vector<std::string>& args) {
     std::cout << describe_topology(load_topology(target));
     return kExitOk;
   }
+  refuse_empty_values(vm, {"output"}, "topology");
   const std::string format = vm["format"].as<std::string>();
   if (format != "json") throw po::error(unknown_choice_message("export format", format, {"json"}));
   refuse_output_over_inputs(vm["output"].as<std::string>(), {target});

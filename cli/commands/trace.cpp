@@ -42,6 +42,9 @@ int run_trace(const std::vector<std::string>& args) {
   const std::string action = vm["action"].as<std::string>();
   if (action != "info") throw po::error(unknown_choice_message("trace action", action, {"info"}));
   if (!vm.count("trace")) throw po::error("missing TRACE");
+  refuse_empty_values(vm, {"idle-wake-costs"}, "trace");
+  if (vm.count("idle-wake-costs"))
+    refuse_output_over_inputs(vm["idle-wake-costs"].as<std::string>(), {vm["trace"].as<std::string>()}, "--idle-wake-costs");
   traces::ExtractOptions opt = trace_selection(vm);
   traces::ImportReport rep;
   Workload w = import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);

@@ -15,6 +15,7 @@
 #include <streambuf>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -90,7 +91,9 @@ struct Frame {
   bool is_array = false;
   uint64_t count = 0;  // elements (array) or keys (object) started so far
   std::string key;     // current key (objects)
-  std::vector<std::string> keys;  // every key of this object so far (objects; a repeat is refused)
+  // Every key of this object so far (objects; a repeat is refused). A hash set: "meta" takes any
+  // key, and a linear search made a meta object of n keys cost n^2/2 string compares.
+  std::unordered_set<std::string> keys;
   // kProgram: where a nested ["repeat", n, [...]] body starts in the task's program.
   size_t body_start = 0;
   // kAction: the action under construction.
@@ -146,9 +149,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     check_key(f);
     // JSON leaves a repeated key's meaning open (the DOM keeps the last; this reader appended a
     // second "tasks" or "program" to the first): refused, as every input's keys are.
-    if (std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end())
-      fail(fmt::format("key '{}' appears twice in one object; keep one", k));
-    f.keys.push_back(k);
+    if (!f.keys.insert(k).second) fail(fmt::format("key '{}' appears twice in one object; keep one", k));
     return true;
   }
   bool start_object(std::size_t) override {

@@ -3,8 +3,8 @@
 /// reader that walks the text, both), so `{"probe_cpu": 40, "probe_cpu": 50}` silently meant 50;
 /// every reader of user JSON refuses a repeat instead, naming where. Header-only and templated on
 /// the json type (json or ordered_json), so base itself does not depend on nlohmann.
-#include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,8 +33,7 @@ class JsonKeyTracker {
       case Event::key: {
         Frame& f = frames_.back();
         f.key = parsed.template get<std::string>();
-        if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end()) return path();
-        f.keys.push_back(f.key);
+        if (!f.keys.insert(f.key).second) return path();
         break;
       }
       case Event::value:
@@ -51,7 +50,9 @@ class JsonKeyTracker {
     bool is_array;
     size_t count;
     std::string key;
-    std::vector<std::string> keys;
+    // A hash set, not a vector searched linearly: an object of n keys costs O(n), where the
+    // linear search took 83 s for a 2.3 MB cost file of 200 000 keys (quadratic in the file size).
+    std::unordered_set<std::string> keys;
   };
   void element() {
     if (!frames_.empty() && frames_.back().is_array) ++frames_.back().count;
