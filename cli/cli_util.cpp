@@ -15,6 +15,7 @@
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
+#include "schedsim/workload/generators.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "schedsim/policies/registry.hpp"
 
@@ -177,6 +178,14 @@ void refuse_output_over_inputs(const std::string& output, const std::vector<std:
   for (const auto& in : inputs)
     if (!in.empty() && in != "-" && fs::exists(in, ec) && fs::equivalent(output, in, ec))
       throw InputError(SourceLoc{output}, option + " names an input file ('" + in + "'); it would be overwritten");
+}
+
+void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
+                             const std::vector<std::string>& costs) {
+  if (!workload_gen.empty())
+    for (auto& word : split_command_line(workload_gen)) inputs.push_back(std::move(word));
+  for (const auto& c : costs)
+    if (c.find('=') == std::string::npos) inputs.push_back(c);
 }
 
 }  // namespace schedsim::cli

@@ -93,4 +93,10 @@ void write_output(const std::string& path, const std::string& content);
 void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
                                const std::string& option = "--output");
 
+/// Appends the arguments of a run or calibrate that may name input files, for
+/// refuse_output_over_inputs(): the words of a --workload-gen spec (the mix file of `mix FILE`)
+/// and every --cost that is a file rather than name=value.
+void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
+                             const std::vector<std::string>& costs);
+
 }  // namespace schedsim::cli

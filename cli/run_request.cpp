@@ -917,11 +917,8 @@ RunOutcome execute_run(const RunRequest& req) {
   check_output_path(req.trace_out, "--trace-out");
   {
     std::vector<std::string> inputs = {req.input, req.topology, req.recorded_on};
-    // A generator spec's words: `--workload-gen 'mix m.json' -o m.json` replaced the mix file.
-    if (!req.workload_gen.empty())
-      for (auto& word : split_command_line(req.workload_gen)) inputs.push_back(std::move(word));
-    for (const auto& c : req.costs)
-      if (c.find('=') == std::string::npos) inputs.push_back(c);
+    // `--workload-gen 'mix m.json' -o m.json` replaced the mix file.
+    add_spec_and_cost_files(inputs, req.workload_gen, req.costs);
     refuse_output_over_inputs(req.output, inputs, "--output");
     refuse_output_over_inputs(req.trace_out, inputs, "--trace-out");
     // Both are committed by rename: the second would silently replace the first.

@@ -130,15 +130,15 @@ void refuse_recorded_on_alone(const RunRequest& req);
 /// lists and co-run rate into `extract`; `machine` names it in the extractor's errors.
 void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::string& machine,
                       traces::ExtractOptions& extract);
-/// After a --smt-normalize import (run or calibrate): throws when the trace's header names more
-/// CPUs than the recording machine given; a note in `caveats` when it names fewer, or when nothing
-/// was normalised (the trace probably comes from another machine).
 /// The CPU count of the machine that recorded a trace: its header's (#P:N, cpus=N, `schedsim
 /// record`'s cpus=N) when it has one (> 0), else the CPUs its events show (0: not known). A count
 /// other than -t's means the trace comes from another machine (run's note, calibrate's warning).
 inline int64_t traced_cpus(int64_t header_cpus, const Workload& w) {
   return header_cpus > 0 ? header_cpus : static_cast<int64_t>(w.observed.nr_cpus);
 }
+/// After a --smt-normalize import (run or calibrate): throws when the trace's header names more
+/// CPUs than the recording machine given; a note in `caveats` when it names fewer, or when nothing
+/// was normalised (the trace probably comes from another machine).
 void check_smt_normalisation(const traces::ImportReport& rep, const traces::ExtractOptions& extract,
                              const Workload& w, std::vector<std::string>& caveats);
 /// `gen_seed` seeds a workload_gen spec that gives no seed of its own (generate_workload_from_spec).

@@ -13,7 +13,6 @@
 #include "../calibrate.hpp"
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/workload/generators.hpp"
 #include "trace_options.hpp"
 
 namespace schedsim::cli {
@@ -172,10 +171,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
   if (!fs::is_directory(dir, ec)) throw InputError(SourceLoc{output}, "--output: directory '" + dir.string() + "' does not exist");
   std::vector<std::string> inputs = req.traces;
-  if (!req.workload_gen.empty())  // the mix file of `--workload-gen 'mix FILE'`
-    for (auto& word : split_command_line(req.workload_gen)) inputs.push_back(std::move(word));
-  for (const auto& c : req.costs)
-    if (c.find('=') == std::string::npos) inputs.push_back(c);
+  add_spec_and_cost_files(inputs, req.workload_gen, req.costs);
   for (const auto& c : req.priors)
     if (c.find('=') == std::string::npos && c != "start") inputs.push_back(c);
   refuse_output_over_inputs(output, inputs);

@@ -132,7 +132,6 @@ std::string read_input_file(const std::string& path, const std::string& what) {
   return text;
 }
 
-
 json parse_json_input(const std::string& text, const std::string& source) {
   // The parser callback sees each value's depth before it is added to the DOM.
   JsonKeyTracker<json> keys;
