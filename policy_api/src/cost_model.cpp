@@ -235,6 +235,9 @@ constexpr const char* kReplayWakes = "replay_wakes";
 constexpr const char* kGenSource =
     "reference: calibrated on a 2-vCPU KVM guest, Linux 6.18 (scripts/calibrate-messaging.sh); a machine cost "
     "profile gives its own (docs/calibrate.md)";
+constexpr const char* kRrSource =
+    "reference: measured on a 2-vCPU KVM guest, Linux 6.18, as pipe_op + half the difference of a loopback TCP "
+    "and a pipe ping-pong on one CPU (scripts/measure-rr-op.sh); a machine cost profile gives its own";
 
 // Every mode, in the order the error message lists them.
 constexpr ReplayOverheads kReplayOverheadsModes[] = {ReplayOverheads::kRecorded, ReplayOverheads::kCharged,
@@ -295,7 +298,8 @@ const std::vector<CostModel::Param>& CostModel::params() {
                  "modelled (that cost is taken off; each wake the replay performs charges wake_local or wake_remote, "
                  "a banked one nothing)",
                  "try_to_wake_up() runs in the waker's context (docs/fidelity.md 'The waker's wake cost in replays')"});
-    for (const auto& g : kGenCostParams) v.push_back({g.name, "ns", g.doc, kGenSource});
+    for (const auto& g : kGenCostParams)
+      v.push_back({g.name, "ns", g.doc, std::string(g.name) == "rr_op" ? kRrSource : kGenSource});
     return v;
   }();
   return p;

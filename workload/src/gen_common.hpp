@@ -84,6 +84,7 @@ std::string canonical_source(const std::string& kind, const std::vector<std::str
 Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
+Workload gen_rr(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std::string* help, const GenCosts& costs);
 

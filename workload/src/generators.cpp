@@ -217,6 +217,7 @@ const std::vector<Entry>& entries() {
       {"pipe", "perf bench sched pipe: two tasks ping-ponging over a pair of pipes", gen::gen_pipe},
       {"schbench", "schbench: message threads waking every queued worker in one pass (--old: 2016 version)",
        gen::gen_schbench},
+      {"rr", "netperf TCP_RR / tbench: client/server pairs exchanging requests and responses", gen::gen_rr},
       {"fork", "lmbench lat_proc: fork+exit, fork+exec or fork+/bin/sh -c loops", gen::gen_fork},
       {"periodic", "rt-app style periodic tasks: run, then sleep for the rest of the period", gen::gen_periodic},
       {"mix", "a JSON file combining several generators in one workload", gen_mix_entry},
@@ -230,6 +231,7 @@ const Entry& find_entry(const std::string& kind_or_alias) {
   if (kind == "hackbench" || kind == "sched-messaging") kind = "messaging";
   if (kind == "sched-pipe") kind = "pipe";
   if (kind == "lat_proc") kind = "fork";
+  if (kind == "netperf" || kind == "tbench") kind = "rr";
   if (kind == "rt-app") kind = "periodic";
   std::vector<std::string> names;
   for (const auto& e : entries()) {

@@ -30,6 +30,7 @@ inline constexpr GenCostParam kGenCostParams[] = {
     {"msg_write_socket_process", 1172, "messaging (sockets, processes): CPU per write()"},
     {"msg_read_socket_process", 1245, "messaging (sockets, processes): CPU per read()"},
     {"pipe_op", 2000, "pipe (perf bench sched pipe): CPU per half round trip, one read() plus one write()"},
+    {"rr_op", 7800, "rr (netperf TCP_RR, tbench): CPU per half transaction, one recv() plus one send() over loopback TCP"},
 };
 
 /// Values that differ from the reference, by parameter name: what a machine cost profile or
