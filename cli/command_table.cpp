@@ -22,6 +22,7 @@ SCHEDSIM_COMMAND(sweep)
 SCHEDSIM_COMMAND(merge)
 SCHEDSIM_COMMAND(sched)
 SCHEDSIM_COMMAND(calibrate)
+SCHEDSIM_COMMAND(validate)
 #undef SCHEDSIM_COMMAND
 
 const std::vector<Command>& command_table() {
@@ -34,12 +35,13 @@ const std::vector<Command>& command_table() {
         {"import", "convert a kernel trace into a native workload file", run_import, help_import},
         {"trace", "inspect a kernel trace: format, tasks, events, repairs, observed latency", run_trace, help_trace},
         {"record", "record a command's scheduler events through tracefs", run_record, help_record},
-        {"gen", "generate a synthetic workload (messaging, pipe, schbench, fork, periodic)", run_gen, help_gen},
+        {"gen", "generate a synthetic workload (messaging, pipe, schbench, rr, fork, periodic)", run_gen, help_gen},
         {"report", "render results files into one self-contained HTML report", run_report, help_report},
         {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on", run_compare, help_compare},
         {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)", run_sweep, help_sweep},
         {"calibrate", "fit cost parameters so that replays of real traces match them; writes a cost file", run_calibrate, help_calibrate},
         {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
+        {"validate", "run the corpus of published before/after results and judge the simulated changes", run_validate, help_validate},
         {"sched", "perf sched latency, timehist and map views of a recorded or simulated (--trace-out) trace", run_sched, help_sched},
     };
     std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
