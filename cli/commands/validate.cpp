@@ -36,6 +36,7 @@ po::options_description validate_options() {
       ("jobs,j", po::value<unsigned>(), "simulations at once (default: the CPUs this process may use)")
       ("format,f", po::value<std::string>(), "markdown, json or html (default: by -o's extension, .json or .html, else markdown)")
       ("output,o", po::value<std::string>()->default_value("-"), "write here (atomically) instead of stdout")
+      ("cost", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE or a cost file, as run --cost, for every run (after each machine's cost profile); the report names them")
       ("list", po::bool_switch(), "list the corpus (entries, halves, machine families, benchmarks) without running it")
       ("progress", po::value<std::string>()->default_value("auto"), "auto (on a terminal), always or never: runs done on stderr");
   return d;
@@ -154,6 +155,9 @@ int run_validate(const std::vector<std::string>& args) {
   if (repeat < 2 || repeat > 1000)
     throw po::error(fmt::format("--repeat {} is out of range; allowed 2..1000 (a verdict needs repetitions on each side)", repeat));
   const uint64_t seed = vm["seed"].as<uint64_t>();
+  const std::vector<std::string> costs = vm.count("cost") ? vm["cost"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  for (const auto& c : costs)
+    if (c.empty()) throw po::error("--cost '' is empty; expected NAME=VALUE or a cost file");
   const std::string progress = vm["progress"].as<std::string>();
   if (progress != "auto" && progress != "always" && progress != "never")
     throw po::error(unknown_choice_message("--progress", progress, {"auto", "always", "never"}));
@@ -164,6 +168,7 @@ int run_validate(const std::vector<std::string>& args) {
   std::vector<std::string> input_files;
   input_files.reserve(corpus.size());
   for (const auto& e : corpus) input_files.push_back(e.path);
+  add_spec_and_cost_files(input_files, "", costs);
   refuse_output_over_inputs(output, input_files, "--output");
   if (vm.count("filter")) {
     std::regex re;
@@ -216,6 +221,7 @@ int run_validate(const std::vector<std::string>& args) {
       req.modules[opt] = m;
     }
     req.features = side.features;
+    req.costs = costs;
     req.seed = seed;
     req.repeat = repeat;
     req.only_rep = u.rep;
@@ -286,6 +292,7 @@ int run_validate(const std::vector<std::string>& args) {
   ro.seed = seed;
   ro.version = kSchedsimVersion;
   ro.half = half;
+  ro.costs = costs;
   const std::string text = format == "json" ? driver::render_json(judged, ro)
                            : format == "html" ? driver::render_html(judged, ro)
                                               : driver::render_markdown(judged, ro);

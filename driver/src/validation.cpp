@@ -620,6 +620,11 @@ std::string render_markdown(const std::vector<RowResult>& rows, const RenderOpti
   os << fmt::format("changes: {}; sources: {}; rows: {}; half: {}; {} repetitions per side with run --repeat's noise model\n"
                     "(seed {}); schedsim {}.\n\n",
                     commits.size(), entries.size(), rows.size(), o.half, o.repeat, o.seed, o.version);
+  if (!o.costs.empty()) {
+    std::string c;
+    for (const auto& x : o.costs) c += (c.empty() ? "" : " ") + x;
+    os << fmt::format("Every run with --cost {} (after the machine's cost profile).\n\n", c);
+  }
   os << "Each row's workload runs with the machine's cost profile where it has the generator's per-operation\n"
         "costs, else the reference machine's (stderr names them): absolute simulated figures are not the published\n"
         "machine's. Only the change after/before, and curve shapes scaled at one point, are compared.\n\n";
@@ -714,6 +719,7 @@ std::string render_json(const std::vector<RowResult>& rows, const RenderOptions&
   root["half"] = o.half;
   root["repeat"] = o.repeat;
   root["seed"] = o.seed;
+  root["costs"] = o.costs;
   const Tallies t(rows);
   auto tally = [](const Tally& tl) {
     nlohmann::ordered_json j;

@@ -371,6 +371,7 @@ void Simulation::Impl::activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bo
   ctx.from_task = waker.valid();
   ctx.sync = sync && waker.valid();
   ctx.prev_cpu = ts.cpu;
+  prog[t].woken_by_cpu = waker.valid() ? static_cast<int32_t>(waker_cpu) : -1;
   if (pol.queue->is_delayed(ctx.p)) {
     wake_delayed(ctx);
     return;
@@ -651,6 +652,12 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     np.work.charge(cost.context_switch);
     if (np.last_cpu_ran >= 0 && static_cast<uint32_t>(np.last_cpu_ran) != cpu)
       np.work.charge(detail::refill_cost(cost, topo.distance(static_cast<uint32_t>(np.last_cpu_ran), cpu)));
+    // A wakee first reads what its waker wrote (the message, the pipe or socket buffer, the
+    // wait-queue entry): those lines come from the waker's CPU's cache at the distance between
+    // the two (xfer_*, 0 unless given).
+    if (np.woken_by_cpu >= 0 && static_cast<uint32_t>(np.woken_by_cpu) != cpu)
+      np.work.charge(detail::xfer_cost(cost, topo.distance(static_cast<uint32_t>(np.woken_by_cpu), cpu)));
+    np.woken_by_cpu = -1;
     np.last_cpu_ran = static_cast<int32_t>(cpu);
     ns.has_run = true;
   }

@@ -32,6 +32,9 @@ struct Prog {
   // (not in a block() action of its program), so the wake that releases it consumes no action.
   bool waits_before_start = false;
   int32_t last_cpu_ran = -1;
+  // The CPU of the task that woke it, until its next switch-in (-1: not woken by a task since):
+  // xfer_* charges the transfer of what the waker wrote by that distance (cost_model.hpp).
+  int32_t woken_by_cpu = -1;
   // SimConfig::preempt: its current run() is inside a syscall (kRunSyscall); the program has
   // such runs at all (a task without any: nothing is known about its kernel/user mode).
   bool in_syscall = false;

@@ -82,4 +82,18 @@ inline Duration refill_cost(const CostModel& cost, CpuDistance d) {
   return Duration::zero();
 }
 
+// The transfer of what a waker wrote to a wakee that runs `d` away from the waker's CPU
+// (cost_model.hpp xfer_*).
+inline Duration xfer_cost(const CostModel& cost, CpuDistance d) {
+  switch (d) {
+    case CpuDistance::kSame: return Duration::zero();
+    case CpuDistance::kSmt: return cost.xfer_smt;
+    case CpuDistance::kCluster: return cost.xfer_cluster;
+    case CpuDistance::kLlc: return cost.xfer_llc;
+    case CpuDistance::kPackage: return cost.xfer_package;
+    case CpuDistance::kNuma: return cost.xfer_numa;
+  }
+  return Duration::zero();
+}
+
 }  // namespace schedsim::detail

@@ -63,6 +63,15 @@ const Binding kBindings[] = {
     {"refill_numa", &CostModel::refill_numa, nullptr, "ns",
      "cache refill after migrating across NUMA nodes",
      "derived [U]: footprint refilled from remote memory (~1.5x local latency)"},
+    {"xfer_smt", &CostModel::xfer_smt, nullptr, "ns",
+     "a wakee's first touch of what its waker wrote, when the waker ran on its SMT sibling (0 = not modelled)",
+     "mechanism: the message and buffer lines move between the CPUs' caches; no sourced per-machine value, opt-in"},
+    {"xfer_cluster", &CostModel::xfer_cluster, nullptr, "ns",
+     "the same, waker in the wakee's cluster (shared L2 or L3 tags)", "as xfer_smt"},
+    {"xfer_llc", &CostModel::xfer_llc, nullptr, "ns", "the same, waker in the wakee's LLC", "as xfer_smt"},
+    {"xfer_package", &CostModel::xfer_package, nullptr, "ns", "the same, waker in another LLC of the package",
+     "as xfer_smt"},
+    {"xfer_numa", &CostModel::xfer_numa, nullptr, "ns", "the same, waker on another NUMA node", "as xfer_smt"},
     {"tick", &CostModel::tick, nullptr, "ns",
      "scheduler tick period (HZ=250 gives 4 ms)",
      "Debian kernels: CONFIG_HZ=250"},
@@ -418,8 +427,11 @@ CostModel CostModel::for_input(bool from_trace) const {
     return c;
   }
   if (replay_overheads != ReplayOverheads::kCharged) c.context_switch = Duration::zero();
-  if (replay_overheads == ReplayOverheads::kRecorded)
+  if (replay_overheads == ReplayOverheads::kRecorded) {
     c.refill_smt = c.refill_cluster = c.refill_llc = c.refill_package = c.refill_numa = Duration::zero();
+    // The recorded run after a wakeup already holds its transfer from the recording's waker.
+    c.xfer_smt = c.xfer_cluster = c.xfer_llc = c.xfer_package = c.xfer_numa = Duration::zero();
+  }
   return c;
 }
 

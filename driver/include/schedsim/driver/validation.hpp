@@ -171,6 +171,7 @@ struct RenderOptions {
   uint64_t seed = 1;
   std::string version;
   std::string half;  ///< dev, val or all
+  std::vector<std::string> costs;  ///< --cost given for every run
 };
 std::string render_markdown(const std::vector<RowResult>& rows, const RenderOptions& o);
 std::string render_json(const std::vector<RowResult>& rows, const RenderOptions& o);

@@ -39,6 +39,15 @@ struct CostModel {
   Duration refill_llc = Duration::us(2);            ///< ... within the LLC
   Duration refill_package = Duration::us(10);       ///< ... across LLCs in one package
   Duration refill_numa = Duration::us(15);          ///< ... across NUMA nodes
+  /// The wakee's first touch of what its waker wrote (the message, the pipe or socket buffer,
+  /// the wait-queue entry), charged at its switch-in when the waker ran on another CPU, by the
+  /// distance between the two: cache lines that move between the two CPUs' caches. 0 (the
+  /// default) leaves the mechanism out, as before these parameters.
+  Duration xfer_smt = Duration::ns(0);
+  Duration xfer_cluster = Duration::ns(0);
+  Duration xfer_llc = Duration::ns(0);
+  Duration xfer_package = Duration::ns(0);
+  Duration xfer_numa = Duration::ns(0);
   Duration tick = Duration::ms(4);                  ///< scheduler tick (HZ=250)
   int64_t smt_corun_permille = 650;                 ///< work rate of a thread while a sibling is busy
   // ---- idle-wake cost model (idle_wake.hpp): which mechanism, and its parameters ----
