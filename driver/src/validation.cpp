@@ -220,8 +220,9 @@ bool Entry::development() const {
   return d % 2 == 0;
 }
 
-Entry read_entry(const std::string& path) {
-  const std::string text = read_input_file(path, "validation file");
+Entry read_entry(const std::string& path) { return parse_entry(read_input_file(path, "validation file"), path); }
+
+Entry parse_entry(const std::string& text, const std::string& path) {
   const json root = parse_json_input(text, path);
   if (!root.is_object()) fail(path, "", "expected a JSON object at the top level, got " + describe_json_value(root));
   check_keys(root, {kFormatKey, "title", "commit", "merged", "sources", "published_by", "machine", "before", "after",

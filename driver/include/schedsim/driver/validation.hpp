@@ -96,6 +96,8 @@ const std::vector<std::string>& machine_families();
 /// Reads one corpus file. InputError naming the file and the JSON path (file:line:col for
 /// malformed JSON) for anything that is not the documented format.
 Entry read_entry(const std::string& path);
+/// The same for text already read (`path` names it in errors and anchors a machine file's path).
+Entry parse_entry(const std::string& text, const std::string& path);
 /// Reads files and directories (a directory: its *.json files, not recursive, sorted by name).
 /// InputError for a missing path, a directory without entries, or the same commit and machine
 /// twice... (two files that are the same source).
