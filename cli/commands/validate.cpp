@@ -215,11 +215,7 @@ int run_validate(const std::vector<std::string>& args) {
     req.workload_gen = driver::row_workload_spec(e, r);
     req.topology = e.topology;
     req.kernel = side.kernel;
-    for (const auto& [slot, m] : side.modules) {
-      std::string opt = slot;
-      std::replace(opt.begin(), opt.end(), '_', '-');
-      req.modules[opt] = m;
-    }
+    req.modules = side.modules;
     req.features = side.features;
     req.costs = costs;
     req.seed = seed;
@@ -260,12 +256,12 @@ int run_validate(const std::vector<std::string>& args) {
   std::vector<driver::RowResult> judged;
   std::map<std::string, size_t> note_counts;
   bool any_failed = false;
+  // A row's units are contiguous: 2 x repeat of them from row x 2 x repeat.
   for (size_t i = 0; i < rows.size(); ++i) {
     std::vector<double> before, after;
     std::string failure;
     std::set<std::string> caveats;
-    for (size_t k = 0; k < units.size(); ++k) {
-      if (units[k].row != i) continue;
+    for (size_t k = i * 2 * repeat; k < (i + 1) * 2 * repeat; ++k) {
       const UnitResult& u = results[k];
       if (!u.failure.empty() && failure.empty()) failure = u.failure;
       (units[k].after ? after : before).push_back(u.value);

@@ -33,15 +33,7 @@ void check_keys(const json& obj, std::initializer_list<const char*> allowed, con
     bool ok = false;
     for (const char* a : allowed) ok = ok || k == a;
     if (ok) continue;
-    std::string list;
-    std::vector<std::string> names;
-    for (const char* a : allowed) {
-      list += (list.empty() ? "" : ", ") + std::string(a);
-      names.emplace_back(a);
-    }
-    const std::string near = closest_match(k, names);
-    fail(path, where + "/" + k,
-         fmt::format("unknown key{}; expected one of: {}", near.empty() ? "" : "; did you mean '" + near + "'?", list));
+    fail(path, where + "/" + k, unknown_choice_message("key", k, std::vector<std::string>(allowed.begin(), allowed.end())));
   }
 }
 
@@ -101,7 +93,10 @@ SideSpec read_side(const json& root, const char* key, const std::string& path) {
   for (const char* slot : {"placement", "queue", "balance", "util", "idle_cores"}) {
     std::string m = get_string(*it, slot, path, where, false);
     if (it->contains(slot) && m.empty()) fail(path, where + "/" + slot, "expected a module name");
-    if (!m.empty()) s.modules[slot] = m;
+    if (m.empty()) continue;
+    std::string option = slot;  // the run option that chooses this slot: idle_cores -> --idle-cores
+    std::replace(option.begin(), option.end(), '_', '-');
+    s.modules[option] = m;
   }
   if (auto f = it->find("features"); f != it->end()) {
     if (!f->is_array()) fail(path, where + "/features", "expected an array of flags, got " + describe_json_value(*f));
@@ -116,13 +111,15 @@ SideSpec read_side(const json& root, const char* key, const std::string& path) {
   return s;
 }
 
+/// Every metric, in the order metric_names() lists them.
+constexpr Metric kMetrics[] = {Metric::kBenchmarkTime, Metric::kThroughput, Metric::kThroughputPerClient,
+                               Metric::kUsecsPerOp,    Metric::kWakeupP50,  Metric::kWakeupP90,
+                               Metric::kWakeupP99,     Metric::kWakeupP999};
+
 Metric parse_metric(const std::string& name, const std::string& path, const std::string& where) {
-  for (Metric m : {Metric::kBenchmarkTime, Metric::kThroughput, Metric::kThroughputPerClient, Metric::kUsecsPerOp, Metric::kWakeupP50,
-                   Metric::kWakeupP90, Metric::kWakeupP99, Metric::kWakeupP999})
+  for (Metric m : kMetrics)
     if (name == metric_name(m)) return m;
-  std::string list;
-  for (const auto& n : metric_names()) list += (list.empty() ? "" : ", ") + n;
-  fail(path, where, fmt::format("unknown metric '{}'; expected one of: {}", name, list));
+  fail(path, where, unknown_choice_message("metric", name, metric_names()));
 }
 
 /// The placeholders of a gen spec, in order. InputError for an unclosed or empty brace.
@@ -151,17 +148,12 @@ std::string pct(double x, int digits = 1) {
 
 std::string num(double x) {
   if (!std::isfinite(x)) return "-";
-  if (x != 0 && (std::fabs(x) >= 1e6 || std::fabs(x) < 1e-3)) return fmt::format("{:.4g}", x);
   return fmt::format("{:.4g}", x);
 }
 
 std::string side_text(const SideSpec& s) {
   std::string t = "--kernel " + s.kernel;
-  for (const auto& [slot, m] : s.modules) {
-    std::string opt = slot;
-    std::replace(opt.begin(), opt.end(), '_', '-');
-    t += " --" + opt + " " + m;
-  }
+  for (const auto& [option, m] : s.modules) t += " --" + option + " " + m;
   for (const auto& f : s.features) t += " --feature " + f;
   return t;
 }
@@ -188,6 +180,14 @@ struct Tally {
 
 const char* half_name(const Entry& e) { return e.development() ? "dev" : "val"; }
 
+/// The entries of `rows`, in the order their rows come.
+std::vector<const Entry*> entry_order(const std::vector<RowResult>& rows) {
+  std::vector<const Entry*> order;
+  for (const auto& r : rows)
+    if (order.empty() || order.back() != r.entry) order.push_back(r.entry);
+  return order;
+}
+
 }  // namespace
 
 const char* metric_name(Metric m) {
@@ -205,8 +205,9 @@ const char* metric_name(Metric m) {
 }
 
 std::vector<std::string> metric_names() {
-  return {"benchmark_time", "throughput", "throughput_per_client", "usecs_per_op", "wakeup_latency.p50", "wakeup_latency.p90",
-          "wakeup_latency.p99", "wakeup_latency.p999"};
+  std::vector<std::string> out;
+  for (Metric m : kMetrics) out.emplace_back(metric_name(m));
+  return out;
 }
 
 const std::vector<std::string>& machine_families() {
@@ -272,11 +273,8 @@ Entry parse_entry(const std::string& text, const std::string& path) {
   e.family = get_string(*mach, "family", path, "/machine");
   e.machine_published = get_string(*mach, "published", path, "/machine", false);
   const auto& fams = machine_families();
-  if (std::find(fams.begin(), fams.end(), e.family) == fams.end()) {
-    std::string list;
-    for (const auto& f : fams) list += (list.empty() ? "" : ", ") + f;
-    fail(path, "/machine/family", fmt::format("unknown family '{}'; expected one of: {}", e.family, list));
-  }
+  if (std::find(fams.begin(), fams.end(), e.family) == fams.end())
+    fail(path, "/machine/family", unknown_choice_message("family", e.family, fams));
   // A file path is relative to the corpus file; anything else is a preset name (`run -t`).
   if (e.topology_given.find('/') != std::string::npos || e.topology_given.ends_with(".json")) {
     fs::path p = e.topology_given;
@@ -311,7 +309,7 @@ Entry parse_entry(const std::string& text, const std::string& path) {
       if (!n->is_boolean()) fail(path, where + "/normalised", "expected true or false, got " + describe_json_value(*n));
       s.normalised = n->get<bool>();
     }
-    placeholders(s.gen, path, where + "/gen");
+    s.placeholders = placeholders(s.gen, path, where + "/gen");
     if (s.metric == Metric::kThroughputPerClient && s.gen.find("{clients}") == std::string::npos)
       fail(path, where + "/metric", "throughput_per_client divides by the {clients} parameter, which /gen does not use");
     e.benchmarks.emplace(id, std::move(s));
@@ -355,13 +353,9 @@ Entry parse_entry(const std::string& text, const std::string& path) {
         fail(path, where + "/spread", fmt::format("kind {} needs a before or an after value", row.spread.kind));
     }
     row.note = get_string(r, "note", path, where, false);
-    // Every placeholder must have a value for this row.
-    const BenchmarkSpec& b = e.benchmarks.at(row.benchmark);
-    for (const auto& name : placeholders(b.gen, path, "/benchmarks/" + b.id + "/gen"))
-      if (!b.sim_params.count(name) && !row.params.count(name) && !b.params.count(name))
-        fail(path, where + "/params",
-             fmt::format("no value for {{{}}} of benchmark '{}' (in the row's params or the benchmark's)", name, b.id));
     e.rows.push_back(std::move(row));
+    // Every placeholder must have a value for this row.
+    for (const auto& name : e.benchmarks.at(e.rows.back().benchmark).placeholders) row_param(e, e.rows.back(), name);
   }
   return e;
 }
@@ -400,7 +394,8 @@ std::string row_param(const Entry& e, const RowSpec& r, const std::string& name)
   if (auto it = b.sim_params.find(name); it != b.sim_params.end()) return it->second;
   if (auto it = r.params.find(name); it != r.params.end()) return it->second;
   if (auto it = b.params.find(name); it != b.params.end()) return it->second;
-  fail(e.path, fmt::format("/rows/{}/params", r.index), fmt::format("no value for {{{}}}", name));
+  fail(e.path, fmt::format("/rows/{}/params", r.index),
+       fmt::format("no value for {{{}}} of benchmark '{}' (in the row's params or the benchmark's)", name, b.id));
 }
 
 std::string row_workload_spec(const Entry& e, const RowSpec& r) {
@@ -652,9 +647,7 @@ std::string render_markdown(const std::vector<RowResult>& rows, const RenderOpti
 
   os << "\n## Per change\n\n| change | commit | half | machine | rows | beyond noise | agrees | size ok |\n"
         "|---|---|---|---|---|---|---|---|\n";
-  std::vector<const Entry*> order;
-  for (const auto& r : rows)
-    if (order.empty() || order.back() != r.entry) order.push_back(r.entry);
+  const std::vector<const Entry*> order = entry_order(rows);
   for (const Entry* e : order) {
     Tally tl;
     for (const auto& r : rows)
@@ -868,9 +861,7 @@ std::string render_html(const std::vector<RowResult>& rows, const RenderOptions&
   }
   os << "</table>\n<p class=\"key\">Each chart: per row, the change after/before - 1 <span style=\"background:#999\"></span>published"
         "<span style=\"background:#3573b9\"></span>simulated, with its 95% interval.</p>\n";
-  std::vector<const Entry*> order;
-  for (const auto& r : rows)
-    if (order.empty() || order.back() != r.entry) order.push_back(r.entry);
+  const std::vector<const Entry*> order = entry_order(rows);
   for (const Entry* e : order) {
     std::vector<const RowResult*> mine;
     for (const auto& r : rows)

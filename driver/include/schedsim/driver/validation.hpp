@@ -33,7 +33,7 @@ inline constexpr double kSizeAbsTolerance = 0.02;
 /// `run --kernel K --placement P --feature X` applies them.
 struct SideSpec {
   std::string kernel;
-  std::map<std::string, std::string> modules;  ///< slot (placement, queue, balance, util, idle_cores) -> module
+  std::map<std::string, std::string> modules;  ///< run option (placement, queue, balance, util, idle-cores) -> module
   std::vector<std::string> features;           ///< X or NO_X
   std::string label;
 };
@@ -47,6 +47,7 @@ std::vector<std::string> metric_names();
 struct BenchmarkSpec {
   std::string id;
   std::string gen;                  ///< --workload-gen spec with {param} placeholders
+  std::vector<std::string> placeholders;          ///< the names in gen's braces, in order
   std::string published_command;
   std::map<std::string, std::string> params;      ///< defaults for the placeholders
   std::map<std::string, std::string> sim_params;  ///< overrides for the simulation only (e.g. fewer loops)
