@@ -24,7 +24,8 @@ namespace schedsim::cli {
 const char* const kExitCodesHelp =
     "exit codes:\n"
     "  0    success; also a run ended by --stop-at, or an incomplete one with --allow-incomplete\n"
-    "  1    input error: a file, option value, workload or trace is wrong (the message names it)\n"
+    "  1    input or output error: a file, option value, workload or trace is wrong, or an output\n"
+    "       (standard output included) cannot be written; the message names it\n"
     "  2    usage error: unknown command or option, missing argument\n"
     "  3    internal error: out of memory or a schedsim bug\n"
     "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, no task\n"

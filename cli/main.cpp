@@ -1,9 +1,13 @@
 // schedsim's single catch site: InputError -> exit 1, usage errors -> exit 2, never a stack trace.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -33,6 +37,25 @@ std::string top_help() {
   return out;
 }
 
+/// Every command's standard output ends here: the C++ stream and the C stdio buffer beneath it
+/// are flushed and checked, so output lost to a full disk, /dev/full or a closed descriptor is an
+/// error (exit 1) rather than a short file behind exit 0. Writes that failed earlier leave the
+/// stream's badbit or stdio's error flag set; the last buffer's failure shows at this flush.
+int finish_stdout(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int err = errno;
+  if (!flush_failed && std::cout.good() && !std::ferror(stdout)) return rc;
+  // A command writing through AtomicFile("-") (`run`, `compare`, `report -o -`) has already said
+  // so and returned its own error code.
+  if (stdout_failure_reported() && rc != kExitOk) return rc;
+  std::cerr << "-: error: cannot write standard output: "
+            << (flush_failed && err != 0 ? std::strerror(err) : "a write failed (disk full?)")
+            << "; what was printed is incomplete\n";
+  return rc == kExitOk ? kExitInputError : rc;  // 4, 5, 6 say more about the run than this does
+}
+
 std::vector<std::string> command_names() {
   std::vector<std::string> n;
   for (const auto& c : command_table()) n.push_back(c.name);
@@ -58,10 +81,10 @@ int main(int argc, char** argv) {
       } else if (a.rfind("--log=", 0) == 0) log_spec = a.substr(6);
       else if (a == "--version") {
         std::cout << "schedsim " << SCHEDSIM_VERSION << "\n";
-        return kExitOk;
+        return finish_stdout(kExitOk);
       } else if (a == "-h" || a == "--help") {
         std::cout << top_help();
-        return kExitOk;
+        return finish_stdout(kExitOk);
       } else if (!a.empty() && a[0] == '-') {
         throw po::error("unknown global option '" + a + "' (command options go after the command name)");
       } else break;
@@ -74,7 +97,7 @@ int main(int argc, char** argv) {
     const Command* cmd = find_command(args[i]);
     if (!cmd) throw po::error(unknown_choice_message("command", args[i], command_names()));
     std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-    return cmd->run(rest);
+    return finish_stdout(cmd->run(rest));
   } catch (const InputError& e) {
     std::cerr << e.render() << "\n";
     return kExitInputError;

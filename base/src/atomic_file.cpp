@@ -139,8 +139,15 @@ void AtomicFile::discard() {
   slot_ = -1;
 }
 
+namespace {
+bool g_stdout_failure_reported = false;
+}
+
+bool stdout_failure_reported() { return g_stdout_failure_reported; }
+
 void AtomicFile::fail(const std::string& why) {
-  if (!stdout_) discard();
+  if (stdout_) g_stdout_failure_reported = true;
+  else discard();
   f_ = nullptr;
   throw InputError(SourceLoc{path_}, "cannot write " + what_ + ": " + why);
 }

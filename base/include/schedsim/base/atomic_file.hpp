@@ -23,6 +23,10 @@ namespace schedsim {
 /// kByName: a target named "*.gz" is written gzip-compressed (gzip.hpp); stdout never is.
 enum class Compress : uint8_t { kNone, kByName };
 
+/// True once an AtomicFile on "-" has thrown for a failed write: the error was reported, so the
+/// CLI's last check of standard output (cli/main.cpp) does not report it a second time.
+bool stdout_failure_reported();
+
 class AtomicFile {
  public:
   /// `what` names the output in error messages ("cannot write <what>: ..."). Throws InputError
