@@ -253,13 +253,15 @@ int run_sweep(const std::vector<std::string>& args) {
   if (!output.empty()) {
     std::error_code ec;
     if (resume && std::filesystem::exists(output, ec)) {
+      // Locked before it is read: another writer's records must not change it under the scan.
+      writer = std::make_unique<sweep::RecordWriter>(output, header, sweep::RecordWriter::Mode::kResume);
       sweep::Existing ex = sweep::scan_existing(output, header, spec, units);
       if (ex.partial_tail) std::cerr << "schedsim: note: " << output << ": dropped a partial last record (the sweep was killed mid-write)\n";
       done = ex.records;
-      writer = std::make_unique<sweep::RecordWriter>(output, header, true, ex.keep_bytes);
+      writer->resume_at(ex.keep_bytes);
       if (done) std::cerr << fmt::format("schedsim: note: {}: {} of {} runs already done, resuming\n", output, done, units.size());
     } else {
-      writer = std::make_unique<sweep::RecordWriter>(output, header, false, 0);
+      writer = std::make_unique<sweep::RecordWriter>(output, header, sweep::RecordWriter::Mode::kCreate);
     }
   }
 

@@ -2,6 +2,7 @@
 #include "schedsim/sweep/jsonl.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -200,27 +201,51 @@ Existing scan_existing(const std::string& path, const std::string& header, const
   return ex;
 }
 
-RecordWriter::RecordWriter(const std::string& path, const std::string& header, bool resume, uint64_t keep_bytes)
-    : path_(path) {
+RecordWriter::RecordWriter(const std::string& path, const std::string& header, Mode mode)
+    : path_(path), header_(header) {
   namespace fs = std::filesystem;
   fs::path p(path);
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError(SourceLoc{path}, "cannot write results: directory '" + dir.string() + "' does not exist");
-  if (resume) {
+  if (fs::is_directory(p, ec)) throw InputError(SourceLoc{path}, "cannot write results: it is a directory");
+  if (mode == Mode::kResume) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) throw InputError(SourceLoc{path}, std::string("cannot open results for --resume: ") + std::strerror(errno));
-    if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
-      throw InputError(SourceLoc{path}, std::string("cannot truncate results: ") + std::strerror(errno));
-    if (keep_bytes == 0) write_all(header);
-  } else {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0 && errno == EEXIST)
-      throw InputError(SourceLoc{path}, "exists; --resume continues that sweep, or remove the file to start over");
-    if (fd_ < 0) throw InputError(SourceLoc{path}, std::string("cannot create results: ") + std::strerror(errno));
-    write_all(header);
+    lock();
+    return;
   }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == EEXIST)
+    throw InputError(SourceLoc{path}, "exists; --resume continues that sweep, or remove the file to start over");
+  if (fd_ < 0) throw InputError(SourceLoc{path}, std::string("cannot create results: ") + std::strerror(errno));
+  // A --resume that opened the file in the instant after O_EXCL created it may hold the lock:
+  // then this sweep is the second writer and is refused like one.
+  lock();
+  write_all(header);
+  ::fdatasync(fd_);
+  last_sync_ms_ = now_ms();
+}
+
+void RecordWriter::lock() {
+  int r;
+  do r = ::flock(fd_, LOCK_EX | LOCK_NB);
+  while (r != 0 && errno == EINTR);
+  if (r == 0) return;
+  int err = errno;
+  ::close(fd_);
+  fd_ = -1;
+  if (err == EWOULDBLOCK)
+    throw InputError(SourceLoc{path_}, "another schedsim sweep is writing this file (it holds its lock); "
+                                       "wait for it to end, then --resume if it did not finish, or write to another file");
+  throw InputError(SourceLoc{path_}, std::string("cannot lock results: ") + std::strerror(err));
+}
+
+void RecordWriter::resume_at(uint64_t keep_bytes) {
+  if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
+    throw InputError(SourceLoc{path_}, std::string("cannot truncate results: ") + std::strerror(errno));
+  if (keep_bytes == 0) write_all(header_);
   ::fdatasync(fd_);
   last_sync_ms_ = now_ms();
 }

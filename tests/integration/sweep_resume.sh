@@ -52,4 +52,18 @@ if "$schedsim" sweep "${args[@]/--repeat/--seed}" -o half.jsonl --resume 2> chan
 fi
 grep -q "spec changed" changed.err || { cat changed.err; echo "FAIL: no spec-changed error"; exit 1; }
 cmp half.jsonl ref.jsonl
-echo "ok: killed at $done_before/$total, resumed to the identical file"
+# 4. One writer per file (flock): a --resume, and a sweep that kills nothing of it, started while
+# another sweep writes the file are refused at once, and the first sweep's file ends identical.
+"$schedsim" sweep "${args[@]}" --jobs 1 -o locked.jsonl &
+pid=$!
+for _ in $(seq 600); do
+  [ "$(records locked.jsonl)" -ge 5 ] && break
+  sleep 0.05
+done
+if "$schedsim" sweep "${args[@]}" --jobs 1 -o locked.jsonl --resume 2> second.err; then
+  echo "FAIL: a second writer was let in"; exit 1
+fi
+wait $pid
+grep -q "another schedsim sweep is writing this file" second.err || { cat second.err; echo "FAIL: no lock error"; exit 1; }
+cmp locked.jsonl ref.jsonl || { echo "FAIL: the first sweep's file changed under a refused --resume"; exit 1; }
+echo "ok: killed at $done_before/$total, resumed to the identical file; a second writer refused"

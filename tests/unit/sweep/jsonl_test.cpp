@@ -96,7 +96,8 @@ TEST_CASE("jsonl: resume accepts a prefix, drops a partial last line, refuses a 
   CHECK(ex.partial_tail);
   CHECK(ex.keep_bytes == prefix.size());
   {
-    RecordWriter w(path, header, true, ex.keep_bytes);
+    RecordWriter w(path, header, RecordWriter::Mode::kResume);
+    w.resume_at(ex.keep_bytes);
     for (size_t i = ex.records; i < units.size(); ++i) w.append(record(units[i], 4));
     w.close();
   }
@@ -123,8 +124,33 @@ TEST_CASE("jsonl: resume accepts a prefix, drops a partial last line, refuses a 
   CHECK_THROWS_WITH(scan_existing(path, header_line(s, Shard{1, 2}), s, shard_units(s, Shard{1, 2})),
                     path + ":1: error: this file holds the whole sweep, not shard 1/2; refusing to --resume");
   // Never overwrite: a fresh writer refuses an existing file.
-  CHECK_THROWS_WITH(RecordWriter(path, header, false, 0),
+  CHECK_THROWS_WITH(RecordWriter(path, header, RecordWriter::Mode::kCreate),
                     path + ": error: exists; --resume continues that sweep, or remove the file to start over");
+}
+
+TEST_CASE("jsonl: a results file has one writer; a second sweep or --resume is refused until it closes") {
+  std::string dir = tmpdir("lock");
+  Spec s = small();
+  std::string header = header_line(s, Shard{});
+  std::string path = dir + "/r.jsonl";
+  const std::string refused = path + ": error: another schedsim sweep is writing this file (it holds its lock); wait for "
+                                     "it to end, then --resume if it did not finish, or write to another file";
+  {
+    RecordWriter first(path, header, RecordWriter::Mode::kCreate);
+    first.append(record(0, s.repeat));
+    // flock conflicts between open file descriptions, so a second writer in this process is
+    // refused as one in another process would be, and it truncates nothing.
+    CHECK_THROWS_WITH(RecordWriter(path, header, RecordWriter::Mode::kResume), refused);
+    first.append(record(1, s.repeat));
+    first.close();
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(back == header + record(0, s.repeat) + record(1, s.repeat));
+  // Closed (or killed: the lock goes with the descriptor): the next --resume takes it.
+  RecordWriter again(path, header, RecordWriter::Mode::kResume);
+  again.resume_at(back.size());
+  again.close();
 }
 
 TEST_CASE("jsonl: merge of shards equals the unsharded file; missing and duplicate records are refused") {

@@ -52,21 +52,32 @@ Existing scan_existing(const std::string& path, const std::string& header, const
 
 /// Appends whole lines to a results file: one write() per line (retried for the rest if the
 /// kernel writes less); fdatasync() at most once a second and at close(). Not thread-safe.
+///
+/// The writer holds an exclusive flock(2) on the file for its whole life, taken before anything
+/// is read or truncated: a second sweep or `--resume` on the same file is refused at once
+/// (another sweep's records would otherwise interleave with this one's, or be truncated away
+/// under it). The lock goes with the descriptor, so a killed sweep leaves none behind.
 class RecordWriter {
  public:
-  /// Creates `path` (must not exist) and writes `header`, or (resume) opens it, truncates it to
-  /// `keep_bytes` and appends. Throws InputError.
-  RecordWriter(const std::string& path, const std::string& header, bool resume, uint64_t keep_bytes);
+  enum class Mode { kCreate, kResume };
+  /// kCreate: creates `path` (it must not exist), locks it and writes `header`. kResume: opens
+  /// the existing `path` and locks it; the caller then scans it (scan_existing) and calls
+  /// resume_at. Throws InputError (also when another process holds the lock).
+  RecordWriter(const std::string& path, const std::string& header, Mode mode);
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;
   ~RecordWriter();
+  /// kResume: truncates the file to `keep_bytes` (its whole records) and appends from there;
+  /// writes the header when nothing is kept.
+  void resume_at(uint64_t keep_bytes);
   void append(const std::string& line);
   /// fdatasync and close. Throws InputError.
   void close();
 
  private:
   void write_all(const std::string& line);
-  std::string path_;
+  void lock();
+  std::string path_, header_;
   int fd_ = -1;
   int64_t last_sync_ms_ = 0;
 };
