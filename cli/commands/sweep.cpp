@@ -34,7 +34,7 @@ po::options_description sweep_options() {
       ("zip", po::value<std::vector<std::string>>()->composing(), "KEY=V1,V2...: every --zip parameter advances together (equal lengths), crossed with the --set ones")
       ("repeat,r", po::value<uint32_t>(), "repetitions per point (default 1, or the spec's)")
       ("seed", po::value<uint64_t>(), "sweep seed (default 1, or the spec's); repetition seeds derive from it, the point and the index")
-      ("jobs,j", po::value<unsigned>(), "simulations run in parallel (default: every CPU this process may use)")
+      ("jobs,j", po::value<unsigned>(), "simulations run in parallel (default: every CPU this process may use; at most 4 per CPU)")
       ("output,o", po::value<std::string>(), "stream the records to this JSON Lines file (created; never overwritten)")
       ("resume", po::bool_switch(), "continue the -o file of an interrupted sweep: skip its records, refuse a changed spec")
       ("summary", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv, markdown or none")
@@ -267,6 +267,7 @@ int run_sweep(const std::vector<std::string>& args) {
 
   unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
   if (jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
+  std::cerr << sweep::jobs_cap_note(jobs);
   size_t total_points = 0, points_done = 0;
   for (size_t i = 0; i < units.size(); ++i)
     if (i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat) {

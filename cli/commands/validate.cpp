@@ -33,7 +33,7 @@ po::options_description validate_options() {
       ("filter", po::value<std::string>(), "only entries whose file name or commit matches this regular expression")
       ("repeat,r", po::value<uint32_t>()->default_value(5), "repetitions per side and row, with run --repeat's noise model (2..1000)")
       ("seed", po::value<uint64_t>()->default_value(1), "base seed of the repetitions and of the bootstrap")
-      ("jobs,j", po::value<unsigned>(), "simulations at once (default: the CPUs this process may use)")
+      ("jobs,j", po::value<unsigned>(), "simulations at once (default: the CPUs this process may use; at most 4 per CPU)")
       ("format,f", po::value<std::string>(), "markdown, json or html (default: by -o's extension, .json or .html, else markdown)")
       ("output,o", po::value<std::string>()->default_value("-"), "write here (atomically) instead of stdout")
       ("cost", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE or a cost file, as run --cost, for every run (after each machine's cost profile); the report names them")
@@ -163,6 +163,7 @@ int run_validate(const std::vector<std::string>& args) {
     throw po::error(unknown_choice_message("--progress", progress, {"auto", "always", "never"}));
   unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
   if (jobs == 0) throw po::error("--jobs must be at least 1");
+  std::cerr << sweep::jobs_cap_note(jobs);
 
   std::vector<Entry> corpus = driver::read_corpus(inputs);
   std::vector<std::string> input_files;

@@ -4,10 +4,14 @@
 
 #include <sched.h>
 
+#include "schedsim/base/run_control.hpp"
+
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -24,6 +28,19 @@ unsigned available_cpus() {
   return hc ? hc : 1;
 }
 
+unsigned max_jobs() { return kMaxJobsPerCpu * available_cpus(); }
+
+unsigned threads_for(unsigned requested, size_t count) {
+  size_t n = std::min<size_t>({std::max(requested, 1u), count, max_jobs()});
+  return static_cast<unsigned>(std::max<size_t>(n, 1));
+}
+
+std::string jobs_cap_note(unsigned requested) {
+  if (requested <= max_jobs()) return "";
+  return "schedsim: note: --jobs " + std::to_string(requested) + ": at most " + std::to_string(max_jobs()) +
+         " simulations run at once (" + std::to_string(kMaxJobsPerCpu) + " per CPU this process may use)\n";
+}
+
 void execute_ordered(size_t count, const ExecuteOptions& opts, const std::function<std::string(size_t)>& work,
                      const std::function<void(size_t, std::string&&)>& sink) {
   std::mutex mu;
@@ -35,7 +52,7 @@ void execute_ordered(size_t count, const ExecuteOptions& opts, const std::functi
   size_t failed_at = count;          // first unit that threw
   std::exception_ptr error;
   bool abort = false;                // the sink threw: stop everything
-  unsigned jobs = opts.jobs ? opts.jobs : 1;
+  const unsigned jobs = threads_for(opts.jobs, count);
   // Bounds the parked results (a record is ~10 kB) while letting the other workers run ahead of
   // one slow unit (a 40-group point takes ~10x a 1-group one).
   const size_t window = 64 * static_cast<size_t>(jobs);
@@ -72,7 +89,15 @@ void execute_ordered(size_t count, const ExecuteOptions& opts, const std::functi
 
   std::vector<std::thread> threads;
   threads.reserve(jobs);
-  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  // The system may refuse a thread (RLIMIT_NPROC, memory for stacks): run on those created.
+  for (unsigned t = 0; t < jobs; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      if (threads.empty()) throw ResourceError(std::string("cannot start a simulation thread: ") + e.what());
+      break;
+    }
+  }
   try {
     for (;;) {
       std::string out;

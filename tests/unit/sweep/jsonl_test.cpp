@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -79,6 +80,30 @@ TEST_CASE("executor: results arrive in order for any number of jobs, errors stop
   }, [&](size_t i, std::string&&) { got.push_back(i); }), "error: unit 17 failed");
   REQUIRE(got.size() == 17);
   CHECK(got.back() == 16);
+}
+
+TEST_CASE("executor: --jobs is bounded by the units and by kMaxJobsPerCpu per usable CPU") {
+  CHECK(max_jobs() == kMaxJobsPerCpu * available_cpus());
+  CHECK(threads_for(0, 10) == 1);
+  CHECK(threads_for(3, 2) == 2);
+  CHECK(threads_for(100000, 6) == std::min<unsigned>(6, max_jobs()));
+  CHECK(threads_for(4000000000u, 1000000) == max_jobs());
+  CHECK(jobs_cap_note(max_jobs()).empty());
+  CHECK(jobs_cap_note(100000) == fmt::format("schedsim: note: --jobs 100000: at most {} simulations run at once ({} per "
+                                             "CPU this process may use)\n", max_jobs(), kMaxJobsPerCpu));
+  // -j 100000 on 6 units: 6 threads at most (it started 100,000 and aborted), results in order.
+  std::mutex mu;
+  std::set<std::thread::id> seen;
+  std::vector<size_t> got;
+  ExecuteOptions o;
+  o.jobs = 100000;
+  execute_ordered(6, o, [&](size_t i) {
+    std::lock_guard lk(mu);
+    seen.insert(std::this_thread::get_id());
+    return std::to_string(i);
+  }, [&](size_t i, std::string&&) { got.push_back(i); });
+  CHECK(got == std::vector<size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(seen.size() <= std::min<size_t>(6, max_jobs()));
 }
 
 TEST_CASE("jsonl: resume accepts a prefix, drops a partial last line, refuses a changed spec") {
