@@ -115,5 +115,11 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "schedsim: error: out of memory\n";
     return kExitInternal;
+  } catch (const std::exception& e) {
+    // Anything else (a library's domain_error, length_error) is a schedsim bug: a reader or an
+    // option let through what the code behind it cannot take. Exit 3 with its text, not abort().
+    std::cerr << "schedsim: internal error: " << e.what() << "\n"
+              << "this is a schedsim bug: please report it with the command line\n";
+    return kExitInternal;
   }
 }

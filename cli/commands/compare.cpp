@@ -22,7 +22,7 @@ po::options_description compare_options() {
       ("alpha", po::value<double>()->default_value(0.05), "significance level after correction")
       ("correction", po::value<std::string>()->default_value("holm"), "multiple-comparison correction: holm (family-wise) or bh (Benjamini-Hochberg, false discovery rate)")
       ("confidence", po::value<double>()->default_value(0.95), "bootstrap interval level")
-      ("resamples", po::value<size_t>()->default_value(2000), "bootstrap resamples")
+      ("resamples", po::value<size_t>()->default_value(2000), "bootstrap resamples (100 to 1000000)")
       ("seed", po::value<uint64_t>()->default_value(1), "bootstrap seed (same seed, same output)")
       ("fail-on", po::value<std::vector<std::string>>()->composing(), "exit 1 when a significant change crosses this, e.g. 'wakeup.p99>+5%' (repeatable)")
       ("format,f", po::value<std::string>()->default_value("table"), "table, markdown, json or csv")
@@ -74,7 +74,10 @@ int compare_main(const po::variables_map& vm) {
   o.confidence = vm["confidence"].as<double>();
   if (!(o.confidence > 0 && o.confidence < 1)) throw InputError(SourceLoc{"--confidence"}, "expected a level in (0, 1)");
   o.resamples = vm["resamples"].as<size_t>();
-  if (o.resamples < 100) throw InputError(SourceLoc{"--resamples"}, "expected at least 100");
+  // The interval's ends settle long before 10^6 resamples; more would only hold 8 bytes each per
+  // metric in memory (10^19 asked for 10^20 bytes and aborted).
+  if (o.resamples < 100 || o.resamples > 1000000)
+    throw InputError(SourceLoc{"--resamples"}, "expected 100 to 1000000, got " + std::to_string(o.resamples));
   o.seed = vm["seed"].as<uint64_t>();
   std::string format = vm["format"].as<std::string>();
   if (format != "table" && format != "markdown" && format != "json" && format != "csv")

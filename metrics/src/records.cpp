@@ -24,6 +24,8 @@ namespace {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
+constexpr double kMaxMetricMagnitude = 1e18;
+
 const std::vector<MetricDef> kCatalog = {
     {"makespan", Better::kLower, "ns", true, "first task start to the last exit (or to --stop-at)"},
     {"benchmark_time", Better::kLower, "ns", true,
@@ -127,7 +129,14 @@ void read_rep(const json& j, const std::string& path, const std::string& ptr, lo
   if (m == j.end() || !m->is_object()) fail(path, where("metrics") + ": expected an object of numbers", line);
   for (auto it = m->begin(); it != m->end(); ++it) {
     if (!it.value().is_number()) fail(path, where("metrics/" + it.key()) + ": expected a number", line);
-    r.metrics[it.key()] = it.value().get<double>();
+    const double v = it.value().get<double>();
+    // No metric schedsim writes comes near this (times are bounded by 10^17 ns, counts by far
+    // less); past it the squares behind a variance overflow and the tests' degrees of freedom
+    // become NaN, which Boost.Math refuses with an exception.
+    if (!(std::fabs(v) <= kMaxMetricMagnitude))
+      fail(path, where("metrics/" + it.key()) + ": " + fmt::format("{:g}", v) +
+                     " is beyond any value schedsim writes (at most 1e18 in magnitude)", line);
+    r.metrics[it.key()] = v;
   }
   // Optional: present (false) only for a run that did not finish.
   if (auto c = j.find("complete"); c != j.end()) {
