@@ -96,6 +96,25 @@ std::vector<Group> group_records(const RecordFile& f, const CompareOptions& o, c
     }
     it->idx.push_back(i);
   }
+  // Repetitions are independent samples only if each ran with its own seed: a record whose seed
+  // and parameters equal another's of the same point is the same deterministic simulation again
+  // (a file concatenated to itself, a shard merged twice), and counting it would shrink every
+  // interval and p-value without new evidence (8 copies turned p = 1.0 into p < 0.0001).
+  for (const Group& g : groups) {
+    std::map<std::pair<uint64_t, std::map<std::string, std::string>>, size_t> seen;
+    for (size_t i : g.idx) {
+      std::map<std::string, std::string> params;
+      for (const auto& [p, v] : f.records[i].params)
+        if (p != "label" && !is_provenance(p)) params.emplace(p, v);
+      auto [at, fresh] = seen.emplace(std::pair{f.records[i].seed, std::move(params)}, i);
+      if (!fresh)
+        throw InputError(SourceLoc{f.where[i]},
+                         fmt::format("{}: this record repeats the run at {} (repetition {}, seed {}, same parameters): "
+                                     "a copy, not an independent repetition (a file concatenated or merged twice?); "
+                                     "remove the duplicates",
+                                     side, f.where[at->second], f.records[at->second].rep, f.records[i].seed));
+    }
+  }
   return groups;
 }
 

@@ -21,6 +21,7 @@ RecordFile file(const std::string& placement, const std::vector<double>& makespa
     Record r;
     r.params = {{"workload", "w"}, {"topology", topology}, {"module.placement", placement}, {"seed", "1"}};
     r.rep = static_cast<uint32_t>(i);
+    r.seed = 1000 + i;  // each repetition its own seed, as run --repeat writes them
     r.metrics = {{"makespan", makespan[i]}, {"context_switches", cs[i]}};
     f.records.push_back(r);
     f.where.push_back(f.path + ":" + std::to_string(i + 1));
