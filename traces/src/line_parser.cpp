@@ -70,6 +70,29 @@ std::string_view token_at(std::string_view s, size_t p) {
 }
 
 // Finds " key" (or "key" at the payload start) at or after `from`; returns the value position.
+// A task's comm in a sched tracepoint is a char[TASK_COMM_LEN] array: at most 15 bytes, and
+// any bytes at all (spaces, '=', "prev_pid=7"). So a "comm=X key=N" pair is split at the
+// " key=" that lies within 15 bytes of the comm's start and is followed by a whole integer: of
+// those, the last one, since any other lies inside the comm (the real one follows the comm, and
+// the next fields begin past the 15 bytes). A comm longer than the kernel allows (a hand-written
+// or foreign trace) falls back to the first " key=".
+constexpr size_t kMaxCommLen = 15;
+
+size_t comm_field_end(std::string_view s, size_t comm_start, std::string_view key) {
+  size_t last = std::string_view::npos;
+  for (size_t p = s.find(' ', comm_start); p != std::string_view::npos && p <= comm_start + kMaxCommLen;
+       p = s.find(' ', p + 1)) {
+    if (s.substr(p + 1, key.size()) != key) continue;
+    size_t d = p + 1 + key.size(), e = d;
+    while (e < s.size() && is_digit(s[e])) ++e;
+    if (e > d && (e == s.size() || s[e] == ' ')) last = p;
+  }
+  if (last != std::string_view::npos) return last;
+  size_t p = s.find(key, comm_start);
+  while (p != std::string_view::npos && (p == comm_start || s[p - 1] != ' ')) p = s.find(key, p + 1);
+  return p == std::string_view::npos ? p : p - 1;
+}
+
 size_t find_value(std::string_view s, size_t start, std::string_view key, size_t from) {
   if (from == start && s.substr(start, key.size()) == key) return start + key.size();
   size_t p = from;
@@ -114,6 +137,21 @@ size_t find_prio(std::string_view s, size_t from) {
     ++p;
   }
   return std::string_view::npos;
+}
+
+// trace-cmd's plugin rendering "comm:pid [prio]": the " [prio]" that ends a task starting at
+// `from`, where comm (at most kMaxCommLen bytes, any bytes) and pid (at most 7 digits) fit
+// before it; of those the last, since a " [5]" inside the comm comes earlier. A longer comm
+// (not a kernel's) falls back to the first " [prio]".
+size_t plugin_task_end(std::string_view s, size_t from) {
+  constexpr size_t kMaxTask = 15 + 1 + 7;  // comm ':' pid
+  size_t last = std::string_view::npos;
+  for (size_t p = find_prio(s, from); p != std::string_view::npos && p <= from + kMaxTask; p = find_prio(s, p + 1)) {
+    std::string comm;
+    int64_t pid = 0;
+    if (split_comm_pid(s.substr(from, p - from), comm, pid) && comm.size() <= 15) last = p;
+  }
+  return last != std::string_view::npos ? last : find_prio(s, from);
 }
 
 // The hardirq/softirq column (trace_print_lat_fmt()): third of 4/5 flags, fourth of the
@@ -515,13 +553,29 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
   switch (ev.type) {
     case EventType::kSwitch: {
       if (s.substr(p0, 10) != "prev_comm=") {
-        // trace-cmd sched_switch plugin: "bash:2890 [120] S ==> bash:5738 [120]"
-        size_t arrow = s.find(" ==> ", p0);
+        // trace-cmd sched_switch plugin: "bash:2890 [120] S ==> bash:5738 [120]". Read from the
+        // left, field by field: a comm may hold " ==> " or " [5]" itself.
+        size_t arrow = npos, pr = npos, sp = npos;
+        if (size_t t = plugin_task_end(s, p0); t != npos) {
+          size_t st_at = s.find("] ", t);
+          if (st_at != npos) {
+            st_at += 2;
+            size_t st_end = s.find(' ', st_at);
+            if (st_end != npos && s.substr(st_end, 5) == " ==> ") {
+              arrow = st_end;
+              pr = t - p0;
+              sp = st_at - 1 - p0;
+            }
+          }
+        }
+        if (arrow == npos) arrow = s.find(" ==> ", p0);
         if (arrow == npos) return bad(p0, "expected 'prev_comm=' or 'comm:pid [prio] STATE ==> ...'");
         hints_.plugin_switch = true;
         std::string_view left = s.substr(p0, arrow - p0);
-        size_t sp = left.rfind(' ');
-        size_t pr = find_prio(left, 0);
+        if (pr == npos) {
+          sp = left.rfind(' ');
+          pr = find_prio(left, 0);
+        }
         if (sp == npos || pr == npos || pr >= sp)
           return bad(p0, "expected 'comm:pid [prio] STATE' before '==>'");
         std::string_view st = left.substr(sp + 1);
@@ -541,7 +595,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
           return bad(p0, "expected 'comm:pid' before '[prio]'");
         check_pid(p0, ev.pid);
         std::string_view right = s.substr(arrow + 5);
-        size_t rp = find_prio(right, 0);
+        size_t rp = plugin_task_end(right, 0);
         if (rp == npos) return bad(arrow + 5, "expected 'comm:pid [prio]' after '==>'");
         if (!split_comm_pid(right.substr(0, rp), ev.other_comm, ev.other_pid))
           return bad(arrow + 5, "expected 'comm:pid' after '==>'");
@@ -549,7 +603,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
         ev.other_prio = bracket_prio(arrow + 5 + rp + 2);
         return true;
       }
-      size_t pp = s.find(" prev_pid=", p0);
+      size_t pp = comm_field_end(s, p0 + 10, "prev_pid=");
       if (pp == npos) return bad(p0, "missing prev_pid=");
       ev.comm.assign(s.substr(p0 + 10, pp - p0 - 10));
       size_t e = 0;
@@ -588,7 +642,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
       }
       size_t nc = find_value(s, p0, "next_comm=", se);
       if (nc == npos) return bad(se, "missing next_comm=");
-      size_t np = s.find(" next_pid=", nc);
+      size_t np = comm_field_end(s, nc, "next_pid=");
       if (np == npos) return bad(nc, "missing next_pid=");
       ev.other_comm.assign(s.substr(nc, np - nc));
       ev.other_pid = pid_at(np + 10, "next_pid", &e);
@@ -601,7 +655,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
       if (ev.type == EventType::kWaking) hints_.waking_seen = true;
       if (s.substr(p0, 5) != "comm=") {
         // trace-cmd plugin: "bash:5738 [120] CPU:000" or "comm:pid [prio] success=1 CPU:002"
-        size_t pr = find_prio(s, p0);
+        size_t pr = plugin_task_end(s, p0);
         if (pr == npos) return bad(p0, "expected 'comm=' or 'comm:pid [prio] CPU:nnn'");
         if (!split_comm_pid(s.substr(p0, pr - p0), ev.other_comm, ev.other_pid))
           return bad(p0, "expected 'comm:pid'");
@@ -615,7 +669,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
         if (opt("CPU:", pr, 0, kMaxCpu, v)) ev.target_cpu = static_cast<int32_t>(v);
         return true;
       }
-      size_t pp = s.find(" pid=", p0);
+      size_t pp = comm_field_end(s, p0 + 5, "pid=");
       if (pp == npos) return bad(p0, "missing pid=");
       ev.other_comm.assign(s.substr(p0 + 5, pp - p0 - 5));
       size_t e = 0;
@@ -630,6 +684,24 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
       return true;
     }
     case EventType::kFork: {
+      // "comm=X pid=N child_comm=Y child_pid=M" (kernel fmt) or "parent_comm=X parent_pid=N
+      // child_comm=..." (trace-cmd -R): split field by field, each comm by comm_field_end.
+      const bool kernel_fmt = s.substr(p0, 5) == "comm=", raw_fmt = s.substr(p0, 12) == "parent_comm=";
+      if (kernel_fmt || raw_fmt) {
+        const size_t cs = p0 + (kernel_fmt ? 5 : 12);
+        const std::string_view pkey = kernel_fmt ? "pid=" : "parent_pid=";
+        size_t pp = comm_field_end(s, cs, pkey);
+        if (pp == npos) return bad(p0, fmt::format("missing {}", pkey));
+        ev.comm.assign(s.substr(cs, pp - cs));
+        size_t e = 0;
+        ev.pid = pid_at(pp + 1 + pkey.size(), pkey.substr(0, pkey.size() - 1), &e);
+        if (s.substr(e, 12) != " child_comm=") return bad(e, "expected ' child_comm=' after the parent's pid");
+        size_t cp = comm_field_end(s, e + 12, "child_pid=");
+        if (cp == npos) return bad(e, "missing child_pid=");
+        ev.other_comm.assign(s.substr(e + 12, cp - e - 12));
+        ev.other_pid = pid_at(cp + 11, "child_pid");
+        return true;
+      }
       size_t cp = s.rfind(" child_pid=");
       if (cp == npos || cp < p0) return bad(p0, "missing child_pid=");
       ev.other_pid = pid_at(cp + 11, "child_pid");
@@ -649,7 +721,7 @@ bool LineParser::parse_fields(std::string_view s, size_t p0, TraceEvent& ev) {
     case EventType::kExit:
     case EventType::kMigrate: {
       if (s.substr(p0, 5) != "comm=") return bad(p0, "expected 'comm='");
-      size_t pp = s.find(" pid=", p0);
+      size_t pp = comm_field_end(s, p0 + 5, "pid=");
       if (pp == npos) return bad(p0, "missing pid=");
       std::string& comm = ev.type == EventType::kExit ? ev.comm : ev.other_comm;
       int64_t& pid = ev.type == EventType::kExit ? ev.pid : ev.other_pid;

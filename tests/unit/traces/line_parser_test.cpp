@@ -170,6 +170,54 @@ TEST_CASE("line parser: comms and states are read by key", "[traces]") {
   CHECK(p.hints().plugin_switch);
 }
 
+TEST_CASE("line parser: a comm holding another field's text is split by position, not by key", "[traces]") {
+  // A comm is any 15 bytes (prctl(PR_SET_NAME)); these once made the parser read pid 7.
+  LineParser p;
+  TraceEvent ev;
+  REQUIRE(p.parse("a prev_pid=7-49 [001] d..2.   10.000001: sched_switch: prev_comm=a prev_pid=7 prev_pid=49 prev_prio=120 prev_state=S ==> next_comm=b next_pid=7 next_pid=50 next_prio=120", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "a prev_pid=7");
+  CHECK(ev.pid == 49);
+  CHECK(ev.state == kStateSleeping);
+  CHECK(ev.other_comm == "b next_pid=7");
+  CHECK(ev.other_pid == 50);
+  REQUIRE(p.parse("x-1 [001] d..2.   10.000002: sched_waking: comm=w pid=7 prio=1 pid=51 prio=120 target_cpu=001", ev) == LineKind::kEvent);
+  CHECK(ev.other_comm == "w pid=7 prio=1");
+  CHECK(ev.other_pid == 51);
+  CHECK(ev.prio == 120);
+  CHECK(ev.target_cpu == 1);
+  REQUIRE(p.parse("x-1 [001] .....   10.000003: sched_process_fork: comm=p pid=3 pid=52 child_comm=c child_pid=9 child_pid=53", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "p pid=3");
+  CHECK(ev.pid == 52);
+  CHECK(ev.other_comm == "c child_pid=9");
+  CHECK(ev.other_pid == 53);
+  REQUIRE(p.parse("x-1 [001] .....   10.000004: sched_process_fork: parent_comm=q parent_pid=1 parent_pid=54 child_comm=r child_comm=s child_pid=55", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "q parent_pid=1");
+  CHECK(ev.pid == 54);
+  CHECK(ev.other_comm == "r child_comm=s");
+  CHECK(ev.other_pid == 55);
+  REQUIRE(p.parse("x-1 [001] .....   10.000005: sched_process_exit: comm=e pid=8 pid=56 prio=120", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "e pid=8");
+  CHECK(ev.pid == 56);
+  REQUIRE(p.parse("x-1 [001] d..2.   10.000006: sched_migrate_task: comm=m pid=2 pid=57 prio=120 orig_cpu=0 dest_cpu=1", ev) == LineKind::kEvent);
+  CHECK(ev.other_comm == "m pid=2");
+  CHECK(ev.other_pid == 57);
+  CHECK(ev.target_cpu == 1);
+  // trace-cmd's plugin rendering: " ==> " and " [9]" inside comms.
+  REQUIRE(p.parse("  l-58  [000]   282.017266: sched_switch:         l [9] S ==> z:58 [120] R+ ==> k [1]:9:59 [120]", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "l [9] S ==> z");
+  CHECK(ev.pid == 58);
+  CHECK(ev.state == kStatePreempted);
+  CHECK(ev.other_comm == "k [1]:9");
+  CHECK(ev.other_pid == 59);
+  REQUIRE(p.parse("  l-58  [000]   282.017267: sched_wakeup_new:     n [3]:60 [120] CPU:000", ev) == LineKind::kEvent);
+  CHECK(ev.other_comm == "n [3]");
+  CHECK(ev.other_pid == 60);
+  // Longer than any kernel comm: the first key, as before.
+  REQUIRE(p.parse("x-1 [001] .....   10.000008: sched_process_exit: comm=a comm longer than fifteen pid=61 prio=120", ev) == LineKind::kEvent);
+  CHECK(ev.comm == "a comm longer than fifteen");
+  CHECK(ev.pid == 61);
+}
+
 TEST_CASE("line parser: prev_state letters and numbers", "[traces]") {
   uint16_t s = 0;
   REQUIRE(decode_letter_state("R+", s));
