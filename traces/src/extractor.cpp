@@ -163,6 +163,13 @@ struct Extractor::Impl {
   std::string path;
   std::vector<TaskRec> recs;
   std::unordered_map<int64_t, uint32_t> live;  // pid -> current life
+  // pid -> line of the switch-out that ended its life, until a fork (or a switch-in) starts a
+  // new life with that pid. The kernel emits nothing as a task after its final switch-out, so a
+  // line naming such a pid as current is false (event-by-exited-pid).
+  std::unordered_map<int64_t, long> exited_at;
+  // On-CPU time per CPU, of every task: a CPU runs one task at a time, so none may exceed the
+  // trace's span. Independent of the per-task totals the conservation check also compares.
+  std::vector<int64_t> cpu_busy;
   std::vector<CpuState> cpus;
   std::vector<std::vector<std::pair<int64_t, int64_t>>> busy_iv;  // per CPU on-CPU intervals (SMT normalisation)
   std::vector<bool> selection;  // by ordinal, when set
@@ -231,6 +238,7 @@ struct Extractor::Impl {
   }
 
   uint32_t create(int64_t pid, const std::string& comm, int64_t parent_ord) {
+    exited_at.erase(pid);
     const uint32_t ord = static_cast<uint32_t>(recs.size());
     recs.emplace_back();
     TaskRec& t = recs.back();
@@ -391,6 +399,10 @@ struct Extractor::Impl {
     if (!opt.smt_siblings.empty() && d > 0 && t.cpu >= 0) work = normalised_work(t, t.since, t.since + d);
     t.pending_run += work;
     t.oncpu += d;
+    if (t.cpu >= 0) {
+      if (cpu_busy.size() <= static_cast<size_t>(t.cpu)) cpu_busy.resize(static_cast<size_t>(t.cpu) + 1, 0);
+      cpu_busy[static_cast<size_t>(t.cpu)] += d;
+    }
     t.corun_saved += d - work;
   }
   // SMT normalisation: the interval [a, b] of `t` on its CPU, as reference work. Every on-CPU
@@ -545,6 +557,7 @@ struct Extractor::Impl {
           push(t, Action::exit());
           t.st = St::kDead;
           live.erase(t.pid);
+          exited_at[t.pid] = ev.line;
           break;
       }
     }
@@ -829,6 +842,31 @@ struct Extractor::Impl {
     CpuState& cs = cpu_state(ev.cpu);
     if (cs.first_ts < 0) cs.first_ts = ev.ts;
     prev_last_ts = cs.last_ts;
+    // Taken at its word, such a line would bring the task back to life running on this CPU
+    // since the CPU's first event, beside the task really current there (a fork by an exited
+    // pid doubled a trace's on-CPU time with "repairs: none").
+    if (ev.line_pid > 0 && !live.count(ev.line_pid)) {
+      if (auto ex = exited_at.find(ev.line_pid); ex != exited_at.end()) {
+        repair("event-by-exited-pid",
+               fmt::format("an event names as the current task a pid that exited before (switched out dead "
+                           "at line {}) and was not forked again; the event was dropped (a fork's child "
+                           "kept, as forked by an untraced parent)", ex->second));
+        // The child a false fork names may run later: it starts at the fork, runnable, as the
+        // child of a parent outside the trace does (on_fork), not "running since the trace began".
+        if (ev.type == EventType::kFork && !live.count(ev.other_pid)) {
+          TaskRec& c = recs[create(ev.other_pid, ev.other_comm, -1)];
+          c.st = St::kWoken;
+          c.fork_wait = true;
+          c.since = ev.ts;
+          c.start = StartState::kRunnable;
+          c.start_ts = ev.ts;
+          touch_span(c, ev.ts);
+        }
+        cpu_state(ev.cpu).last_ts = ev.ts;
+        cur_ev = nullptr;
+        return;
+      }
+    }
     switch (ev.type) {
       case EventType::kSwitch: on_switch(ev); break;
       case EventType::kWaking:
@@ -1240,6 +1278,10 @@ struct Extractor::Impl {
     rep.oncpu_total = Duration::ns(oncpu_total);
     if (run_total + corun_saved != oncpu_total && first_bad.empty())
       first_bad = fmt::format("total run {} ns differs from on-CPU time {} ns", run_total + corun_saved, oncpu_total);
+    for (size_t c = 0; c < cpu_busy.size() && first_bad.empty(); ++c)
+      if (cpu_busy[c] > last_ts - first_ts)
+        first_bad = fmt::format("CPU {} ran tasks for {} ns in a trace of {} ns: two tasks were counted running on it "
+                                "at once", c, cpu_busy[c], last_ts - first_ts);
     // Of the measured tasks (the observed total_runtime's counterpart, cli's work check).
     if (!opt.smt_siblings.empty()) w.meta["smt_normalized_ns"] = std::to_string(corun_saved - bg_corun_saved);
     if (!first_bad.empty()) {

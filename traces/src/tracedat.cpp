@@ -22,7 +22,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #ifdef SCHEDSIM_HAVE_TRACECMD
@@ -49,6 +52,7 @@ int tracecmd_iterate_events_multi(tracecmd_input** handles, int nr_handles,
 void tracecmd_set_loglevel(enum tep_loglevel level);
 int tracecmd_cpus(tracecmd_input* handle);
 const char* tracecmd_get_trace_clock(tracecmd_input* handle);
+int tracecmd_page_size(tracecmd_input* handle);
 }
 #endif
 
@@ -104,6 +108,15 @@ struct Renderer {
   std::vector<tracecmd_input*> handles;
   std::vector<std::string> prefixes;  // per handle: "" or "NAME: "
   bool ticks = false;
+  // Two CPUs whose header entries point at one buffer (a damaged or crafted file) are read
+  // silently by libtracecmd: each record comes twice, at the same timestamp, from two CPUs. The
+  // merged iteration delivers records in timestamp order, so the copies arrive together: the
+  // records of the current timestamp are kept (handle, CPU, hash of the raw bytes), and each
+  // later one equal to another CPU's is counted per CPU.
+  uint64_t same_ts = UINT64_MAX;
+  std::vector<std::tuple<size_t, int, size_t>> at_ts;
+  std::map<std::pair<size_t, int>, uint64_t> records, copies;  // per (handle, CPU)
+  std::map<std::pair<size_t, int>, int> copy_of;                // a CPU whose records it repeats
 
   Renderer() { trace_seq_init(&seq); }
   ~Renderer() { trace_seq_destroy(&seq); }
@@ -120,8 +133,26 @@ struct Renderer {
   void event(tracecmd_input* h, tep_record* rec) {
     tep_handle* tep = tracecmd_get_tep(h);
     std::string_view prefix;
+    size_t hi = 0;
     for (size_t i = 0; i < handles.size(); ++i)
-      if (handles[i] == h) prefix = prefixes[i];
+      if (handles[i] == h) {
+        prefix = prefixes[i];
+        hi = i;
+      }
+    if (rec->ts != same_ts) {
+      same_ts = rec->ts;
+      at_ts.clear();
+    }
+    const size_t bytes = std::hash<std::string_view>{}(
+        std::string_view(static_cast<const char*>(rec->data), rec->data ? static_cast<size_t>(rec->size) : 0));
+    ++records[{hi, rec->cpu}];
+    for (const auto& [h2, cpu2, bytes2] : at_ts)
+      if (h2 == hi && cpu2 != rec->cpu && bytes2 == bytes) {
+        ++copies[{hi, rec->cpu}];
+        copy_of[{hi, rec->cpu}] = cpu2;
+        break;
+      }
+    at_ts.emplace_back(hi, rec->cpu, bytes);
     if (rec->missed_events != 0) {
       // -1: the buffer says events were lost without a count.
       if (rec->missed_events > 0)
@@ -144,6 +175,24 @@ struct Renderer {
     fmt::format_to(std::back_inserter(out), ": {}: {}\n", name, info);
   }
 };
+
+bool valid_page_size(int64_t ps) { return ps >= 4096 && ps <= (1 << 20) && (ps & (ps - 1)) == 0; }
+
+// trace.dat's fixed header: "\x17\x08\x44tracing", the version as a NUL-terminated string, the
+// endianness (0 little), the size of a long, then the page size as 4 bytes. -1 when `head` is
+// not such a header (libtracecmd refuses it itself).
+int64_t header_page_size(std::string_view head) {
+  if (head.substr(0, 10) != std::string_view("\x17\x08\x44tracing", 10)) return -1;
+  const size_t nul = head.find('\0', 10);
+  if (nul == std::string_view::npos || nul + 7 > head.size()) return -1;
+  const bool big = head[nul + 1] != 0;
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto byte = static_cast<uint32_t>(static_cast<unsigned char>(head[nul + 3 + static_cast<size_t>(i)]));
+    v |= byte << (big ? 8 * (3 - i) : 8 * i);
+  }
+  return v;
+}
 
 int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
   static_cast<Renderer*>(data)->event(h, rec);
@@ -208,11 +257,39 @@ std::string render_in_process(const std::string& path, const std::string_view* d
   r.prefixes = live_prefix;
   if (!live.empty()) r.ticks = tick_clock(tracecmd_get_trace_clock(live[0]));
   r.out = fmt::format("# tracer: nop\n# trace.dat read with libtracecmd {}\ncpus={}\n", SCHEDSIM_TRACECMD_VERSION, cpus);
+  // The ring buffer's page: a power of two the size of a kernel page (4 KiB to 64 KiB on the
+  // architectures Linux runs on; 1 MiB allows for any). Another value in the file's header
+  // misplaces every record; libtracecmd then reports a page size of 0 or reads garbage.
+  {
+    std::string head(64, '\0');
+    if (data) {
+      head = std::string(data->substr(0, 64));
+    } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+      head.resize(std::fread(head.data(), 1, head.size(), f));
+      std::fclose(f);
+    }
+    const int64_t ps = header_page_size(head);
+    for (tracecmd_input* h : live)
+      if (ps >= 0 ? !valid_page_size(ps) : !valid_page_size(tracecmd_page_size(h)))
+        throw InputError(SourceLoc{path, 1},
+                         fmt::format("the header's page size is {}: expected a power of two from 4096 to 1048576 "
+                                     "(the kernel's page size); the file is damaged; {}",
+                                     ps >= 0 ? ps : tracecmd_page_size(h), kFallback));
+  }
   if (!live.empty() &&
       tracecmd_iterate_events_multi(live.data(), static_cast<int>(live.size()), on_record, &r) < 0)
     throw InputError(SourceLoc{path},
                      fmt::format("libtracecmd {} failed while reading the events of this trace.dat; {}",
                                  SCHEDSIM_TRACECMD_VERSION, kFallback));
+  // Real CPUs share an identical record at an identical nanosecond now and then, never most of
+  // their records.
+  for (const auto& [key, copied] : r.copies)
+    if (copied >= 2 && 2 * copied >= r.records[key])
+      throw InputError(SourceLoc{path},
+                       fmt::format("{} of the {} records of CPU {} repeat, byte for byte and at the same timestamps, "
+                                   "records of CPU {}: the header points two CPUs at one buffer, so the file is "
+                                   "damaged; {}",
+                                   copied, r.records[key], key.second, r.copy_of[key], kFallback));
   return std::move(r.out);
 }
 
