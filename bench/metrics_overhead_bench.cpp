@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
       if (m >= kMetrics) {
         sim.add_observer(&metrics);
         sim.add_observer(&progress);
+        sim.set_poll([&progress](Instant at, uint64_t events) { progress.poll(at, events); });
       }
       if (m == kMetricsTrace) sim.add_observer(&trace);
       auto t0 = std::chrono::steady_clock::now();

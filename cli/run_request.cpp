@@ -91,7 +91,7 @@ std::string format_bytes(uint64_t b) {
 }
 
 // The two things that end a run early, polled from the progress reporter's callback (every
-// ProgressReporter::kCheckEvery wakes, enqueues, switches, migrations and exits): a pending
+// Simulation::kPollEvery engine events, whatever they are): a pending
 // SIGINT/SIGTERM (a load of one flag) and the memory budget (resident set size from
 // /proc/self/statm, about 10 us, every kMemoryEvery polls).
 class RunGuard {
@@ -480,6 +480,7 @@ std::string workload_hash(const Workload& w) {
   Hasher h;
   h.num(static_cast<int64_t>(w.tasks.size()));
   for (const auto& t : w.tasks) {
+    throw_if_interrupted();
     h.str(t.name);
     h.num(t.pid);
     h.num(t.tgid);
@@ -552,6 +553,7 @@ struct MeteredSimulation {
       : sim(w, t, std::move(p), c, s), metrics(w), progress(progress_mode(progress_spec)) {
     sim.add_observer(&metrics);
     sim.add_observer(&progress);
+    sim.set_poll([this](Instant at, uint64_t events) { progress.poll(at, events); });
     progress.set_poll([&guard](Instant at) { guard.poll(at); });
   }
 };
@@ -594,8 +596,8 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
   const uint32_t first_rep = req.only_rep.value_or(0);
   const uint32_t end_rep = req.only_rep ? first_rep + 1 : req.repeat;
   for (uint32_t r = first_rep; r < end_rep; ++r) {
-    // A short repetition may never poll the guard (fewer than ProgressReporter::kCheckEvery engine
-    // callbacks): `run --repeat 1000000000` of a small workload ignored SIGTERM and grew its kept
+    // A short repetition may never poll the guard (fewer than Simulation::kPollEvery engine
+    // events): `run --repeat 1000000000` of a small workload ignored SIGTERM and grew its kept
     // records past any budget. Signals and the budget are checked between repetitions as well.
     throw_if_interrupted();
     if (r != first_rep) guard.check_memory(fmt::format("after {} repetitions", r - first_rep));

@@ -873,7 +873,7 @@ SimSummary Simulation::Impl::run_all() {
     q.pop();
     SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
     s.now = e.at;
-    ++sum.events;
+    if (++sum.events % Simulation::kPollEvery == 0 && poll) poll(s.now, sum.events);
     switch (e.type) {
       case Ev::kTaskStart: on_task_start(e.a); break;
       case Ev::kSleepEnd: on_sleep_end(e.a, e.gen); break;
@@ -1054,6 +1054,8 @@ Simulation::Simulation(const Workload& w, const Topology& t, PolicyStack policie
 Simulation::~Simulation() = default;
 
 void Simulation::add_observer(Observer* o) { impl_->obs.push_back(o); }
+
+void Simulation::set_poll(std::function<void(Instant, uint64_t)> poll) { impl_->poll = std::move(poll); }
 
 SimSummary Simulation::run() { return impl_->run_all(); }
 

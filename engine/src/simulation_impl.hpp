@@ -15,6 +15,7 @@
 // account progress); the split is by concept, one file each.
 #include <memory>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,6 +69,7 @@ struct Simulation::Impl : BalanceOps {
   SimConfig cfg;
   SchedState s;
   std::vector<Observer*> obs;
+  std::function<void(Instant, uint64_t)> poll;  // Simulation::set_poll()
   std::vector<Prog> prog;
   ChannelTable chans;  // pipes and sockets of write/read actions (channel.hpp)
   std::vector<CpuRun> run;

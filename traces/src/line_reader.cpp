@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 
 namespace schedsim::traces {
 
@@ -223,7 +224,9 @@ bool LineReader::next(std::string_view& line) {
       size_t e = static_cast<size_t>(nl - buf_.data());
       line = std::string_view(buf_.data() + begin_, e - begin_);
       begin_ = e + 1;
-      ++line_no_;
+      // Every reader of traces (import, trace info, the sched views) loops over these lines:
+      // a pending SIGINT/SIGTERM inside a cooperative scope (`run`) is acted on here.
+      if ((++line_no_ & 0xFFFF) == 0) throw_if_interrupted();
       return true;
     }
     size_t scanned = end_ - begin_;

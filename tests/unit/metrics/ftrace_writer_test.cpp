@@ -46,10 +46,15 @@ void drive(Observer& o, const SchedState& s) {
 }
 
 // A real run of `w` on `topo` with `kernel`'s modules, observed by `obs`.
-SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, const std::vector<Observer*>& obs) {
+SimSummary run_real(const Workload& w, const Topology& topo, const std::string& kernel, const std::vector<Observer*>& obs,
+                    ProgressReporter* progress = nullptr) {
   Simulation sim(w, topo, builtin_registry().make(kernel_profile(kernel).modules, FeatureSet{}), CostModel{},
                  SimConfig{});
   for (Observer* o : obs) sim.add_observer(o);
+  if (progress) {
+    sim.add_observer(progress);
+    sim.set_poll([progress](Instant at, uint64_t events) { progress->poll(at, events); });
+  }
   return sim.run();
 }
 
@@ -188,39 +193,34 @@ TEST_CASE("long comms are truncated like TASK_COMM_LEN and pids stay unique", "[
 }
 
 TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metrics][progress]") {
-  // A real run that takes well under a second, with enough of the callbacks the reporter counts
-  // for several looks at the wall clock (one every kCheckEvery callbacks).
+  // A real run that takes well under a second, with enough events for several polls (one every
+  // Simulation::kPollEvery events).
   Topology topo = machine(4, 2);
   Workload w = generate_workload_from_spec("messaging --group 1 --nr_loops 1000 --pipe");
-  struct Count : Observer {
-    uint64_t n = 0;
-    void on_wake(const WakeFact&) override { ++n; }
-    void on_enqueue(Instant, TaskId, CpuId) override { ++n; }
-    void on_switch(Instant, CpuId, TaskId, SwitchReason, TaskId) override { ++n; }
-    void on_migrate(Instant, TaskId, CpuId, CpuId, CpuDistance) override { ++n; }
-    void on_exit(Instant, TaskId, CpuId) override { ++n; }
-  } count;
   std::FILE* f = std::tmpfile();
   REQUIRE(f);
   {
-    // Auto mode on a regular file: not a terminal, never prints.
+    // Auto mode on a regular file: not a terminal, never prints; the checks still run.
     ProgressReporter p(ProgressReporter::Mode::kAuto, f);
+    uint64_t polls = 0;
+    p.set_poll([&polls](Instant) { ++polls; });
     CHECK_FALSE(p.enabled());
-    run_real(w, topo, "6.12", {&p, &count});
+    SimSummary sum = run_real(w, topo, "6.12", {}, &p);
     CHECK(p.updates() == 0);
-    CHECK(count.n >= 3 * ProgressReporter::kCheckEvery);
+    CHECK(sum.events >= 3 * Simulation::kPollEvery);
+    CHECK(polls == sum.events / Simulation::kPollEvery);
   }
   {
     // Forced with a one-second delay: a sub-second run prints nothing.
     ProgressReporter p(ProgressReporter::Mode::kAlways, f);
-    run_real(w, topo, "6.12", {&p});
+    run_real(w, topo, "6.12", {}, &p);
     CHECK(p.updates() == 0);
   }
   CHECK(std::ftell(f) == 0);
   {
     // Forced with no delay: prints updates and a final line.
     ProgressReporter p(ProgressReporter::Mode::kAlways, f, std::chrono::milliseconds(0), std::chrono::milliseconds(0));
-    run_real(w, topo, "6.12", {&p});
+    run_real(w, topo, "6.12", {}, &p);
     CHECK(p.updates() >= 2);
   }
   std::rewind(f);

@@ -1,7 +1,7 @@
 #pragma once
 /// ProgressReporter: a one-line progress display on stderr for long runs (events simulated,
 /// simulated time, event rate), silent unless stderr is a terminal and the run has lasted more
-/// than a second. The wall clock is read only every kCheckEvery observer callbacks.
+/// than a second. The wall clock is read only at poll(), every Simulation::kPollEvery events.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +13,6 @@ namespace schedsim {
 
 class ProgressReporter : public Observer {
  public:
-  static constexpr uint64_t kCheckEvery = 8192;
   enum class Mode { kAuto, kAlways, kNever };  ///< kAuto: only when isatty(fileno(out))
 
   explicit ProgressReporter(Mode mode = Mode::kAuto, std::FILE* out = stderr,
@@ -21,29 +20,24 @@ class ProgressReporter : public Observer {
                             std::chrono::milliseconds interval = std::chrono::milliseconds(250));
 
   bool enabled() const { return enabled_; }
-  /// Called every kCheckEvery callbacks with the simulated time, printing or not: the hook for
-  /// checks that must run during the simulation (interrupts, memory budget) without an observer
-  /// of their own (every observer costs a dispatch on every engine callback).
+  /// The checks that must run during the simulation (interrupts, memory budget), called by
+  /// poll(), so they need no observer of their own.
   void set_poll(std::function<void(Instant)> poll) { poll_ = std::move(poll); }
+  /// Called by the engine's event loop (Simulation::set_poll) every Simulation::kPollEvery
+  /// events: runs the checks, then prints a line when one is due.
+  void poll(Instant at, uint64_t events) {
+    now_ = at;
+    events_ = events;
+    if (poll_) poll_(at);
+    if (enabled_) check();
+  }
   /// Lines (updates) printed so far.
   uint64_t updates() const { return updates_; }
 
   void on_start(const SchedState&) override;
-  void on_wake(const WakeFact& f) override { tick(f.at); }
-  void on_enqueue(Instant at, TaskId, CpuId) override { tick(at); }
-  void on_switch(Instant at, CpuId, TaskId, SwitchReason, TaskId) override { tick(at); }
-  void on_migrate(Instant at, TaskId, CpuId, CpuId, CpuDistance) override { tick(at); }
-  void on_exit(Instant at, TaskId, CpuId) override { tick(at); }
   void on_end(const SchedState&, Instant end) override;
 
  private:
-  void tick(Instant at) {
-    ++events_;
-    now_ = at;
-    if (events_ % kCheckEvery != 0) return;
-    if (poll_) poll_(at);
-    if (enabled_) check();
-  }
   void check();
   void print(bool final_line);
 
