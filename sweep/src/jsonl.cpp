@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -113,7 +114,52 @@ Shard parse_shard(const std::string& text, const std::string& option) {
   return Shard{static_cast<uint32_t>(k), static_cast<uint32_t>(n)};
 }
 
-std::string header_line(const Spec& spec, const Shard& shard) {
+namespace {
+// FNV-1a 64 of a file's bytes, streamed (a trace may be gigabytes); "" when it cannot be read.
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  uint64_t h = 0xcbf29ce484222325ull;
+  std::string buf(1 << 16, '\0');
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    const auto n = static_cast<size_t>(in.gcount());
+    for (size_t i = 0; i < n; ++i) {
+      h ^= static_cast<uint8_t>(buf[i]);
+      h *= 0x100000001b3ull;
+    }
+  }
+  return in.bad() ? "" : fmt::format("{:016x}", h);
+}
+}  // namespace
+
+nlohmann::ordered_json input_hashes(const Spec& spec) {
+  // Which values name files is each option's business (a workload, a trace, a topology, cost
+  // files, a mix file inside a generator spec, ...): every word of every value that names an
+  // existing regular file is taken, so an option added later is covered too.
+  std::set<std::string> paths;
+  auto scan = [&paths](const std::string& value) {
+    size_t at = 0;
+    while (at < value.size()) {
+      size_t end = value.find_first_of(",; \t", at);
+      if (end == std::string::npos) end = value.size();
+      if (end > at) {
+        std::string word = value.substr(at, end - at);
+        std::error_code ec;
+        if (word != "-" && std::filesystem::is_regular_file(word, ec)) paths.insert(word);
+      }
+      at = end + 1;
+    }
+  };
+  for (const auto& [k, v] : spec.fixed) scan(v);
+  for (const Axis& a : spec.axes)
+    for (const auto& values : a.values)
+      for (const auto& v : values) scan(v);
+  ojson out = ojson::object();
+  for (const auto& p : paths) out[p] = file_hash(p);
+  return out;
+}
+
+std::string header_line(const Spec& spec, const Shard& shard, const nlohmann::ordered_json* inputs) {
   ojson h;
   h["type"] = "sweep";
   h["schema"] = kSweepSchema;
@@ -123,6 +169,8 @@ std::string header_line(const Spec& spec, const Shard& shard) {
   h["repeat"] = spec.repeat;
   if (shard.sharded()) h["shard"] = shard.text();
   h["spec"] = spec.to_json();
+  // What the points read, so --resume can refuse when a file changed under the same spec.
+  if (ojson in = inputs ? *inputs : input_hashes(spec); !in.empty()) h["inputs"] = std::move(in);
   return h.dump() + "\n";
 }
 
@@ -173,7 +221,36 @@ Existing scan_existing(const std::string& path, const std::string& header, const
     auto what = [](const ojson& hdr) {
       return hdr.contains("shard") ? "shard " + hdr["shard"].get<std::string>() : std::string("the whole sweep");
     };
-    throw InputError(SourceLoc{path, 1}, "this file holds " + what(h) + ", not " + what(now) + "; refusing to --resume");
+    if (what(h) != what(now))
+      throw InputError(SourceLoc{path, 1}, "this file holds " + what(h) + ", not " + what(now) + "; refusing to --resume");
+    if (!h.contains("inputs") && now.contains("inputs"))
+      throw InputError(SourceLoc{path, 1}, "this file's header records no input hashes (written by an older schedsim), "
+                                           "so an input changed since cannot be detected; refusing to --resume: write "
+                                           "to a new file");
+    const ojson none = ojson::object();
+    const ojson& was = h.contains("inputs") ? h["inputs"] : none;
+    const ojson& is = now.contains("inputs") ? now["inputs"] : none;
+    for (auto it = is.begin(); it != is.end(); ++it) {
+      if (!was.contains(it.key()))
+        throw InputError(SourceLoc{path, 1}, fmt::format("the input '{}' was not read when this file was started (a "
+                                                         "file created since, or one the header does not record); "
+                                                         "refusing to --resume: write to a new file",
+                                                         it.key()));
+      if (was[it.key()] != it.value())
+        throw InputError(SourceLoc{path, 1},
+                         fmt::format("the input '{}' changed since this file was started (content hash {} -> {}): its "
+                                     "records would mix two inputs; refusing to --resume: restore it or write to a new "
+                                     "file",
+                                     it.key(), was[it.key()].dump(), it.value().dump()));
+    }
+    for (auto it = was.begin(); it != was.end(); ++it)
+      if (!is.contains(it.key()))
+        throw InputError(SourceLoc{path, 1}, fmt::format("the input '{}' this file was started with is gone; refusing "
+                                                         "to --resume: restore it or write to a new file",
+                                                         it.key()));
+    throw InputError(SourceLoc{path, 1}, "the header differs from the one this sweep writes, though spec, shard and "
+                                         "inputs agree (edited, or written with other line endings?); refusing to "
+                                         "--resume: write to a new file");
   }
   size_t pos = nl + 1;
   long lineno = 1;
@@ -327,6 +404,17 @@ std::vector<std::string> merge_results(const std::vector<std::string>& inputs, c
     if (f.header["spec_hash"] != first.header["spec_hash"])
       throw InputError(SourceLoc{f.path, 1}, "a different sweep than " + first.path + " (" +
                                                  spec_diff(first.header["spec"], f.header["spec"]) + "); refusing to merge");
+  // The merged file records what the shards read when they ran, not what the files hold now;
+  // shards that read different contents of one input are two sweeps.
+  const ojson no_inputs = ojson::object();
+  const ojson& inputs_of_first = first.header.contains("inputs") ? first.header["inputs"] : no_inputs;
+  for (const auto& f : files) {
+    const ojson& in = f.header.contains("inputs") ? f.header["inputs"] : no_inputs;
+    if (in != inputs_of_first)
+      throw InputError(SourceLoc{f.path, 1}, fmt::format("this shard read other inputs than {} ({} vs {}); refusing "
+                                                         "to merge: rerun the shards on the same files",
+                                                         first.path, in.dump(), inputs_of_first.dump()));
+  }
   const Spec& spec = first.spec;
   uint64_t total = static_cast<uint64_t>(spec.nr_points()) * spec.repeat;
   std::vector<std::pair<int, long>> where(total, {-1, 0});  // file index, line
@@ -357,7 +445,7 @@ std::vector<std::string> merge_results(const std::vector<std::string>& inputs, c
                                  missing.size(), total, join(names, ", ")));
   }
   std::vector<std::string> out;
-  out.push_back(header_line(spec, Shard{}));
+  out.push_back(header_line(spec, Shard{}, &inputs_of_first));
   for (uint64_t u = 0; u < total; ++u) out.push_back(*line_of[u] + "\n");
   AtomicFile f(output, "merged results");
   for (const auto& l : out) f.write(l);

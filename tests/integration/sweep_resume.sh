@@ -66,4 +66,19 @@ fi
 wait $pid
 grep -q "another schedsim sweep is writing this file" second.err || { cat second.err; echo "FAIL: no lock error"; exit 1; }
 cmp locked.jsonl ref.jsonl || { echo "FAIL: the first sweep's file changed under a refused --resume"; exit 1; }
-echo "ok: killed at $done_before/$total, resumed to the identical file; a second writer refused"
+# 5. An input edited between a kill and --resume: refused, naming it (it gave a point with 227
+# records of the old workload and 73 of the new, exit 0); restored, the resume completes.
+"$schedsim" gen messaging --group 1 -l 5 -o in.json > /dev/null
+fargs=(in.json --set placement=sis-fold-2018,sis-fold-opt --set topology=smp2 --repeat 3 --progress never --summary none)
+"$schedsim" sweep "${fargs[@]}" -o edit-ref.jsonl
+head -n 3 edit-ref.jsonl > edit.jsonl
+cp in.json in.orig
+"$schedsim" gen messaging --group 1 -l 6 -o in.json > /dev/null
+if "$schedsim" sweep "${fargs[@]}" -o edit.jsonl --resume 2> edited.err; then
+  echo "FAIL: a sweep was resumed on an edited input"; exit 1
+fi
+grep -q "the input 'in.json' changed since this file was started" edited.err || { cat edited.err; echo "FAIL: no changed-input error"; exit 1; }
+cp in.orig in.json
+"$schedsim" sweep "${fargs[@]}" -o edit.jsonl --resume 2> /dev/null
+cmp edit.jsonl edit-ref.jsonl || { echo "FAIL: the resume after restoring the input differs"; exit 1; }
+echo "ok: killed at $done_before/$total, resumed to the identical file; a second writer and an edited input refused"

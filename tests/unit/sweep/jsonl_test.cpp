@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/sweep/executor.hpp"
@@ -80,6 +81,39 @@ TEST_CASE("executor: results arrive in order for any number of jobs, errors stop
   }, [&](size_t i, std::string&&) { got.push_back(i); }), "error: unit 17 failed");
   REQUIRE(got.size() == 17);
   CHECK(got.back() == 16);
+}
+
+TEST_CASE("jsonl: the header records every input file's hash; resume refuses a changed, new or missing one") {
+  std::string dir = tmpdir("inputs");
+  const std::string in = dir + "/w.json", cost = dir + "/c.json";
+  write(in, "workload one");
+  write(cost, "{}");
+  Spec s = small();
+  s.fixed.emplace_back("input", in);
+  s.fixed.emplace_back("cost", cost + ",rr_op=7us");
+  const std::string path = dir + "/r.jsonl";
+  const std::string header = header_line(s, Shard{});
+  nlohmann::ordered_json h = nlohmann::ordered_json::parse(header);
+  REQUIRE(h.contains("inputs"));
+  CHECK(h["inputs"].size() == 2);
+  CHECK(h["inputs"][in].get<std::string>().size() == 16);
+  auto units = shard_units(s, Shard{});
+  write(path, header + record(0, s.repeat));
+  CHECK(scan_existing(path, header_line(s, Shard{}), s, units).records == 1);
+  write(in, "workload two");
+  CHECK_THROWS_WITH(scan_existing(path, header_line(s, Shard{}), s, units),
+                    Catch::Matchers::Contains("the input '" + in + "' changed since this file was started"));
+  write(in, "workload one");
+  std::filesystem::remove(cost);
+  CHECK_THROWS_WITH(scan_existing(path, header_line(s, Shard{}), s, units),
+                    Catch::Matchers::Contains("the input '" + cost + "' this file was started with is gone"));
+  // A file written before headers recorded inputs cannot be checked: refused, not trusted.
+  write(cost, "{}");
+  nlohmann::ordered_json old = h;
+  old.erase("inputs");
+  write(path, old.dump() + "\n" + record(0, s.repeat));
+  CHECK_THROWS_WITH(scan_existing(path, header_line(s, Shard{}), s, units),
+                    Catch::Matchers::Contains("records no input hashes"));
 }
 
 TEST_CASE("executor: --jobs is bounded by the units and by kMaxJobsPerCpu per usable CPU") {

@@ -33,8 +33,12 @@ struct Shard {
 Shard parse_shard(const std::string& text, const std::string& option);
 
 /// The header line (with '\n'): {"type":"sweep","schema":...,"version":1,"spec_hash":...,
-/// "points":P,"repeat":R,["shard":"K/N",]"spec":{...}}.
-std::string header_line(const Spec& spec, const Shard& shard);
+/// "points":P,"repeat":R,["shard":"K/N",]"spec":{...}[,"inputs":{PATH: HASH}]}.
+/// `inputs`: the "inputs" member to write (merge: the shards'); null computes input_hashes().
+std::string header_line(const Spec& spec, const Shard& shard, const nlohmann::ordered_json* inputs = nullptr);
+/// The files the points read: every word of a parameter value (split at ',', ';' and blanks)
+/// that names an existing regular file, each with the FNV-1a 64 of its content (16 hex digits).
+nlohmann::ordered_json input_hashes(const Spec& spec);
 
 /// The units (point * repeat + rep) of `shard`, in output order.
 std::vector<uint64_t> shard_units(const Spec& spec, const Shard& shard);
