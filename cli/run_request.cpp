@@ -903,6 +903,39 @@ bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const Co
 }
 }  // namespace
 
+SimConfig sim_config_of(const RunRequest& req, RunConfig& config) {
+  SimConfig sim;
+  sim.seed = req.seed;
+  if (!req.jitter.empty()) sim.jitter_permille = parse_jitter(req.jitter);
+  if (req.preempt && !parse_preempt_model(*req.preempt, sim.preempt))
+    throw InputError(SourceLoc{"--preempt"},
+                     unknown_choice_message("preemption model", *req.preempt, {"full", "none", "voluntary", "lazy"}));
+  if (req.update_curr && !parse_update_curr(*req.update_curr, sim.update_curr))
+    throw InputError(SourceLoc{"--update-curr"},
+                     unknown_choice_message("run-time accounting rule", *req.update_curr, {"actions", "events"}));
+  // Both are recorded beside the cost overrides (treatments: compare lists them as differences,
+  // and they are in the default label) only when they are not the default, so default results
+  // are unchanged.
+  if (sim.preempt != PreemptModel::kFull) config.cost_overrides["preempt"] = to_string(sim.preempt);
+  if (sim.update_curr != UpdateCurr::kActions) config.cost_overrides["update_curr"] = to_string(sim.update_curr);
+  sim.check_invariants_full = req.check_invariants;
+  if (!req.stop_at.empty()) {
+    Duration d;
+    if (!parse_duration(req.stop_at, d) || d.count() <= 0)
+      throw InputError(SourceLoc{"--stop-at"}, "expected a positive duration like 2s or 500ms, got '" + req.stop_at + "'");
+    sim.stop_at = Instant::zero() + d;
+  }
+  if (!req.max_sim_time.empty()) {
+    Duration d;
+    if (!parse_duration(req.max_sim_time, d) || d.count() <= 0 || Instant::zero() + d > SimConfig::kMaxTimeLimit)
+      throw InputError(SourceLoc{"--max-sim-time"},
+                       fmt::format("expected a positive duration up to {}s (366 days), like 172800s, got '{}'",
+                                   SimConfig::kMaxTimeLimit.ns() / 1000000000, req.max_sim_time));
+    sim.max_time = Instant::zero() + d;
+  }
+  return sim;
+}
+
 RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
@@ -940,35 +973,7 @@ RunOutcome execute_run(const RunRequest& req) {
   config.provenance.version = kSchedsimVersion;
   config.provenance.command = req.command_line;
   config.provenance.stop_at = req.stop_at;
-  SimConfig sim;
-  sim.seed = req.seed;
-  if (!req.jitter.empty()) sim.jitter_permille = parse_jitter(req.jitter);
-  if (req.preempt && !parse_preempt_model(*req.preempt, sim.preempt))
-    throw InputError(SourceLoc{"--preempt"},
-                     unknown_choice_message("preemption model", *req.preempt, {"full", "none", "voluntary", "lazy"}));
-  if (req.update_curr && !parse_update_curr(*req.update_curr, sim.update_curr))
-    throw InputError(SourceLoc{"--update-curr"},
-                     unknown_choice_message("run-time accounting rule", *req.update_curr, {"actions", "events"}));
-  // Both are recorded beside the cost overrides (treatments: compare lists them as differences,
-  // and they are in the default label) only when they are not the default, so default results
-  // are unchanged.
-  if (sim.preempt != PreemptModel::kFull) config.cost_overrides["preempt"] = to_string(sim.preempt);
-  if (sim.update_curr != UpdateCurr::kActions) config.cost_overrides["update_curr"] = to_string(sim.update_curr);
-  sim.check_invariants_full = req.check_invariants;
-  if (!req.stop_at.empty()) {
-    Duration d;
-    if (!parse_duration(req.stop_at, d) || d.count() <= 0)
-      throw InputError(SourceLoc{"--stop-at"}, "expected a positive duration like 2s or 500ms, got '" + req.stop_at + "'");
-    sim.stop_at = Instant::zero() + d;
-  }
-  if (!req.max_sim_time.empty()) {
-    Duration d;
-    if (!parse_duration(req.max_sim_time, d) || d.count() <= 0 || Instant::zero() + d > SimConfig::kMaxTimeLimit)
-      throw InputError(SourceLoc{"--max-sim-time"},
-                       fmt::format("expected a positive duration up to {}s (366 days), like 172800s, got '{}'",
-                                   SimConfig::kMaxTimeLimit.ns() / 1000000000, req.max_sim_time));
-    sim.max_time = Instant::zero() + d;
-  }
+  SimConfig sim = sim_config_of(req, config);
   FtraceOptions fopts;
   if (!req.trace_window.empty()) parse_trace_window(req.trace_window, fopts);
   RunGuard guard(parse_max_memory(req.max_memory));

@@ -195,6 +195,10 @@ std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig&
 /// incomplete run (results.complete false: stuck tasks, unconsumed tokens, no tasks, work not
 /// conserved, --stop-at) is not an exception: results.incomplete says why; the caller picks the
 /// exit code (run_exit_code).
+/// The engine's settings a request names (jitter, preemption model, accounting rule, stop,
+/// time limit), each parsed and checked; the non-default ones recorded in `config`. Throws
+/// InputError naming the option. execute_run and sweep's point checks both call it.
+SimConfig sim_config_of(const RunRequest& req, RunConfig& config);
 RunOutcome execute_run(const RunRequest& req);
 
 /// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,

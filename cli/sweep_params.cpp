@@ -220,6 +220,8 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
         topologies[req.recorded_on] = true;
       }
       RunConfig config;
+      (void)sim_config_of(req, config);
+      if (!req.max_memory.empty()) (void)parse_max_memory(req.max_memory);
       (void)build_policy_stack(req.kernel, req.modules, req.features, config);
       CostModel cost;
       for (const auto& c : req.costs) {

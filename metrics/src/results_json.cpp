@@ -344,6 +344,16 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
+    // A file of JSON Lines (run -f jsonl records, a sweep's results) is well-formed, only not
+    // one document: say what it is rather than "malformed".
+    const size_t nl = text.find('\n');
+    if (nl != std::string::npos && nl + 1 < text.size()) {
+      const json first = json::parse(text.substr(0, nl), nullptr, /*allow_exceptions=*/false);
+      if (first.is_object() && (first.contains("schema") || first.contains("type")))
+        throw InputError(SourceLoc{source, 2, 1},
+                         "a JSON Lines file (one JSON object per line: `run -f jsonl` records or a sweep's "
+                         "results), not the results JSON of one run (`run -f json -o FILE`)");
+    }
     // Turn the byte offset into line:col and keep nlohmann's reason without its prefix.
     size_t byte = e.byte > 0 ? e.byte - 1 : 0;
     if (byte > text.size()) byte = text.size();

@@ -62,6 +62,8 @@ std::string spec_diff(const ojson& was, const ojson& now) {
       break;
     }
   }
+  // Equal values, yet not the same header: keys in another order, or an edited spec_hash.
+  if (parts.empty()) return "the same values, but in another order or under another spec_hash";
   return join(parts, "; ");
 }
 
@@ -396,6 +398,15 @@ ResultsFile read_results(const std::string& path) {
 
 std::vector<std::string> merge_results(const std::vector<std::string>& inputs, const std::string& output) {
   if (inputs.empty()) throw InputError("merge: no input files");
+  // Renaming the merged file over a shard would replace an input the user still has only there.
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path out = fs::weakly_canonical(fs::absolute(output, ec), ec);
+    for (const auto& p : inputs)
+      if (output != "-" && fs::weakly_canonical(fs::absolute(p, ec), ec) == out)
+        throw InputError(SourceLoc{output}, "-o names an input shard; write the merged file elsewhere");
+  }
   std::vector<ResultsFile> files;
   files.reserve(inputs.size());
   for (const auto& p : inputs) files.push_back(read_results(p));

@@ -98,8 +98,10 @@ std::vector<std::string> value_list(const ojson& j, const std::string& source, c
 }
 
 uint64_t json_uint(const ojson& j, const std::string& source, const std::string& path, uint64_t lo, uint64_t hi) {
-  if (!(j.is_number_integer() || j.is_number_unsigned()) || (j.is_number_integer() && j.get<int64_t>() < 0))
-    fail_at(source, path, "expected a non-negative integer, got " + type_name(j));
+  // is_number_integer() is also true of an unsigned number, whose get<int64_t>() wraps past
+  // 2^63-1: a seed of 2^64-1 was refused as "got integer".
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0))
+    fail_at(source, path, "expected a non-negative integer, got " + (j.is_number() ? j.dump() : type_name(j)));
   uint64_t v = j.get<uint64_t>();
   if (v < lo || v > hi) fail_at(source, path, fmt::format("{} is out of range; allowed {}..{}", v, lo, hi));
   return v;
