@@ -213,7 +213,8 @@ int run_run(const std::vector<std::string>& args) {
     traces::ImportReport rep;
     traces::import_trace_buffer(out.trace_text, "the simulated schedule", opt, &rep);
     views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, out.results.cpus.size()));
-    std::cout << "\n" << views.render();
+    std::cout << "\n";
+    views.render(std::cout);
   } else if (req.trace_out == "-") {
     write_output("-", out.trace_text);
   }

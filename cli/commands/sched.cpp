@@ -89,7 +89,7 @@ int run_sched(const std::vector<std::string>& args) {
   traces::ImportReport rep;
   import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
   views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
-  std::cout << views.render();
+  views.render(std::cout);
   return kExitOk;
 }
 

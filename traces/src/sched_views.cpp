@@ -5,7 +5,10 @@
 #include "schedsim/traces/sched_views.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -68,11 +71,22 @@ SchedViews::SchedViews(SchedViewOptions opt) : opt_(std::move(opt)) {
   for (const auto& k : opt_.sort)
     if (std::find(latency_sort_keys().begin(), latency_sort_keys().end(), k) == latency_sort_keys().end())
       throw InputError(unknown_choice_message("sort key", k, latency_sort_keys()));
-  if (opt_.view == SchedView::kTimehist) {
-    out_ += "           time    cpu  task name                       wait time  sch delay   run time\n";
-    out_ += "                        [tid/pid]                          (msec)     (msec)     (msec)\n";
-    out_ += "--------------- ------  ------------------------------  ---------  ---------  ---------\n";
+  if (opt_.view != SchedView::kLatency) {
+    spill_.reset(std::tmpfile());
+    if (!spill_)
+      throw InputError(fmt::format("cannot create a temporary file for the {} view: {}",
+                                   opt_.view == SchedView::kMap ? "map" : "timehist", std::strerror(errno)));
   }
+  if (opt_.view == SchedView::kTimehist) {
+    spill("           time    cpu  task name                       wait time  sch delay   run time\n"
+          "                        [tid/pid]                          (msec)     (msec)     (msec)\n"
+          "--------------- ------  ------------------------------  ---------  ---------  ---------\n");
+  }
+}
+
+void SchedViews::spill(std::string_view bytes) {
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), spill_.get()) != bytes.size())
+    throw InputError(fmt::format("cannot write the view's temporary file (disk full?): {}", std::strerror(errno)));
 }
 
 SchedViews::Task& SchedViews::task(int64_t pid, const std::string& comm) {
@@ -123,8 +137,8 @@ void SchedViews::on_switch(const TraceEvent& ev) {
       // sch delay counts from a wakeup only (perf timehist's definition): a preempted task's
       // time off the CPU is in its wait time.
       const int64_t delay = (last >= 0 && p.woken >= 0 && p.woken <= last) ? last - p.woken : 0;
-      fmt::format_to(std::back_inserter(out_), "{:>15} [{:04}]  {:<30}  {}  {}  {} \n", usec_time(ev.ts), ev.cpu,
-                     fmt::format("{}[{}]", p.comm, ev.pid), ms_trunc(wait), ms_trunc(delay), ms_trunc(run));
+      spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} \n", usec_time(ev.ts), ev.cpu,
+                        fmt::format("{}[{}]", p.comm, ev.pid), ms_trunc(wait), ms_trunc(delay), ms_trunc(run)));
     }
     p.ready = -1;
     p.woken = -1;
@@ -177,35 +191,69 @@ void SchedViews::on_switch(const TraceEvent& ev) {
         }
       }
     }
-    MapRow row;
-    row.cpus = cpu_curr_.size();
+    std::string cells;
+    cells.reserve(4 * cpu_curr_.size());
     for (size_t c = 0; c < cpu_curr_.size(); ++c) {
-      row.cells += c == cpu ? '*' : ' ';
+      cells += c == cpu ? '*' : ' ';
       const int64_t pid = cpu_curr_[c];
-      if (pid < 0) row.cells += "   ";
-      else if (pid == 0) row.cells += ".  ";
-      else row.cells += tasks_[pid].shortname + " ";
+      if (pid < 0) cells += "   ";
+      else if (pid == 0) cells += ".  ";
+      else cells += tasks_[pid].shortname + " ";
     }
-    row.tail = fmt::format("  {:>12} secs {}\n", usec_time(ev.ts), introduced);
-    map_rows_.push_back(std::move(row));
+    const std::string tail = fmt::format("  {:>12} secs {}\n", usec_time(ev.ts), introduced);
+    auto u32 = [this](size_t v) {
+      const auto x = static_cast<uint32_t>(v);
+      spill(std::string_view(reinterpret_cast<const char*>(&x), sizeof x));
+    };
+    u32(cpu_curr_.size());
+    u32(cells.size());
+    spill(cells);
+    u32(tail.size());
+    spill(tail);
   }
 }
 
 void SchedViews::set_nr_cpus(size_t n) { nr_cpus_ = n; }
 
 std::string SchedViews::render() const {
-  if (opt_.view == SchedView::kLatency) return render_latency();
-  if (opt_.view == SchedView::kTimehist) return out_;
-  // map: a column for every CPU from the first row on (the rows were built as CPUs appeared).
-  size_t width = std::max(nr_cpus_, cpu_curr_.size());
-  std::string o;
-  for (const auto& r : map_rows_) {
-    o += "  ";
-    o += r.cells;
-    for (size_t c = r.cpus; c < width; ++c) o += "    ";
-    o += r.tail;
+  std::ostringstream o;
+  render(o);
+  return o.str();
+}
+
+void SchedViews::render(std::ostream& out) const {
+  if (opt_.view == SchedView::kLatency) {
+    out << render_latency();
+    return;
   }
-  return o;
+  std::FILE* f = spill_.get();
+  if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0)
+    throw InputError(fmt::format("cannot read the view's temporary file back: {}", std::strerror(errno)));
+  std::string buf;
+  auto read = [f, &buf](size_t n) {
+    buf.resize(n);
+    return n == 0 || std::fread(buf.data(), 1, n, f) == n;
+  };
+  if (opt_.view == SchedView::kTimehist) {
+    std::string chunk(1 << 16, '\0');
+    size_t n = 0;
+    while ((n = std::fread(chunk.data(), 1, chunk.size(), f)) > 0) out.write(chunk.data(), static_cast<std::streamsize>(n));
+  } else {
+    // map: a column for every CPU from the first row on (the rows were made as CPUs appeared).
+    const size_t width = std::max(nr_cpus_, cpu_curr_.size());
+    uint32_t hdr[1];
+    const std::string pad(4, ' ');
+    while (std::fread(hdr, sizeof hdr, 1, f) == 1) {
+      const uint32_t cpus = hdr[0];
+      uint32_t len = 0;
+      if (std::fread(&len, sizeof len, 1, f) != 1 || !read(len)) break;
+      out << "  " << buf;
+      for (size_t c = cpus; c < width; ++c) out << pad;
+      if (std::fread(&len, sizeof len, 1, f) != 1 || !read(len)) break;
+      out << buf;
+    }
+  }
+  std::fseek(f, 0, SEEK_END);  // more rows may follow (a view rendered while events still come)
 }
 
 std::string SchedViews::render_latency() const {
