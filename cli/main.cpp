@@ -1,12 +1,14 @@
 // schedsim's single catch site: InputError -> exit 1, usage errors -> exit 2, never a stack trace.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "run_request.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
@@ -90,6 +92,17 @@ int main(int argc, char** argv) {
       } else break;
     }
     log::init(verbosity, log_spec);
+    // Every command's long loops check this budget (poll_resources); run --max-memory replaces it.
+    if (const char* env = std::getenv("SCHEDSIM_MAX_MEMORY"); env && *env) {
+      uint64_t budget = 0;
+      try {
+        budget = parse_max_memory(env);
+      } catch (const InputError& e) {
+        throw InputError(SourceLoc{"SCHEDSIM_MAX_MEMORY"}, e.message());
+      }
+      set_memory_budget(budget, std::string("SCHEDSIM_MAX_MEMORY=") + env);
+    } else
+      set_memory_budget(parse_max_memory(""), "80% of MemAvailable, the default");
     if (i >= args.size()) {
       std::cerr << top_help();
       return kExitUsage;

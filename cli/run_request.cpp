@@ -79,17 +79,6 @@ int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
   return static_cast<int64_t>(std::llround(frac * 1000.0));
 }
 
-std::string format_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
 // The two things that end a run early, polled from the progress reporter's callback (every
 // Simulation::kPollEvery engine events, whatever they are): a pending
 // SIGINT/SIGTERM (a load of one flag) and the memory budget (resident set size from
@@ -480,7 +469,7 @@ std::string workload_hash(const Workload& w) {
   Hasher h;
   h.num(static_cast<int64_t>(w.tasks.size()));
   for (const auto& t : w.tasks) {
-    throw_if_interrupted();
+    poll_resources();
     h.str(t.name);
     h.num(t.pid);
     h.num(t.tgid);
@@ -976,7 +965,10 @@ RunOutcome execute_run(const RunRequest& req) {
   SimConfig sim = sim_config_of(req, config);
   FtraceOptions fopts;
   if (!req.trace_window.empty()) parse_trace_window(req.trace_window, fopts);
-  RunGuard guard(parse_max_memory(req.max_memory));
+  // Without --max-memory, the process's budget (main: SCHEDSIM_MAX_MEMORY, else 80% of
+  // MemAvailable); with it, that budget for the engine's guard and the loops around it.
+  if (!req.max_memory.empty()) set_memory_budget(parse_max_memory(req.max_memory), "--max-memory " + req.max_memory);
+  RunGuard guard(memory_budget());
 
   Topology topo = load_topology(req.topology);
   CostModel cost = build_cost_model(req.costs, topo, &config);

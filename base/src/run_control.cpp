@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 
 namespace schedsim {
@@ -122,6 +124,58 @@ int register_exit_action(ExitAction action, const std::string& path, int arg) {
 
 void unregister_exit_action(int slot) {
   if (slot >= 0 && slot < kSlots) g_used[slot] = 0;
+}
+
+namespace {
+std::atomic<uint64_t> g_budget{0};
+std::mutex g_budget_mu;
+std::string g_budget_source;  // guarded by g_budget_mu
+
+}  // namespace
+
+std::string format_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+void set_memory_budget(uint64_t bytes, const std::string& source) {
+  std::lock_guard lk(g_budget_mu);
+  g_budget_source = source;
+  g_budget = bytes;
+}
+
+uint64_t memory_budget() { return g_budget; }
+
+void poll_resources() {
+  throw_if_interrupted();
+  const uint64_t budget = g_budget;
+  if (budget == 0) return;
+  // The clock only every 64 calls, statm only every 20 ms: a per-task call stays in the noise.
+  thread_local uint32_t calls = 0;
+  thread_local std::chrono::steady_clock::time_point last{};
+  if (++calls % 64 != 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::milliseconds(20)) return;
+  last = now;
+  const uint64_t rss = resident_bytes();
+  if (rss <= budget) return;
+  std::string source;
+  {
+    std::lock_guard lk(g_budget_mu);
+    source = g_budget_source;
+  }
+  throw ResourceError("memory budget exceeded: resident memory " + format_bytes(rss) + " is above the budget " +
+                      format_bytes(budget) + " (" + source + "); give the command less to hold (a smaller workload, "
+                      "grid or trace selection), or raise the budget (SCHEDSIM_MAX_MEMORY=SIZE|none, or run's "
+                      "--max-memory)");
 }
 
 uint64_t resident_bytes() {

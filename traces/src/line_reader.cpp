@@ -225,8 +225,9 @@ bool LineReader::next(std::string_view& line) {
       line = std::string_view(buf_.data() + begin_, e - begin_);
       begin_ = e + 1;
       // Every reader of traces (import, trace info, the sched views) loops over these lines:
-      // a pending SIGINT/SIGTERM inside a cooperative scope (`run`) is acted on here.
-      if ((++line_no_ & 0xFFFF) == 0) throw_if_interrupted();
+      // a pending SIGINT/SIGTERM inside a cooperative scope (`run`) and the memory budget are
+      // checked here.
+      if ((++line_no_ & 0xFFF) == 0) poll_resources();
       return true;
     }
     size_t scanned = end_ - begin_;

@@ -50,7 +50,7 @@ Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::str
   w.name = fmt::format("lat_proc-{}-n{}-P{}", mode, n, par);
   int64_t pid = kFirstGenPid;
   for (int64_t p = 0; p < par; ++p) {
-    throw_if_interrupted();
+    poll_resources();
     TaskId parent = w.add_task(make_task(fmt::format("lat_proc{}", p), StartState::kRunnable, pid, pid));
     ++pid;
     for (int64_t i = 0; i < n; ++i) {

@@ -133,7 +133,7 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
     int64_t idx = (with_main ? 1 : 0) + g * 2 * F + (sender ? F : 0) + j;
     return TaskId(static_cast<uint32_t>(idx));
   };
-  for (int64_t g = 0; g < groups; ++g, throw_if_interrupted())
+  for (int64_t g = 0; g < groups; ++g, poll_resources())
     for (int side = 0; side < 2; ++side)
       for (int64_t j = 0; j < F; ++j) {
         int64_t pid = main_pid + 1 + g * 2 * F + side * F + j;
@@ -153,7 +153,7 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
   };
 
   for (int64_t g = 0; g < groups && channels; ++g) {
-    throw_if_interrupted();
+    poll_resources();
     const uint8_t kind = pipe ? 0 : kChanSocket;
     const auto bytes = static_cast<uint32_t>(datasize);
     auto chan = [&](int64_t j) { return g * F + j; };
@@ -176,7 +176,7 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
     }
   }
   for (int64_t g = 0; g < groups && !channels; ++g) {
-    throw_if_interrupted();
+    poll_resources();
     // Receivers: units of R reads followed by one credit, F units per rotation period.
     for (int64_t j = 0; j < F; ++j) {
       std::vector<Action>& p = w.tasks[child(g, false, j).v].program;

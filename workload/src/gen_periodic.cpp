@@ -58,7 +58,7 @@ Workload gen_periodic(const std::vector<std::string>& args, bool help_only, std:
   Workload w;
   w.name = fmt::format("periodic-n{}-{}-{}", n, format_duration(period), format_duration(run));
   for (int64_t i = 0; i < n; ++i) {
-    throw_if_interrupted();
+    poll_resources();
     TaskSpec t = make_task(fmt::format("{}{}", prefix, i), StartState::kRunnable, 1000 + i, 1000 + i);
     t.nice = nice;
     t.slice = slice;

@@ -54,7 +54,7 @@ Workload gen_rr(const std::vector<std::string>& args, bool help_only, std::strin
   w.name = fmt::format("rr-n{}-l{}", pairs, loops);
   const TaskId main_id = w.add_task(make_task("rr-main", StartState::kRunnable, kFirstGenPid, kFirstGenPid));
   for (int64_t i = 0; i < pairs; ++i) {
-    throw_if_interrupted();
+    poll_resources();
     const int64_t pid = kFirstGenPid + 1 + 2 * i;
     const TaskId c = w.add_task(make_task(fmt::format("rr-client{}", i), StartState::kRunnable, pid, pid));
     const TaskId s = w.add_task(make_task(fmt::format("rr-server{}", i), StartState::kRunnable, pid + 1, pid + 1));

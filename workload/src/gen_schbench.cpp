@@ -80,7 +80,7 @@ Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std:
   w.meta["work_per_request_ns"] = std::to_string(work.count());
   const int64_t pid0 = kFirstGenPid;
   for (int64_t i = 0; i < m; ++i) {
-    throw_if_interrupted();
+    poll_resources();
     TaskId msg = w.add_task(make_task(fmt::format("schbench-msg{}", i), StartState::kRunnable, pid0 + i * (1 + t), pid0));
     std::vector<TaskId> workers;
     for (int64_t k = 0; k < t; ++k)

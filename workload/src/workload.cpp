@@ -111,7 +111,7 @@ void add_range(const std::vector<Action>& prog, size_t begin, size_t end, uint64
 std::optional<size_t> first_task_over_bounds(const Workload& w) {
   Totals totals;
   for (size_t ti = 0; ti < w.tasks.size(); ++ti) {
-    throw_if_interrupted();  // every loop over a workload's tasks polls (run's cooperative scope)
+    poll_resources();  // every loop over a workload's tasks polls: signals in run's scope, the memory budget
     const TaskSpec& t = w.tasks[ti];
     add_range(t.program, 0, t.program.size(), 1, totals);
     if (!totals.over && __builtin_add_overflow(totals.time, t.start_time.ns(), &totals.time)) totals.over = true;
@@ -125,7 +125,7 @@ void validate_workload(const Workload& w, const std::string& source) {
   std::vector<int> forked(n, 0);
   std::map<int64_t, uint8_t> chan_kind;  // channel -> flags of its first use (pipe or socket)
   for (size_t ti = 0; ti < n; ++ti) {
-    throw_if_interrupted();
+    poll_resources();
     const TaskSpec& t = w.tasks[ti];
     auto fail = [&](size_t ai, const std::string& msg) {
       throw InputError(SourceLoc{source}, fmt::format("task {} ('{}'), action {}: {}", ti, t.name, ai, msg));

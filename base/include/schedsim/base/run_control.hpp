@@ -73,6 +73,19 @@ void unregister_exit_action(int slot);
 inline int register_temp_path(const std::string& path) { return register_exit_action(ExitAction::kUnlink, path); }
 inline void unregister_temp_path(int slot) { unregister_exit_action(slot); }
 
+/// The process's memory budget that poll_resources() checks (0: none) and where it comes from,
+/// for the message ("80% of MemAvailable", "--max-memory 3G"). main sets it for every command
+/// (SCHEDSIM_MAX_MEMORY, else 80% of MemAvailable); `run --max-memory` replaces it.
+void set_memory_budget(uint64_t bytes, const std::string& source);
+uint64_t memory_budget();
+/// What every long loop outside the engine calls (generators, workload checks, trace readers):
+/// throw_if_interrupted(), and at most every 20 ms of wall time the resident set against the
+/// budget (ResourceError, exit 5). Cheap enough per task or per few thousand lines; thread-safe.
+void poll_resources();
+
+/// "512 B", "1.5 GiB".
+std::string format_bytes(uint64_t bytes);
+
 /// Resident set size of this process in bytes (/proc/self/statm), 0 if unknown.
 uint64_t resident_bytes();
 /// MemAvailable from /proc/meminfo in bytes, 0 if unknown.
