@@ -892,6 +892,33 @@ bool set_smt_normalisation(const RunRequest& req, const Topology& topo, const Co
 }
 }  // namespace
 
+// A lower bound of the --trace-out text: the lines the workload's actions produce whatever the
+// schedule (a fork: sched_process_fork + sched_wakeup_new; a timed sleep: a sched_switch out and
+// a wakeup; an exit: sched_process_exit + a sched_switch; a wake or block may meet a banked token
+// and print nothing), at 110 bytes a line (the shortest ftrace prints); the scratch file holds it
+// and the target's temporary a copy (an eighth of it gzip-compressed) until the rename. So a
+// refusal is never wrong; a run that needs more than the estimate still fails cleanly if the
+// disk fills (the outputs are committed only when complete).
+void refuse_trace_out_without_room(const Workload& w, const std::string& target, const std::string& scratch) {
+  const std::vector<uint64_t> n = w.expanded_action_counts();
+  auto count = [&n](ActionKind k) { return static_cast<size_t>(k) < n.size() ? n[static_cast<size_t>(k)] : 0; };
+  const double lines = 2.0 * static_cast<double>(count(ActionKind::kFork) + count(ActionKind::kSleep) +
+                                                 count(ActionKind::kExit));
+  const bool gz = target.size() > 3 && target.compare(target.size() - 3, 3, ".gz") == 0;
+  const double need = 110.0 * lines * (gz ? 1.125 : 2.0);
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(scratch, ec).parent_path();
+  const std::filesystem::space_info sp = std::filesystem::space(dir, ec);
+  if (ec || sp.available == static_cast<std::uintmax_t>(-1)) return;  // unknown: nothing to say
+  if (need > static_cast<double>(sp.available))
+    throw InputError(SourceLoc{target},
+                     fmt::format("--trace-out: the trace would take at least {} ({:.0f} lines the workload's forks, "
+                                 "sleeps and exits produce, as a scratch file and the written copy), and {} has {} free; free "
+                                 "space, write it elsewhere, compress it (a .gz name) or simulate less (--stop-at)",
+                                 format_bytes(static_cast<uint64_t>(need)), lines, dir.string(),
+                                 format_bytes(sp.available)));
+}
+
 SimConfig sim_config_of(const RunRequest& req, RunConfig& config) {
   SimConfig sim;
   sim.seed = req.seed;
@@ -1134,6 +1161,8 @@ RunOutcome execute_run(const RunRequest& req) {
       bool special = std::filesystem::exists(req.trace_out, ec) && !std::filesystem::is_regular_file(req.trace_out, ec);
       std::string scratch = special ? (std::filesystem::temp_directory_path() / "trace-out.body").string()
                                     : req.trace_out + ".body";
+      // A run cut by --stop-at writes only its part: no lower bound from the whole workload.
+      if (!special && req.stop_at.empty()) refuse_trace_out_without_room(w, req.trace_out, scratch);
       body = std::make_unique<AtomicFile>(scratch, "--trace-out");
       writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
     }

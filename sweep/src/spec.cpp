@@ -14,6 +14,7 @@
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/json_keys.hpp"
 #include "schedsim/base/random.hpp"
+#include "schedsim/base/run_control.hpp"
 
 namespace schedsim::sweep {
 
@@ -367,6 +368,9 @@ std::vector<Point> expand(const Spec& spec) {
   }
   all.reserve(n);
   for (size_t i = 0; i < n; ++i) {
+    // Up to 10^6 points, each with every parameter: a grid of long values takes gigabytes, so
+    // the expansion stops at the memory budget (exit 5) rather than at the machine's end.
+    poll_resources();
     Params p = spec.fixed;
     // Mixed radix, last axis fastest.
     std::vector<size_t> idx(spec.axes.size());
@@ -382,6 +386,7 @@ std::vector<Point> expand(const Spec& spec) {
   std::vector<std::string> labels = default_labels(spec, all);
   std::vector<Point> out(n);
   for (size_t i = 0; i < n; ++i) {
+    poll_resources();
     out[i].index = i;
     Params sorted = all[i];
     std::sort(sorted.begin(), sorted.end());

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A failed write to standard output is an error with a non-zero exit, for every command (issue
 # #31, class 2): cli/main.cpp flushes and checks stdout after the command. Every command in
-# `schedsim --help` needs a case here, so a new command cannot be left out.
+# `schedsim --help` needs a case here, so a new command cannot be left out. On a full file
+# system (root: a tmpfs) also the views, and --trace-out refused before its run.
 # Usage: stdout_errors.sh SCHEDSIM SRCDIR WORKDIR
 set -u
 # shellcheck source=../lib/check.sh
@@ -59,6 +60,11 @@ if [ "$(id -u)" = 0 ] && mkdir -p small && mount -t tmpfs -o size=64k tmpfs smal
       bash -c "test $rc = 1 && grep -q '^-: error: cannot write standard output' err.txt"
     rm -f small/out.txt
   done
+  # --trace-out on a full file system: refused before the run with the lower bound of its
+  # size (fork's 1,000 forks and exits: 4,002 lines), and nothing left behind.
+  "$S" run --workload-gen fork -t smp2 --trace-out small/t.txt > /dev/null 2> err.txt; rc=$?
+  check "--trace-out without room: exit 1 before the run, no file" \
+    bash -c "test $rc = 1 && grep -q 'the trace would take at least .* (4002 lines' err.txt && ! ls small/ | grep -q '^t.txt\|schedsim-tmp'"
   umount small
 else
   echo "skip full-disk cases: not root or tmpfs cannot be mounted here"
