@@ -13,9 +13,9 @@
 // One struct, because the three share the scheduler state and call each other on every event
 // (the interpreter wakes and blocks tasks; the core starts the interpreter when a task runs; both
 // account progress); the split is by concept, one file each.
+#include <functional>
 #include <memory>
 #include <string>
-#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
