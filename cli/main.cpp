@@ -60,7 +60,7 @@ int finish_stdout(int rc) {
 
 std::vector<std::string> command_names() {
   std::vector<std::string> n;
-  for (const auto& c : command_table()) n.push_back(c.name);
+  for (const auto& c : command_table()) n.emplace_back(c.name);
   return n;
 }
 }  // namespace
