@@ -313,6 +313,8 @@ void RecordWriter::lock() {
   while (r != 0 && errno == EINTR);
   if (r == 0) return;
   int err = errno;
+  // A file system without flock (some network mounts) leaves the file unguarded, as before.
+  if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS) return;
   ::close(fd_);
   fd_ = -1;
   if (err == EWOULDBLOCK)

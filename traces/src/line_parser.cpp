@@ -69,7 +69,6 @@ std::string_view token_at(std::string_view s, size_t p) {
   return s.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p);
 }
 
-// Finds " key" (or "key" at the payload start) at or after `from`; returns the value position.
 // A task's comm in a sched tracepoint is a char[TASK_COMM_LEN] array: at most 15 bytes, and
 // any bytes at all (spaces, '=', "prev_pid=7"). So a "comm=X key=N" pair is split at the
 // " key=" that lies within 15 bytes of the comm's start and is followed by a whole integer: of
@@ -93,6 +92,7 @@ size_t comm_field_end(std::string_view s, size_t comm_start, std::string_view ke
   return p == std::string_view::npos ? p : p - 1;
 }
 
+// Finds " key" (or "key" at the payload start) at or after `from`; returns the value position.
 size_t find_value(std::string_view s, size_t start, std::string_view key, size_t from) {
   if (from == start && s.substr(start, key.size()) == key) return start + key.size();
   size_t p = from;
