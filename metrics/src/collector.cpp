@@ -235,6 +235,12 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
       }
     }
     n.wake_pending = n.fork_pending = n.preempt_pending = n.delay_pending = false;
+    if (n.last_cpu >= 0 && static_cast<uint32_t>(n.last_cpu) != cpu) {
+      size_t idx = static_cast<size_t>(state_->topo->distance(static_cast<uint32_t>(n.last_cpu), cpu));
+      if (idx < kNrDistances) ++migrations_[idx];
+      ++n.migrations;
+    }
+    n.last_cpu = static_cast<int32_t>(cpu);
     n.running = true;
     n.running_since = at;
     ++n.switches;
@@ -246,14 +252,17 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
   update_wasted(at);
 }
 
-void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuDistance d) {
+// A migration is counted where a trace can see one (the extractor's observed count): a task
+// starts running on another CPU than the one it last ran on. The engine's set_task_cpu() moves
+// (on_migrate, one per sched_migrate_task) are not counted themselves: a wake placed on B and
+// pulled back to A by load balance before it runs is two moves and no migration. A task that
+// has not run yet (alive at trace start, or asleep there) counts from the CPU it sat on before
+// its first move; a forked task's first placement is not a migration (the engine does not
+// report it, and the extractor skips a new task's first switch-in).
+void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId from, CpuId to_id, CpuDistance) {
   const uint32_t to = to_id.value();
-  if (measured(t)) {
-    see(at);
-    size_t idx = static_cast<size_t>(d);
-    if (idx < kNrDistances) ++migrations_[idx];
-    ++tasks_[t.v].migrations;
-  }
+  if (measured(t)) see(at);
+  if (tasks_[t.v].last_cpu < 0) tasks_[t.v].last_cpu = static_cast<int32_t>(from.value());
   if (tasks_[t.v].queued) {
     set_waiting(t, to, at);
     update_wasted(at);

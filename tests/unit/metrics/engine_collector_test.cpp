@@ -48,7 +48,13 @@ TEST_CASE("collector agrees with the engine's totals on a messaging run", "[metr
   // The engine counts fork actions; the collector counts fork-path placements, which include
   // the parentless main task's start.
   CHECK(r.placement.forks == a.sum.forks + 1);
-  CHECK(r.migrations_total == a.sum.migrations);
+  // The engine counts every set_task_cpu() (sched_migrate_task); the collector counts a task
+  // running on another CPU than the last, which needs at least one such move.
+  CHECK(r.migrations_total <= a.sum.migrations);
+  CHECK(r.migrations_total > 0);
+  uint64_t per_task = 0;
+  for (const auto& t : r.tasks_detail) per_task += t.migrations;
+  CHECK(per_task == r.migrations_total);
   CHECK(r.tasks_exited == w.tasks.size());
   CHECK(r.end_ns == a.sum.end.ns());
   CHECK(r.work_done_ns == a.sum.work_done.count());

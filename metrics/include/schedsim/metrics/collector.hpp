@@ -10,6 +10,10 @@
 ///                    that leaves it runnable) -> its next switch-in; every cause.
 ///   per-task delay   wakeup latency or preempt delay, whichever started the wait (perf's
 ///                    "sch delay"); its maximum is kept with its start and end time.
+///   migration        a task starts running on another CPU than the one it last ran on (before
+///                    its first run: the CPU it sat on before its first move), the definition a
+///                    trace's observed count uses (traces/ extractor); by the topology distance
+///                    between the two CPUs. Moves that end where the task last ran are not one.
 ///   busy             a task is current on the CPU (from on_switch); idle = makespan - busy.
 ///   wasted           the CPU is idle, its own queue is empty, and some queued-but-not-running
 ///                    task whose affinity allows this CPU waits on another CPU's queue (the
@@ -82,6 +86,7 @@ class MetricsCollector : public Observer {
     Instant running_since;
     Instant delay_start;         // start of the pending per-task delay
     int32_t queue_cpu = -1;      // CPU whose queue holds it while queued (not running)
+    int32_t last_cpu = -1;       // where it last ran (or sat before its first move); -1 = not yet
     bool wake_pending = false, fork_pending = false, preempt_pending = false, delay_pending = false;
     bool queued = false, running = false, restricted = false, exited = false;
     uint64_t switches = 0, delays = 0, migrations = 0;
