@@ -468,7 +468,7 @@ TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResul
     tf.span_ms = static_cast<double>(t.bench_obs_ns) / 1e6;
     const auto obs = static_cast<double>(t.bench_obs_ns);
     tf.metrics.push_back({"benchmark time", obs, static_cast<double>(bench_time(start)),
-                          static_cast<double>(bench_time(fitted)), true, 1.0, ""});
+                          static_cast<double>(bench_time(fitted)), true, 1.0, "", 100.0});
     tf.metrics.push_back({"makespan", 0, static_cast<double>(start.makespan_ns), static_cast<double>(fitted.makespan_ns),
                           false, 0.0, ""});
     tf.metrics.push_back({"wakeups", 0, static_cast<double>(start.placement.wakeups),
@@ -487,6 +487,7 @@ TraceFit make_trace_fit(const Loaded& t, const RunResults& start, const RunResul
     mf.weight = metric_weight(t, m);
     mf.in_objective = mf.weight > 0;
     mf.note = b->note.empty() ? "" : ">=";
+    mf.floor = m.time ? 100.0 : 1.0;
     if (mf.in_objective && log_ratio_sq(a->simulated, a->observed, m.time) > 1)
       tf.damped.push_back(fmt::format("{} {:.3g}x the observed at the start", m.label,
                                       std::max(a->simulated, m.time ? 100.0 : 1.0) /
@@ -1097,6 +1098,38 @@ std::string cross_validation_warning(const CrossValidation& cv) {
                      "more than the machine; read the cross-validation rows before using the cost file instead of the "
                      "starting costs",
                      cv.fitted_mean, cv.start_mean);
+}
+
+std::string fit_refusal(const CalibrateResult& r) {
+  std::vector<std::string> bounds;
+  for (const auto& p : r.params) {
+    if (!p.identifiable || p.reverted_from > 0) continue;
+    const bool prior = p.prior.has_value();
+    if (p.fitted <= p.search_lo * 1.0001)
+      bounds.push_back(fmt::format("{} ended at the {}lower bound {}", p.name, prior && p.search_lo > p.lo ? "prior's " : "",
+                                   param_text(p.name, p.search_lo)));
+    else if (p.fitted >= p.search_hi * 0.9999)
+      bounds.push_back(fmt::format("{} ended at the {}upper bound {}", p.name, prior && p.search_hi < p.hi ? "prior's " : "",
+                                   param_text(p.name, p.search_hi)));
+  }
+  if (bounds.empty()) return "";
+  const double limit = r.generated ? kFitMissGenerated : kFitMissTraces;
+  std::vector<std::string> misses;
+  for (const auto& t : r.traces)
+    for (const auto& m : t.metrics) {
+      if (!m.in_objective || m.weight < 1.0 || !m.note.empty()) continue;
+      const double ratio = std::max(m.fitted, m.floor) / std::max(m.observed, m.floor);
+      if (ratio <= limit && ratio >= 1 / limit) continue;
+      misses.push_back(fmt::format("{}{} {:+.1f}% ({:.3g}x the observed)", r.traces.size() > 1 ? t.path + ": " : "",
+                                   m.metric, (ratio - 1) * 100, ratio));
+    }
+  if (misses.empty()) return "";
+  return fmt::format("the fit failed: {} with {} still off by more than {}: {}. No value in the searched range "
+                     "explains the {}, so the costs would calibrate nothing: the workload, machine or kernel profile "
+                     "may not be the real run's, or the model lacks the mechanism (docs/calibrate.md \"Refusals\"); "
+                     "nothing written",
+                     join(bounds, ", "), r.generated ? "the benchmark time" : "a metric",
+                     r.generated ? "5%" : "a factor 10", join(misses, "; "), r.generated ? "benchmark time" : "traces");
 }
 
 std::string render_cost_file(const CalibrateResult& r) {

@@ -141,6 +141,7 @@ struct MetricFit {
   bool in_objective = false;
   double weight = 0;  ///< in the trace's weighted mean (0 when not in the objective)
   std::string note;  ///< e.g. the observed value is a lower bound
+  double floor = 1;  ///< the objective's floor: 100 ns for a time, 1 for a count
 };
 
 struct TraceFit {
@@ -173,6 +174,19 @@ struct CalibrateResult {
   std::string topology, kernel;
   std::vector<std::string> cost_json_keys;  ///< what the cost file holds (base settings + fitted)
 };
+
+/// Why a finished fit must not be written ("" = it may): a fitted parameter ended at a bound of
+/// the range it was searched in while a metric the objective weighs in full is still off by more
+/// than kFitMissGenerated (the benchmark time) or kFitMissTraces (a trace's metric, observed
+/// not a lower bound). The search wanted to go further than any plausible value: no cost in the
+/// range explains the data, so the file would calibrate nothing (docs/calibrate.md).
+std::string fit_refusal(const CalibrateResult& r);
+/// One common factor reaches any benchmark time inside its range to the search's last step
+/// (min_step 1/1024 of the log range: under 1% on these ranges), so 5% is a miss.
+constexpr double kFitMissGenerated = 1.05;
+/// A trace's metrics are many and the model has known gaps (docs/fidelity.md: p99s off by 2-30x
+/// on messaging replays); an order of magnitude at a bound is a fit that failed.
+constexpr double kFitMissTraces = 10.0;
 
 /// The default parameters to fit on traces for this topology and idle-wake model:
 /// ipi_same_package (+ ipi_cross_package with several packages), the idle exit (idle_exit for

@@ -52,7 +52,9 @@ const char* kDescription =
     "(docs/calibrate.md). Writes a cost file that run (also with --workload-gen) and sweep accept,\n"
     "and prints the fit per trace and metric. Refuses traces it cannot fit: lost events, an import\n"
     "that did not conserve on-CPU time, a span under 10 ms, fewer than 100 wakeups, a replay that\n"
-    "does not complete.\n"
+    "does not complete; and refuses a fit (prints it, writes nothing, exit 1) whose parameter\n"
+    "ended at a bound while the benchmark time is still more than 5% off, or a trace's metric\n"
+    "a factor 10.\n"
     "To generalise beyond its traces: a parameter measured directly (--prior, or the idle exits\n"
     "from the traces' own idle wakes) is held near its measurement; a parameter whose doubling and\n"
     "halving does not move the objective is not fitted (\"not identifiable\"); a trace whose replay\n"
@@ -184,6 +186,10 @@ int run_calibrate(const std::vector<std::string>& args) {
     };
   if (cross) check_cross_validate(req);  // before the fit, not after it
   CalibrateResult r = calibrate(req);
+  if (std::string why = fit_refusal(r); !why.empty()) {
+    std::cout << render_calibration_report(r);
+    throw InputError("calibrate: " + why);
+  }
   std::optional<CrossValidation> cv;
   if (cross) cv = cross_validate(req);
   write_output(output, render_cost_file(r));
