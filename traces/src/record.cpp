@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -196,12 +197,156 @@ size_t remove_stale_instances(const std::string& root) {
       ::close(fd);
     }
     if (::rmdir(d.path().c_str()) == 0) {
-      log::get("traces")->info("removed the tracefs instance {} of a recorder that no longer runs", name);
+      log::get("traces")->warn("removed the tracefs instance {} left by a recorder that no longer runs", name);
       ++removed;
     }
   }
   return removed;
 }
+
+// The parent of a pid, from /proc/PID/stat (the field after the state, which follows the last
+// ')' since a comm may hold one); 0 when it cannot be read.
+pid_t parent_of(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  const char* close = std::strrchr(buf, ')');
+  int ppid = 0;
+  char state = 0;
+  if (!close || std::sscanf(close + 1, " %c %d", &state, &ppid) != 2) return 0;
+  return static_cast<pid_t>(ppid);
+}
+
+// Every descendant of root that is still alive (root's children are reparented once it dies, so
+// this is called while root lives or on a tree already stopped).
+std::vector<pid_t> descendants_of(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> procs;  // (pid, ppid)
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator("/proc", ec)) {
+    const std::string name = d.path().filename().string();
+    pid_t pid = 0;
+    auto r = std::from_chars(name.data(), name.data() + name.size(), pid);
+    if (r.ec != std::errc() || r.ptr != name.data() + name.size() || pid <= 0) continue;
+    procs.emplace_back(pid, parent_of(pid));
+  }
+  std::vector<pid_t> tree{root};
+  for (size_t i = 0; i < tree.size(); ++i)
+    for (const auto& [pid, ppid] : procs)
+      if (ppid == tree[i] && std::find(tree.begin(), tree.end(), pid) == tree.end()) tree.push_back(pid);
+  tree.erase(tree.begin());
+  return tree;
+}
+
+// Stops the recorded command and every process it started (hackbench's groups are its
+// children): SIGSTOP first, until no new descendant appears (a stopped process cannot fork),
+// then SIGKILL to all. Returns how many were killed.
+size_t kill_tree(pid_t root) {
+  std::vector<pid_t> all{root};
+  ::kill(root, SIGSTOP);
+  for (int round = 0; round < 100; ++round) {
+    size_t before = all.size();
+    for (pid_t p : descendants_of(root))
+      if (std::find(all.begin(), all.end(), p) == all.end()) {
+        ::kill(p, SIGSTOP);
+        all.push_back(p);
+      }
+    // Grandchildren whose parent is one of ours but not yet in the list on the first pass.
+    for (size_t i = 1; i < all.size(); ++i)
+      for (pid_t p : descendants_of(all[i]))
+        if (std::find(all.begin(), all.end(), p) == all.end()) {
+          ::kill(p, SIGSTOP);
+          all.push_back(p);
+        }
+    if (all.size() == before) break;
+  }
+  size_t killed = 0;
+  for (pid_t p : all)
+    if (::kill(p, SIGKILL) == 0) ++killed;
+  return killed;
+}
+
+// A watchdog for the one exit the recorder cannot clean up after: SIGKILL (or a crash). Forked
+// before the command, it blocks on a pipe whose only writer is the recorder. The recorder sends
+// the command's pid once it is forked and a 0 when it is done (its guards then clean up); an
+// end of file without that 0 means the recorder died: the watchdog stops the command and its
+// descendants, turns tracing off and removes the instance, and says so on stderr.
+struct Watchdog {
+  pid_t pid = -1;
+  int fd = -1;  // the write end, held by the recorder only (close-on-exec)
+
+  void start(const std::string& inst) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
+    const std::string tracing_on = inst + "/tracing_on";
+    const pid_t recorder = ::getpid();
+    pid = ::fork();
+    if (pid < 0) {
+      int err = errno;
+      ::close(p[0]);
+      ::close(p[1]);
+      throw InputError(fmt::format("fork: {}", std::strerror(err)));
+    }
+    if (pid > 0) {
+      ::close(p[0]);
+      fd = p[1];
+      return;
+    }
+    // The watchdog: outlives the recorder's signals, holds no descriptor but the pipe and stderr.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_IGN);
+    ::close(p[1]);
+    for (int f = 3; f < 1024; ++f)
+      if (f != p[0]) ::close(f);
+    pid_t command = 0;
+    bool done = false;
+    for (;;) {
+      int32_t v = 0;
+      ssize_t n = ::read(p[0], &v, sizeof v);
+      if (n < 0 && errno == EINTR) continue;
+      if (n != static_cast<ssize_t>(sizeof v)) break;
+      if (v == 0) {
+        done = true;
+        break;
+      }
+      command = static_cast<pid_t>(v);
+    }
+    if (done) ::_exit(0);
+    size_t killed = command > 0 ? kill_tree(command) : 0;
+    int t = ::open(tracing_on.c_str(), O_WRONLY | O_CLOEXEC);
+    if (t >= 0) {
+      [[maybe_unused]] ssize_t w = ::write(t, "0", 1);
+      ::close(t);
+    }
+    bool removed = ::rmdir(inst.c_str()) == 0;
+    if (killed > 0 || removed) {
+      std::string msg = fmt::format(
+          "schedsim record: the recorder (pid {}) ended without cleaning up (killed by SIGKILL, or it crashed): {}{}{}\n", recorder,
+          killed > 0 ? fmt::format("stopped the command and its descendants ({} process(es))", killed) : "",
+          killed > 0 && removed ? " and " : "", removed ? fmt::format("removed the tracefs instance {}", inst) : "");
+      [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, msg.data(), msg.size());
+    }
+    ::_exit(0);
+  }
+
+  void watch(pid_t command) const {
+    int32_t v = static_cast<int32_t>(command);
+    [[maybe_unused]] ssize_t w = ::write(fd, &v, sizeof v);
+  }
+
+  ~Watchdog() {
+    if (pid <= 0) return;
+    int32_t zero = 0;
+    [[maybe_unused]] ssize_t w = ::write(fd, &zero, sizeof zero);
+    ::close(fd);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+};
 
 // The recorded command: killed and reaped if recording ends early (an error, an interrupt).
 struct ChildGuard {
@@ -218,7 +363,7 @@ struct ChildGuard {
   }
   ~ChildGuard() {
     if (pid <= 0 || reaped) return;
-    ::kill(pid, SIGKILL);
+    kill_tree(pid);  // its descendants too: hackbench's groups outlive a killed parent
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
     unregister_exit_action(slot);
@@ -286,6 +431,8 @@ RecordResult record_trace(const RecordOptions& opt) {
   if (::mkdir(inst.c_str(), 0755) != 0)
     throw InputError(SourceLoc{inst}, fmt::format("cannot create a tracefs instance: {}", std::strerror(errno)));
   guard.set(inst);
+  Watchdog watchdog;  // destroyed after the command's guard, before the instance's
+  watchdog.start(inst);
   write_file(inst + "/tracing_on", "0");
   write_file(inst + "/buffer_size_kb", std::to_string(opt.buffer_kb));
   std::vector<std::string> events = opt.events.empty() ? default_record_events() : opt.events;
@@ -369,6 +516,7 @@ RecordResult record_trace(const RecordOptions& opt) {
   failed_guard.set(failed[0]);
   ChildGuard child_guard;
   child_guard.set(child);
+  watchdog.watch(child);
   res.root_pid = child;
 
   // The online CPU count, as ftrace's own "#P:" header gives it (num_online_cpus()), which
