@@ -86,25 +86,17 @@ int64_t parse_jitter(const std::string& text, const char* flag = "--jitter") {
 class RunGuard {
  public:
   static constexpr uint64_t kMemoryEvery = 4;
-  explicit RunGuard(uint64_t budget) : budget_(budget) {}
   void poll(Instant at) {
     throw_if_interrupted();
     if (++polls_ % kMemoryEvery == 0) check_memory(fmt::format("at simulated time {:.6f} s", static_cast<double>(at.ns()) / 1e9));
   }
-  /// Throws ResourceError when the resident set exceeds the budget; `where` says when.
-  void check_memory(const std::string& where) const {
-    if (budget_ == 0) return;
-    uint64_t rss = resident_bytes();
-    if (rss > budget_)
-      throw ResourceError(fmt::format(
-          "memory budget exceeded {}: resident memory {} is above --max-memory {}; raise it "
-          "(--max-memory none = unlimited), or shorten the run (--stop-at, a smaller workload or "
-          "trace selection)",
-          where, format_bytes(rss), format_bytes(budget_)));
+  /// The process's budget check (base/run_control) with run's advice; `where` says when.
+  static void check_memory(const std::string& where) {
+    check_memory_budget(where, "raise it (--max-memory SIZE, none = unlimited), or shorten the run (--stop-at, a "
+                               "smaller workload or trace selection)");
   }
 
  private:
-  uint64_t budget_;
   uint64_t polls_ = 0;
 };
 
@@ -995,7 +987,7 @@ RunOutcome execute_run(const RunRequest& req) {
   // Without --max-memory, the process's budget (main: SCHEDSIM_MAX_MEMORY, else 80% of
   // MemAvailable); with it, that budget for the engine's guard and the loops around it.
   if (!req.max_memory.empty()) set_memory_budget(parse_max_memory(req.max_memory), "--max-memory " + req.max_memory);
-  RunGuard guard(memory_budget());
+  RunGuard guard;
 
   Topology topo = load_topology(req.topology);
   CostModel cost = build_cost_model(req.costs, topo, &config);

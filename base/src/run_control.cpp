@@ -156,8 +156,7 @@ uint64_t memory_budget() { return g_budget; }
 
 void poll_resources() {
   throw_if_interrupted();
-  const uint64_t budget = g_budget;
-  if (budget == 0) return;
+  if (g_budget == 0) return;
   // The clock only every 64 calls, statm only every 20 ms: a per-task call stays in the noise.
   thread_local uint32_t calls = 0;
   thread_local std::chrono::steady_clock::time_point last{};
@@ -165,6 +164,12 @@ void poll_resources() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last < std::chrono::milliseconds(20)) return;
   last = now;
+  check_memory_budget();
+}
+
+void check_memory_budget(const std::string& where, const std::string& advice) {
+  const uint64_t budget = g_budget;
+  if (budget == 0) return;
   const uint64_t rss = resident_bytes();
   if (rss <= budget) return;
   std::string source;
@@ -172,10 +177,12 @@ void poll_resources() {
     std::lock_guard lk(g_budget_mu);
     source = g_budget_source;
   }
-  throw ResourceError("memory budget exceeded: resident memory " + format_bytes(rss) + " is above the budget " +
-                      format_bytes(budget) + " (" + source + "); give the command less to hold (a smaller workload, "
-                      "grid or trace selection), or raise the budget (SCHEDSIM_MAX_MEMORY=SIZE|none, or run's "
-                      "--max-memory)");
+  throw ResourceError("memory budget exceeded" + (where.empty() ? "" : " " + where) + ": resident memory " +
+                      format_bytes(rss) + " is above the budget " + format_bytes(budget) + " (" + source + "); " +
+                      (advice.empty() ? "give the command less to hold (a smaller workload, grid or trace "
+                                        "selection), or raise the budget (SCHEDSIM_MAX_MEMORY=SIZE|none, or run's "
+                                        "--max-memory)"
+                                      : advice));
 }
 
 uint64_t resident_bytes() {

@@ -82,6 +82,10 @@ uint64_t memory_budget();
 /// throw_if_interrupted(), and at most every 20 ms of wall time the resident set against the
 /// budget (ResourceError, exit 5). Cheap enough per task or per few thousand lines; thread-safe.
 void poll_resources();
+/// The check itself, at once: ResourceError when the resident set is above the budget (none: no
+/// check). The message names the budget's source; `where` ("after loading the workload") and
+/// `advice` (what to do; a default for any command when empty) complete it.
+void check_memory_budget(const std::string& where = "", const std::string& advice = "");
 
 /// "512 B", "1.5 GiB".
 std::string format_bytes(uint64_t bytes);
