@@ -13,6 +13,7 @@
 
 #include "run_request.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/stats/coordinate_search.hpp"
 #include "schedsim/topology/json_input.hpp"
@@ -229,6 +230,9 @@ RunResults replay(const Loaded& t, const Topology& topo, const std::string& kern
   Simulation sim(w, topo, std::move(policies), cost.for_input(!t.generated), sc);
   MetricsCollector metrics(w);
   sim.add_observer(&metrics);
+  // Every Simulation::kPollEvery events: a signal or the memory budget ends the fit within
+  // milliseconds, not at the end of an evaluation (one replay of a long trace takes minutes).
+  sim.set_poll([](Instant, uint64_t) { poll_resources(); });
   SimSummary sum = sim.run();
   complete = sum.complete;
   return metrics.results(config, &sum);

@@ -11,6 +11,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "schedsim/base/random.hpp"
+#include "schedsim/base/run_control.hpp"
 
 namespace schedsim::stats {
 
@@ -105,8 +106,8 @@ TestResult mann_whitney_u(std::span<const double> a, std::span<const double> b) 
   size_t n = n1 + n2;
   std::vector<std::pair<double, int>> all;
   all.reserve(n);
-  for (double v : a) all.push_back({v, 0});
-  for (double v : b) all.push_back({v, 1});
+  for (double v : a) all.emplace_back(v, 0);
+  for (double v : b) all.emplace_back(v, 1);
   std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   double r1 = 0, tie_term = 0;
   bool ties = false;
@@ -233,6 +234,7 @@ Interval bootstrap_rel_change(std::span<const double> a, std::span<const double>
   std::vector<double> ratios;
   ratios.reserve(resamples);
   for (size_t r = 0; r < resamples; ++r) {
+    poll_resources();  // 10^6 resamples of 10^5 records: minutes, interruptible throughout
     double sa = 0, sb = 0;
     for (size_t k = 0; k < a.size(); ++k) sa += a[rng.below(a.size())];
     for (size_t k = 0; k < b.size(); ++k) sb += b[rng.below(b.size())];
@@ -293,6 +295,7 @@ Interval bootstrap_binned_percentile_change(std::span<const Bin> a, std::span<co
   std::vector<double> ratios;
   ratios.reserve(resamples);
   for (size_t r = 0; r < resamples; ++r) {
+    poll_resources();
     double va = draw(a, na), vb = draw(b, nb);
     if (va == 0) return {kNaN, kNaN};
     ratios.push_back(vb / va - 1.0);
