@@ -37,6 +37,7 @@ po::options_description validate_options() {
       ("format,f", po::value<std::string>(), "markdown, json or html (default: by -o's extension, .json or .html, else markdown)")
       ("output,o", po::value<std::string>()->default_value("-"), "write here (atomically) instead of stdout")
       ("cost", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE or a cost file, as run --cost, for every run (after each machine's cost profile); the report names them")
+      ("gen-option", po::value<std::vector<std::string>>()->composing(), "GEN:OPTIONS, repeatable: OPTIONS appended to the spec of every row whose generator is GEN (e.g. 'messaging:--channel-model pipe'); the report names them")
       ("list", po::bool_switch(), "list the corpus (entries, halves, machine families, benchmarks) without running it")
       ("progress", po::value<std::string>()->default_value("auto"), "auto (on a terminal), always or never: runs done on stderr");
   return d;
@@ -183,6 +184,26 @@ int run_validate(const std::vector<std::string>& args) {
   if (half != "all") std::erase_if(corpus, [&](const Entry& e) { return e.development() != (half == "dev"); });
   if (corpus.empty())
     throw InputError(fmt::format("no corpus entry is selected by {}", vm.count("filter") ? "--filter and --half" : "--half"));
+  // --gen-option GEN:OPTIONS: a model switch of one generator for the whole corpus (the
+  // messaging channel model, say), so the halves can be run under each model side by side.
+  std::vector<std::pair<std::string, std::string>> gen_options;
+  if (vm.count("gen-option")) {
+    std::set<std::string> kinds;
+    for (const auto& e : corpus)
+      for (const auto& [id, b] : e.benchmarks) kinds.insert(b.gen.substr(0, b.gen.find(' ')));
+    for (const auto& g : vm["gen-option"].as<std::vector<std::string>>()) {
+      const size_t colon = g.find(':');
+      if (colon == std::string::npos || colon == 0 || g.find_first_not_of(' ', colon + 1) == std::string::npos)
+        throw InputError(SourceLoc{"--gen-option"}, fmt::format("expected GEN:OPTIONS (e.g. 'messaging:--channel-model "
+                                                                "pipe'), got '{}'", g));
+      std::string kind = g.substr(0, colon);
+      if (!kinds.count(kind))
+        throw InputError(SourceLoc{"--gen-option"},
+                         unknown_choice_message("generator of the selected rows", kind,
+                                                std::vector<std::string>(kinds.begin(), kinds.end())));
+      gen_options.emplace_back(std::move(kind), g.substr(colon + 1));
+    }
+  }
 
   if (vm["list"].as<bool>()) {
     write_output(output, driver::render_list(corpus));
@@ -214,6 +235,9 @@ int run_validate(const std::vector<std::string>& args) {
     const driver::SideSpec& side = u.after ? e.after : e.before;
     RunRequest req;
     req.workload_gen = driver::row_workload_spec(e, r);
+    const std::string kind = req.workload_gen.substr(0, req.workload_gen.find(' '));
+    for (const auto& [gen, opts] : gen_options)
+      if (gen == kind) req.workload_gen += " " + opts;
     req.topology = e.topology;
     req.kernel = side.kernel;
     req.modules = side.modules;
@@ -290,6 +314,7 @@ int run_validate(const std::vector<std::string>& args) {
   ro.version = kSchedsimVersion;
   ro.half = half;
   ro.costs = costs;
+  for (const auto& [gen, opts] : gen_options) ro.gen_options.push_back(gen + ":" + opts);
   const std::string text = format == "json" ? driver::render_json(judged, ro)
                            : format == "html" ? driver::render_html(judged, ro)
                                               : driver::render_markdown(judged, ro);

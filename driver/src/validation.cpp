@@ -621,6 +621,10 @@ std::string render_markdown(const std::vector<RowResult>& rows, const RenderOpti
     for (const auto& x : o.costs) c += (c.empty() ? "" : " ") + x;
     os << fmt::format("Every run with --cost {} (after the machine's cost profile).\n\n", c);
   }
+  for (const auto& g : o.gen_options) {
+    const size_t colon = g.find(':');
+    os << fmt::format("Every {} row's generator with `{}` appended (--gen-option).\n\n", g.substr(0, colon), g.substr(colon + 1));
+  }
   os << "Each row's workload runs with the machine's cost profile where it has the generator's per-operation\n"
         "costs, else the reference machine's (stderr names them): absolute simulated figures are not the published\n"
         "machine's. Only the change after/before, and curve shapes scaled at one point, are compared.\n\n";
@@ -714,6 +718,7 @@ std::string render_json(const std::vector<RowResult>& rows, const RenderOptions&
   root["repeat"] = o.repeat;
   root["seed"] = o.seed;
   root["costs"] = o.costs;
+  if (!o.gen_options.empty()) root["gen_options"] = o.gen_options;
   const Tallies t(rows);
   auto tally = [](const Tally& tl) {
     nlohmann::ordered_json j;

@@ -175,6 +175,7 @@ struct RenderOptions {
   std::string version;
   std::string half;  ///< dev, val or all
   std::vector<std::string> costs;  ///< --cost given for every run
+  std::vector<std::string> gen_options;  ///< --gen-option GEN:OPTIONS given for the whole corpus
 };
 std::string render_markdown(const std::vector<RowResult>& rows, const RenderOptions& o);
 std::string render_json(const std::vector<RowResult>& rows, const RenderOptions& o);
