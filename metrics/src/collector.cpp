@@ -144,6 +144,7 @@ void MetricsCollector::on_wake(const WakeFact& f) {
     case WakeKind::kFork:
       ++forks_;
       t.fork_pending = true;
+      t.forked = true;  // its first run is no migration, even after a move before it
       t.wake_at = f.at;
       if (!t.delay_pending) {
         t.delay_pending = true;
@@ -262,7 +263,7 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
 void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId from, CpuId to_id, CpuDistance) {
   const uint32_t to = to_id.value();
   if (measured(t)) see(at);
-  if (tasks_[t.v].last_cpu < 0) tasks_[t.v].last_cpu = static_cast<int32_t>(from.value());
+  if (tasks_[t.v].last_cpu < 0 && !tasks_[t.v].forked) tasks_[t.v].last_cpu = static_cast<int32_t>(from.value());
   if (tasks_[t.v].queued) {
     set_waiting(t, to, at);
     update_wasted(at);

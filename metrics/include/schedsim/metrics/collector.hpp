@@ -88,7 +88,7 @@ class MetricsCollector : public Observer {
     int32_t queue_cpu = -1;      // CPU whose queue holds it while queued (not running)
     int32_t last_cpu = -1;       // where it last ran (or sat before its first move); -1 = not yet
     bool wake_pending = false, fork_pending = false, preempt_pending = false, delay_pending = false;
-    bool queued = false, running = false, restricted = false, exited = false;
+    bool queued = false, running = false, restricted = false, exited = false, forked = false;
     uint64_t switches = 0, delays = 0, migrations = 0;
     int64_t runtime = 0, delay_total = 0, max_delay = 0;
     Instant max_start, max_end;
