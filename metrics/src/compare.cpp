@@ -505,7 +505,12 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         // Within-run sampling only: the interval must exclude zero.
         r.significant = (r.ci.lo > 0 || r.ci.hi < 0);
         set_verdict(r, o);
-        if (r.verdict != "no significant change") r.verdict += " (within run)";
+        // One run per side is no significance test, whatever its thousands of samples say: the
+        // verdict describes these two runs and says so (no "improved" beside a p < 0.0001).
+        r.verdict = r.verdict == "improved"    ? "better in these 2 runs"
+                    : r.verdict == "regressed" ? "worse in these 2 runs"
+                    : r.verdict == "changed"   ? "changed in these 2 runs"
+                                               : "no shift in these 2 runs";
         any_dist = true;
       } else {
         r.verdict = "not tested";
@@ -522,9 +527,10 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
         c.notes.push_back(f->path + ": repetitions ran without noise (--noise none); they differ only where a "
                           "module draws random numbers, so the tests do not measure run-to-run noise");
   if (any_dist || any_single)
-    c.notes.emplace_back("one run per side cannot show run-to-run noise: intervals and KS come from the samples "
-                      "inside each run (its latency histogram); a verdict marked 'within run' may not survive "
-                      "repetition. Use run --repeat N (docs/compare.md)");
+    c.notes.emplace_back("one run per side cannot show significance: the intervals, KS D and p(KS) describe the "
+                      "samples inside these two runs (their latency histograms), not the run-to-run noise a change "
+                      "must beat, so a verdict 'in these 2 runs' may not survive repetition. Use run --repeat N and "
+                      "compare the repetitions (docs/compare.md)");
   if (any_single && !any_dist)
     c.notes.emplace_back("rows marked 'not tested' have one value per side and no histogram to resample");
   if (any_small) c.notes.emplace_back("a point with fewer than 2 repetitions on a side is not tested");
