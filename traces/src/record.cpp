@@ -154,6 +154,17 @@ class Sink {
   uint64_t bytes_ = 0;
 };
 
+// Turns an instance's tracing off and removes it (rmdir works only once its files are idle);
+// true when it is gone. Async-signal-safe calls only: the watchdog runs it after fork().
+bool tracing_off_and_remove(const std::string& dir) {
+  int fd = ::open((dir + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    [[maybe_unused]] ssize_t r = ::write(fd, "0", 1);
+    ::close(fd);
+  }
+  return ::rmdir(dir.c_str()) == 0;
+}
+
 // Removes the instance (rmdir works only once its files are idle; tracing is turned off first).
 // The same two steps are registered with the signal handler for an exit at once.
 struct InstanceGuard {
@@ -167,12 +178,7 @@ struct InstanceGuard {
   ~InstanceGuard() {
     if (dir.empty()) return;
     for (int s : slots) unregister_exit_action(s);
-    int fd = ::open((dir + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      [[maybe_unused]] ssize_t r = ::write(fd, "0", 1);
-      ::close(fd);
-    }
-    if (::rmdir(dir.c_str()) != 0)
+    if (!tracing_off_and_remove(dir))
       log::get("traces")->warn("could not remove tracefs instance {}: {}", dir, std::strerror(errno));
   }
 };
@@ -191,12 +197,7 @@ size_t remove_stale_instances(const std::string& root) {
     auto r = std::from_chars(b, e, pid);
     if (r.ec != std::errc() || r.ptr != e || pid <= 0 || pid == ::getpid()) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-    int fd = ::open((d.path().string() + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      [[maybe_unused]] ssize_t w = ::write(fd, "0", 1);
-      ::close(fd);
-    }
-    if (::rmdir(d.path().c_str()) == 0) {
+    if (tracing_off_and_remove(d.path().string())) {
       log::get("traces")->warn("removed the tracefs instance {} left by a recorder that no longer runs", name);
       ++removed;
     }
@@ -256,13 +257,6 @@ size_t kill_tree(pid_t root) {
         ::kill(p, SIGSTOP);
         all.push_back(p);
       }
-    // Grandchildren whose parent is one of ours but not yet in the list on the first pass.
-    for (size_t i = 1; i < all.size(); ++i)
-      for (pid_t p : descendants_of(all[i]))
-        if (std::find(all.begin(), all.end(), p) == all.end()) {
-          ::kill(p, SIGSTOP);
-          all.push_back(p);
-        }
     if (all.size() == before) break;
   }
   size_t killed = 0;
@@ -283,7 +277,6 @@ struct Watchdog {
   void start(const std::string& inst) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
-    const std::string tracing_on = inst + "/tracing_on";
     const pid_t recorder = ::getpid();
     pid = ::fork();
     if (pid < 0) {
@@ -317,12 +310,7 @@ struct Watchdog {
     }
     if (done) ::_exit(0);
     size_t killed = command > 0 ? kill_tree(command) : 0;
-    int t = ::open(tracing_on.c_str(), O_WRONLY | O_CLOEXEC);
-    if (t >= 0) {
-      [[maybe_unused]] ssize_t w = ::write(t, "0", 1);
-      ::close(t);
-    }
-    bool removed = ::rmdir(inst.c_str()) == 0;
+    bool removed = tracing_off_and_remove(inst);
     if (killed > 0 || removed) {
       std::string msg = fmt::format(
           "schedsim record: the recorder (pid {}) ended without cleaning up (killed by SIGKILL, or it crashed): {}{}{}\n", recorder,
