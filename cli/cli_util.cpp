@@ -28,11 +28,12 @@ const char* const kExitCodesHelp =
     "       (standard output included) cannot be written; the message names it\n"
     "  2    usage error: unknown command or option, missing argument\n"
     "  3    internal error: out of memory or a schedsim bug\n"
-    "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, no task\n"
-    "       selected, or work not conserved; the results are still written, with \"complete\": false\n"
+    "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, or work not\n"
+    "       conserved; the results are still written, with \"complete\": false\n"
     "  5    the memory budget was exceeded: run's --max-memory, else SCHEDSIM_MAX_MEMORY, else 80%\n"
     "       of MemAvailable (every command checks it)\n"
     "  6    calibrate --check-only: calibrate would refuse a trace (or the set); the reasons are printed\n"
+    "  7    compare --fail-on: a significant change crossed a threshold (each reason on stderr)\n"
     "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
     "  143  terminated by SIGTERM: as for 130\n";
 

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "commands/trace_options.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -110,12 +111,6 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   RunResults& r = out.results;
   const SimSummary& sum = out.summary;
   auto ms = [](int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); };
-  if (w.tasks.empty() && rep) {
-    for (auto& line : r.incomplete)
-      if (line.rfind("the workload has no tasks", 0) == 0)
-        line = fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen in the trace; nothing was simulated",
-                           rep->selection, rep->tasks_seen);
-  }
   int64_t normalized = 0;  // on-CPU time SMT normalisation turned into co-run slowdown (--smt-normalize)
   if (auto it = w.meta.find("smt_normalized_ns"); it != w.meta.end()) normalized = std::stoll(it->second);
   if (rep && w.observed.present && w.observed.total_runtime.count() - normalized != imported_work.count())
@@ -364,7 +359,9 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
       refuse_trace_options(extract, "standard input (a schedsim workload)");
       return read_workload_buffer(text, "-");
     }
-    return traces::import_trace_buffer(raw, "-", extract, report);
+    Workload w = traces::import_trace_buffer(raw, "-", extract, report);
+    if (report) refuse_empty_selection(w, "-", *report, "nothing to simulate");
+    return w;
   }
   std::error_code ec;
   if (!std::filesystem::exists(input, ec)) throw InputError(SourceLoc{input}, "no such file");
@@ -374,7 +371,11 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
     return read_workload(input);
   }
   std::optional<InputError> why;
-  if (traces::is_trace_file(input, &why)) return traces::import_trace(input, extract, report);
+  if (traces::is_trace_file(input, &why)) {
+    Workload w = traces::import_trace(input, extract, report);
+    if (report) refuse_empty_selection(w, input, *report, "nothing to simulate");
+    return w;
+  }
   if (why) throw *why;  // the real cause: unreadable, corrupt stream, binary file, ...
   throw InputError(SourceLoc{input, 1},
                    "not a schedsim workload (JSON/CBOR) nor a recognised kernel trace (ftrace text, "

@@ -1,6 +1,6 @@
 // `schedsim compare BASE NEW`: two result files -> a before/after table with tests and verdicts;
-// --fail-on turns it into a gate. Exit 0 = no gate tripped, 1 = a significant regression crossed
-// a threshold, 2 = bad input or usage (so a pipeline never mistakes bad input for a pass).
+// --fail-on turns it into a gate. Exit 0 = no gate tripped, 7 = a significant regression crossed
+// a threshold, 1 = bad input, 2 = usage: a pipeline tells a regression from a broken file.
 #include <iostream>
 
 #include "../command.hpp"
@@ -24,7 +24,7 @@ po::options_description compare_options() {
       ("confidence", po::value<double>()->default_value(0.95), "bootstrap interval level")
       ("resamples", po::value<size_t>()->default_value(2000), "bootstrap resamples (100 to 1000000)")
       ("seed", po::value<uint64_t>()->default_value(1), "bootstrap seed (same seed, same output)")
-      ("fail-on", po::value<std::vector<std::string>>()->composing(), "exit 1 when a significant change crosses this, e.g. 'wakeup.p99>+5%' (repeatable)")
+      ("fail-on", po::value<std::vector<std::string>>()->composing(), "exit 7 when a significant change crosses this, e.g. 'wakeup.p99>+5%' (repeatable)")
       ("format,f", po::value<std::string>()->default_value("table"), "table, markdown, json or csv")
       ("output,o", po::value<std::string>()->default_value("-"), "write here (atomically) instead of stdout");
   return d;
@@ -38,8 +38,9 @@ const char* kDescription =
     "changed (no better direction) or no significant change. With one run per side it compares the\n"
     "latency histograms (percentile changes with bootstrap intervals, Kolmogorov-Smirnov) and says\n"
     "that run-to-run noise is not covered. docs/compare.md explains every column.\n\n"
-    "exit status: 0 no --fail-on tripped, 1 a significant change crossed a --fail-on threshold,\n"
-    "2 bad input (unmatched points, mismatched setups, missing metrics, malformed files) or usage.\n\n"
+    "exit status: 0 no --fail-on tripped, 7 a significant change crossed a --fail-on threshold,\n"
+    "1 bad input (unmatched points, mismatched setups, missing metrics, malformed files, a --fail-on\n"
+    "on a row without repetitions), 2 usage (unknown option, missing argument).\n\n"
     "examples:\n"
     "  schedsim run -f jsonl --repeat 10 --placement sis-fold-2018 --workload-gen 'messaging --group 4' -o base.jsonl\n"
     "  schedsim run -f jsonl --repeat 10 --placement sis-fold-opt --workload-gen 'messaging --group 4' -o new.jsonl\n"
@@ -117,12 +118,13 @@ int compare_main(const po::variables_map& vm) {
       std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << w << "\n";
   GateOutcome g = evaluate_gates(c, gates);
   if (!g.untestable.empty()) {
+    // A condition on a row it cannot judge is a wrong option value (1), never a pass or a trip.
     for (const auto& u : g.untestable) std::cerr << "schedsim compare: error: " << u << "\n";
-    return kExitUsage;
+    return kExitInputError;
   }
   write_output(vm["output"].as<std::string>(), text);
   for (const auto& f : g.failures) std::cerr << "schedsim compare: FAIL " << f << "\n";
-  if (!g.failures.empty()) return kExitInputError;  // 1: a gate tripped
+  if (!g.failures.empty()) return kExitGateTripped;
   if (!gates.empty()) std::cerr << "schedsim compare: pass: " << gates.size() << " --fail-on condition(s), no significant change crossed them\n";
   return kExitOk;
 }
@@ -140,12 +142,11 @@ int run_compare(const std::vector<std::string>& args) {
   pos.add("base", 1).add("new", 1);
   po::variables_map vm;
   if (!parse_args(args, d, pos, vm, help_compare)) return kExitOk;
-  // Bad input is exit 2 here, not the usual 1: 1 means "a gate tripped".
   try {
     return compare_main(vm);
   } catch (const InputError& e) {
     std::cerr << e.render() << "\n";
-    return kExitUsage;
+    return kExitInputError;
   }
 }
 

@@ -53,12 +53,9 @@ int run_import(const std::vector<std::string>& args) {
   const std::string in = vm["trace"].as<std::string>();
   refuse_output_over_inputs(out, {in});
   Workload w = import_trace_arg(in, opt, &rep);
-  // An empty workload is no conversion of the trace: `run` of it ends with exit 4 (nothing
-  // simulated), so writing it with exit 0 would only move the surprise to a later command.
-  if (w.tasks.empty())
-    throw InputError(SourceLoc{in}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
-                                                "in the trace; no workload written",
-                                                rep.selection, rep.tasks_seen));
+  // An empty workload is no conversion of the trace: writing it with exit 0 would only move the
+  // surprise to a later command.
+  refuse_empty_selection(w, in, rep, "no workload written");
   if (opt.syscall_marks && !w.marks_syscalls())
     log::get("traces")->warn(
         "{}: --syscall-marks: the trace has no read/write syscall events of the selected tasks (record with "

@@ -50,7 +50,7 @@ po::options_description run_options() {
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s): the results cover the run up to it, the makespan ends there; complete: false, exit 0")
       ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
-      ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, no task selected); still reported")
+      ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, work not conserved); still reported")
       ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
@@ -138,6 +138,9 @@ int run_run(const std::vector<std::string>& args) {
   req.command_line = quoted_command_line(argv);
   if (vm.count("input")) req.input = vm["input"].as<std::string>();
   if (vm.count("workload-gen")) req.workload_gen = vm["workload-gen"].as<std::string>();
+  // A missing argument is a usage error (exit 2), as for any other command.
+  if (!vm.count("input") && !vm.count("workload-gen"))
+    throw po::error("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
   req.topology = vm["topology"].as<std::string>();
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   for (const char* slot : {"placement", "idle-cores", "util", "queue", "balance"})

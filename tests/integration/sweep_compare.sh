@@ -3,7 +3,7 @@
 # placement module (the `prev` baseline against sis-fold-2018, 6 repetitions of 1 and 2 messaging
 # groups on a 2x2 SMT machine) are matched point by point through the record each sweep line
 # embeds; `prev` is known to lengthen the makespan by far more than the noise (about +90%), so
-# the gate must trip (exit 1) and a gate on the same file against itself must pass (exit 0).
+# the gate must trip (exit 7) and a gate on the same file against itself must pass (exit 0).
 #   usage: sweep_compare.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
 # shellcheck source=../lib/workdir.sh
@@ -17,7 +17,7 @@ grid=(--set "workload-gen=messaging --pipe --thread --nr_loops 5" --set gen.grou
 rc=0
 "$schedsim" compare base.jsonl new.jsonl --fail-on 'makespan>+5%' > cmp.txt 2> cmp.err || rc=$?
 cat cmp.txt cmp.err
-[ "$rc" = 1 ] || { echo "FAIL: expected the makespan gate to trip (exit 1), got $rc"; exit 1; }
+[ "$rc" = 7 ] || { echo "FAIL: expected the makespan gate to trip (exit 7), got $rc"; exit 1; }
 grep -q '^point 2/2: ' cmp.txt || { echo "FAIL: expected two matched points"; exit 1; }
 grep -Eq '^ +new +6 .* regressed$' cmp.txt || { echo "FAIL: expected a regressed row with 6 repetitions"; exit 1; }
 
