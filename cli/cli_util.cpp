@@ -154,6 +154,14 @@ WorkloadFormat workload_format_for(const std::string& format, const std::string&
   return name.size() > 5 && name.ends_with(".cbor") ? WorkloadFormat::kCbor : WorkloadFormat::kJson;
 }
 
+std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
+                           const char* fallback) {
+  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
+  for (const auto& [ext, format] : by_ext)
+    if (name.size() > ext.size() && name.ends_with(ext)) return format;
+  return fallback;
+}
+
 std::string read_standard_input() {
   std::string data;
   char buf[1 << 16];

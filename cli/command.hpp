@@ -2,7 +2,10 @@
 /// The CLI's command table (ninja kTools style): one row per command, each implemented in its own
 /// cli/commands/<name>.cpp. Commands are thin: options -> config structs -> library calls ->
 /// reporter.
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -68,6 +71,12 @@ const KernelProfile& resolve_kernel_profile(const std::string& version, std::str
 /// The workload file format: `format` ("json", "cbor") when given, else by the output's name
 /// (".cbor" or ".cbor.gz": CBOR, else JSON). Throws po::error for another format.
 WorkloadFormat workload_format_for(const std::string& format, const std::string& output);
+
+/// The results format an output's name implies when --format is not given: the first of `by_ext`
+/// whose extension (".json") ends the name, a ".gz" after it ignored; else `fallback`. So
+/// `run -o r.json` writes JSON, as `import -o w.cbor` writes CBOR and `-o r.json.gz` compresses.
+std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
+                           const char* fallback);
 
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);

@@ -25,7 +25,7 @@ po::options_description compare_options() {
       ("resamples", po::value<size_t>()->default_value(2000), "bootstrap resamples (100 to 1000000)")
       ("seed", po::value<uint64_t>()->default_value(1), "bootstrap seed (same seed, same output)")
       ("fail-on", po::value<std::vector<std::string>>()->composing(), "exit 7 when a significant change crosses this, e.g. 'wakeup.p99>+5%' (repeatable)")
-      ("format,f", po::value<std::string>()->default_value("table"), "table, markdown, json or csv")
+      ("format,f", po::value<std::string>(), "table, markdown, json or csv (default: the -o name's extension: .md, .json, .csv, each also .gz; else table)")
       ("output,o", po::value<std::string>()->default_value("-"), "write here (atomically) instead of stdout");
   return d;
 }
@@ -80,7 +80,9 @@ int compare_main(const po::variables_map& vm) {
   if (o.resamples < 100 || o.resamples > 1000000)
     throw InputError(SourceLoc{"--resamples"}, "expected 100 to 1000000, got " + std::to_string(o.resamples));
   o.seed = vm["seed"].as<uint64_t>();
-  std::string format = vm["format"].as<std::string>();
+  std::string format = vm.count("format") ? vm["format"].as<std::string>()
+                                          : format_by_name(vm["output"].as<std::string>(),
+                                                           {{".md", "markdown"}, {".json", "json"}, {".csv", "csv"}}, "table");
   if (format != "table" && format != "markdown" && format != "json" && format != "csv")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"table", "markdown", "json", "csv"}));
   std::vector<Gate> gates;

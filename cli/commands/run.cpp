@@ -40,7 +40,7 @@ po::options_description run_options() {
       ("slice", po::value<std::vector<std::string>>()->composing(), "REGEX=DURATION: give every task whose name matches REGEX a custom EEVDF slice, as sched_setattr()'s sched_runtime does (100us..100ms; traces do not record slices, so tasks otherwise get the base slice); repeatable, a later match wins; with PREEMPT_SHORT (6.12+) a shorter slice may wake-up preempt (docs/kernel-versions.md)")
       ("preempt", po::value<std::string>(), "preemption model of the kernel replayed: full (default: a preemption is immediate), none or voluntary (a task inside a system call is switched at its return to user space; if it blocks first it just sleeps), lazy (also waits for the next tick or syscall return in user space); only tasks whose program marks its system calls (a trace recorded with syscall events, with or without --channels) are affected (docs/fidelity.md); recorded as cost override preempt when not the default")
       ("update-curr", po::value<std::string>(), "when the running task's CPU time reaches the run queue (its vruntime, the average V): actions (default, schedsim's historical rule: at every end of a replayed run action, except at a syscall entry or exit), events (the kernel's: only at scheduler events, the tick, an enqueue or dequeue on that CPU, the wakeup-preemption check, schedule(), a migration; a DELAY_DEQUEUE'd wakee woken in place is then re-placed against a V without the waker's latest run, docs/fidelity.md \"Local wakeup preemption\"); recorded as cost override update_curr when not the default")
-      ("format,f", po::value<std::string>()->default_value("table"), "table, json, csv, or jsonl (one record per repetition, for compare); with --repeat, csv gives each value's unit (times in ns)")
+      ("format,f", po::value<std::string>(), "table, json, csv, or jsonl (one record per repetition, for compare); with --repeat, csv gives each value's unit (times in ns). Default: the -o name's extension (.json, .jsonl, .csv, each also .gz), else table")
       ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
       ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
@@ -74,7 +74,7 @@ const char* kDescription =
     "examples:\n"
     "  schedsim run tests/data/traces/hackbench-pipe-g2.ftrace.gz --topology xeon-e5-2690v2\n"
     "  schedsim run --workload-gen 'messaging --group 10 --pipe' -t xeon-gold-6248 --kernel 6.6\n"
-    "  schedsim run w.json --placement sis-fold-opt --feature NO_SIS_UTIL --format json -o r.json";
+    "  schedsim run w.json --placement sis-fold-opt --feature NO_SIS_UTIL -o r.json";
 
 std::string list_modules(const std::string& slot) {
   std::string out;
@@ -153,10 +153,11 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("slice")) req.slices = vm["slice"].as<std::vector<std::string>>();
   if (vm.count("preempt")) req.preempt = vm["preempt"].as<std::string>();
   if (vm.count("update-curr")) req.update_curr = vm["update-curr"].as<std::string>();
-  req.format = vm["format"].as<std::string>();
   req.repeat = vm["repeat"].as<uint32_t>();
   if (vm.count("noise")) req.noise = vm["noise"].as<std::string>();
   req.output = vm["output"].as<std::string>();
+  req.format = vm.count("format") ? vm["format"].as<std::string>()
+                                  : format_by_name(req.output, {{".jsonl", "jsonl"}, {".json", "json"}, {".csv", "csv"}}, "table");
   if (vm.count("label")) req.label = vm["label"].as<std::string>();
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
