@@ -945,6 +945,34 @@ SimConfig sim_config_of(const RunRequest& req, RunConfig& config) {
   return sim;
 }
 
+std::string topology_beside(const std::string& input) {
+  if (input.empty() || input == "-") return "";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(input).parent_path();
+  for (const char* name : {"topology.json", "lscpu-p.txt", "sysfs"}) {
+    const fs::path p = dir / name;
+    if (fs::exists(p, ec)) return p.string();
+  }
+  return "";
+}
+
+std::string recording_machine(const std::string& input, const traces::ImportReport& rep, const Workload& w,
+                              std::string& note) {
+  if (std::string beside = topology_beside(input); !beside.empty()) {
+    note = fmt::format("note: no --topology: replayed on the recording machine that {} describes", beside);
+    return beside;
+  }
+  if (const int64_t cpus = traced_cpus(rep.header_cpus, w); cpus > 0 && cpus <= CpuMask::kMaxCpus) {
+    note = fmt::format("note: no --topology: replayed on smp{0}, the {0} CPUs the trace's {1} but without their "
+                       "layout (SMT siblings, LLCs); give -t (an lscpu -p file, a saved sysfs tree, a preset) for it",
+                       cpus, rep.header_cpus > 0 ? "header names" : "events show");
+    return fmt::format("smp{}", cpus);
+  }
+  note = fmt::format("note: no --topology, and the trace says nothing of its machine: replayed on {}", kDefaultTopology);
+  return kDefaultTopology;
+}
+
 RunOutcome execute_run(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
@@ -960,7 +988,8 @@ RunOutcome execute_run(const RunRequest& req) {
   check_output_path(req.output, "--output");
   check_output_path(req.trace_out, "--trace-out");
   {
-    std::vector<std::string> inputs = {req.input, req.topology, req.recorded_on};
+    std::vector<std::string> inputs = {req.input, req.topology.empty() ? topology_beside(req.input) : req.topology,
+                                       req.recorded_on};
     // `--workload-gen 'mix m.json' -o m.json` replaced the mix file.
     add_spec_and_cost_files(inputs, req.workload_gen, req.costs);
     refuse_output_over_inputs(req.output, inputs, "--output");
@@ -990,16 +1019,6 @@ RunOutcome execute_run(const RunRequest& req) {
   if (!req.max_memory.empty()) set_memory_budget(parse_max_memory(req.max_memory), "--max-memory " + req.max_memory);
   RunGuard guard;
 
-  Topology topo = load_topology(req.topology);
-  CostModel cost = build_cost_model(req.costs, topo, &config);
-  // Machine cost profile: this machine as a KVM guest gets the guest's idle-wake model unless the
-  // user chose one (presets and imported files keep the constant; a cost file gives theirs).
-  if (!cost.idle_wake_set && req.topology == "host" && is_kvm_guest()) {
-    cost.idle_wake = IdleWakeMode::kVmHaltPoll;
-    config.cost_overrides["idle_wake"] = "vm-halt-poll (host: KVM guest)";
-  }
-  std::string kernel_note;
-  PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config, &kernel_note);
   traces::ImportReport import_report;
   traces::ExtractOptions extract = req.extract;
   // A preemption model other than full acts only on tasks whose runs say where their syscalls
@@ -1007,6 +1026,36 @@ RunOutcome execute_run(const RunRequest& req) {
   // runs would move: docs/fidelity.md "Syscall marks in plain replays").
   if (sim.preempt != PreemptModel::kFull) extract.syscall_marks = true;
   refuse_recorded_on_alone(req);
+  // Without --topology a trace is replayed on the machine it was recorded on, as far as it says
+  // (its observed column is then that machine's), so it is read before the machine is built: a
+  // 2-CPU recording replayed on the 40-CPU default compared the two machines, not the policies.
+  std::string topology = req.topology;
+  std::optional<Workload> read_first;
+  std::string machine_note;
+  if (topology.empty()) {
+    if (!req.workload_gen.empty()) {
+      topology = kDefaultTopology;
+    } else if (req.smt_normalize) {
+      if (req.recorded_on.empty())
+        throw InputError(SourceLoc{"--smt-normalize"},
+                         "needs the machine the trace was recorded on: give --recorded-on MACHINE or --topology");
+      topology = req.recorded_on;
+    } else {
+      read_first = load_workload_input(req.input, "", extract, &import_report, GenCosts{}, std::nullopt);
+      topology = import_report.path.empty() ? std::string(kDefaultTopology)
+                                            : recording_machine(req.input, import_report, *read_first, machine_note);
+    }
+  }
+  Topology topo = load_topology(topology);
+  CostModel cost = build_cost_model(req.costs, topo, &config);
+  // Machine cost profile: this machine as a KVM guest gets the guest's idle-wake model unless the
+  // user chose one (presets and imported files keep the constant; a cost file gives theirs).
+  if (!cost.idle_wake_set && topology == "host" && is_kvm_guest()) {
+    cost.idle_wake = IdleWakeMode::kVmHaltPoll;
+    config.cost_overrides["idle_wake"] = "vm-halt-poll (host: KVM guest)";
+  }
+  std::string kernel_note;
+  PolicyStack policies = build_policy_stack(req.kernel, req.modules, req.features, config, &kernel_note);
   bool recorded_elsewhere = false;  // --recorded-on names another machine than -t
   std::string smt_rate_note;        // the recording machine's co-run rate is not measured
   if (req.smt_normalize) {
@@ -1018,7 +1067,8 @@ RunOutcome execute_run(const RunRequest& req) {
   // --seed 1, 2, 3 on a generated workload expects three samples of its random choices too.
   const std::optional<uint64_t> gen_seed =
       req.seed_given && !req.workload_gen.empty() ? std::optional<uint64_t>(req.seed) : std::nullopt;
-  Workload w = load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops, gen_seed);
+  Workload w = read_first ? std::move(*read_first)
+                          : load_workload_input(req.input, req.workload_gen, extract, &import_report, cost.gen_ops, gen_seed);
   // Whether the generated workload draws random numbers: the spec generated with another seed
   // differs. Where the seed changed nothing (no random choices, or --seed 1, the generators'
   // default), the workload is the spec's own, its source line without an appended --seed, so
@@ -1060,6 +1110,7 @@ RunOutcome execute_run(const RunRequest& req) {
   config.nr_cpus = topo.nr_cpus();
   std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
   if (replay_note) caveats.push_back(*replay_note);
+  if (!machine_note.empty()) caveats.push_back(machine_note);
   // The recording machine's CPU count (traced_cpus()), 0 for a workload that is no trace.
   const int64_t traced = from_trace ? traced_cpus(import_report.header_cpus, w) : 0;
   // migration-delta credits each recorded migration by the topology distance between the two

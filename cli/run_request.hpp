@@ -21,7 +21,9 @@ namespace schedsim::cli {
 struct RunRequest {
   std::string input;          ///< workload or trace file ("" with workload_gen)
   std::string workload_gen;   ///< "KIND [options]"
-  std::string topology = "xeon-e5-2690v2";
+  /// "" = not given: a trace is replayed on the machine it was recorded on (recording_machine()),
+  /// anything else on kDefaultTopology.
+  std::string topology;
   std::string kernel;         ///< profile version, "" = default modules
   std::map<std::string, std::string> modules;  ///< explicit slot choices
   std::vector<std::string> features;           ///< "X" or "NO_X"
@@ -136,6 +138,16 @@ void set_smt_siblings(const Topology& rec, int64_t corun_permille, const std::st
 inline int64_t traced_cpus(int64_t header_cpus, const Workload& w) {
   return header_cpus > 0 ? header_cpus : static_cast<int64_t>(w.observed.nr_cpus);
 }
+/// The machine a run without --topology simulates when its input is no trace.
+inline constexpr const char* kDefaultTopology = "xeon-e5-2690v2";
+/// A topology file saved beside the trace `input` (in its directory: topology.json, lscpu-p.txt,
+/// or a saved sysfs/ tree), "" when there is none or the input is standard input.
+std::string topology_beside(const std::string& input);
+/// The machine a trace without --topology is replayed on: the topology file beside it, else
+/// `smpN` for the CPU count its header gives (else its events show), else kDefaultTopology.
+/// `note` says which, and what the replay cannot know.
+std::string recording_machine(const std::string& input, const traces::ImportReport& rep, const Workload& w,
+                              std::string& note);
 /// After a --smt-normalize import (run or calibrate): throws when the trace's header names more
 /// CPUs than the recording machine given; a note in `caveats` when it names fewer, or when nothing
 /// was normalised (the trace probably comes from another machine).

@@ -206,7 +206,7 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
       RunRequest req = point_request(p, 1);
       if (!req.noise.empty()) (void)parse_noise(req.noise);
       check_slices(req.slices);
-      if (!topologies.count(req.topology)) {
+      if (!req.topology.empty() && !topologies.count(req.topology)) {
         (void)load_topology(req.topology);
         topologies[req.topology] = true;
       }

@@ -26,7 +26,7 @@ po::options_description run_options() {
   po::options_description d("options");
   d.add_options()
       ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
-      ("topology,t", po::value<std::string>()->default_value("xeon-e5-2690v2"), "preset name, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets)")
+      ("topology,t", po::value<std::string>(), "preset name, smpN, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets). Default: a trace's recording machine (a topology.json, lscpu-p.txt or sysfs/ beside the trace, else smpN for the N CPUs the trace names), anything else xeon-e5-2690v2")
       ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override; 6.18 is the 6.18.y stable kernel (NI_RANDOM newidle), 6.17 also stands for 6.18.0 (newidle cost bump)")
       ("placement", po::value<std::string>(), "placement module ('list' to list)")
       ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
@@ -103,7 +103,7 @@ int run_run(const std::vector<std::string>& args) {
       std::cout << list_modules(slot);
       return kExitOk;
     }
-  if (vm["topology"].as<std::string>() == "list") {
+  if (vm.count("topology") && vm["topology"].as<std::string>() == "list") {
     std::cout << render_topology_list();
     return kExitOk;
   }
@@ -123,7 +123,7 @@ int run_run(const std::vector<std::string>& args) {
       if (c == "list") {
         // The costs a run on -t with the other --cost values would start from: the defaults, the
         // machine's profile, then what was given (rows say which).
-        const Topology topo = load_topology(vm["topology"].as<std::string>());
+        const Topology topo = load_topology(vm.count("topology") ? vm["topology"].as<std::string>() : kDefaultTopology);
         std::vector<std::string> others = vm["cost"].as<std::vector<std::string>>();
         std::erase(others, std::string("list"));
         std::map<std::string, std::string> given;
@@ -141,7 +141,7 @@ int run_run(const std::vector<std::string>& args) {
   // A missing argument is a usage error (exit 2), as for any other command.
   if (!vm.count("input") && !vm.count("workload-gen"))
     throw po::error("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
-  req.topology = vm["topology"].as<std::string>();
+  if (vm.count("topology")) req.topology = vm["topology"].as<std::string>();
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   for (const char* slot : {"placement", "idle-cores", "util", "queue", "balance"})
     if (vm.count(slot)) req.modules[slot] = vm[slot].as<std::string>();
@@ -187,7 +187,7 @@ int run_run(const std::vector<std::string>& args) {
     if (req.recorded_on.empty())
       throw InputError(SourceLoc{"--recorded-on"}, "expected a machine (preset, topology file or 'host'), got ''");
   }
-  refuse_empty_values(vm, {"kernel", "jitter", "noise", "output", "trace-out", "trace-window", "stop-at", "max-sim-time", "max-memory",
+  refuse_empty_values(vm, {"topology", "kernel", "jitter", "noise", "output", "trace-out", "trace-window", "stop-at", "max-sim-time", "max-memory",
                            "workload-gen"},
                       "run");
 

@@ -38,9 +38,9 @@ std::string render_topology_list() {
     out += fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
     out += fmt::format("{:<{}}  {}\n", "", width + 11, cost_profile_summary(cost_profile_for(p.name)));
   }
-  out += "\nAlso accepted wherever a topology is expected: 'host', a topology JSON file, a saved\n"
-         "sysfs directory, or an `lscpu -p` output file (these use the reference costs; `schedsim\n"
-         "calibrate` fits a cost file). `run --cost list -t TOPOLOGY` lists every cost parameter with\n"
+  out += "\nAlso accepted wherever a topology is expected: smpN (a flat machine of N CPUs, no SMT,\n"
+         "one LLC, N = 1..4096), 'host', a topology JSON file, a saved sysfs directory, or an\n"
+         "`lscpu -p` output file (these use the reference costs; `schedsim calibrate` fits a cost file). `run --cost list -t TOPOLOGY` lists every cost parameter with\n"
          "its value, whether it is the machine's own or the reference default, and its source\n"
          "(docs/calibrate.md \"Machine cost profiles\").\n";
   return out;

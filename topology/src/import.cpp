@@ -441,6 +441,7 @@ Topology load_topology(const std::string& name) {
     if (p.name == name) return Topology::build(preset_spec(name), name);
     names.push_back(p.name);
   }
+  if (flat_smp_cpus(name) > 0) return Topology::build(preset_spec(name), name);
   std::error_code ec;
   fs::path path(name);
   if (fs::is_directory(path, ec)) return Topology::build(topology_from_sysfs(name), name);
@@ -454,7 +455,8 @@ Topology load_topology(const std::string& name) {
                                       "directory or an lscpu -p file)");
   names.emplace_back("host");
   throw InputError(unknown_choice_message("topology", name, names) +
-                   " (or a JSON file, a saved sysfs directory, or an lscpu -p file)");
+                   " (or smpN, a flat machine of N = 1..4096 CPUs; a JSON file, a saved sysfs directory, or an lscpu -p "
+                   "file)");
 }
 
 }  // namespace schedsim

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "schedsim/base/assert.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/topology/topology.hpp"
@@ -157,12 +159,25 @@ const std::vector<PresetInfo>& preset_list() {
   return list;
 }
 
+uint32_t flat_smp_cpus(const std::string& name) {
+  if (name.size() < 4 || name.size() > 7 || name.compare(0, 3, "smp") != 0 || name[3] == '0') return 0;
+  uint32_t n = 0;
+  for (size_t i = 3; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return 0;
+    n = n * 10 + static_cast<uint32_t>(name[i] - '0');
+  }
+  return n <= CpuMask::kMaxCpus ? n : 0;
+}
+
 MachineSpec preset_spec(const std::string& name) {
   std::vector<std::string> names;
   for (const auto& p : presets()) {
     if (p.info.name == name) return p.make();
     names.push_back(p.info.name);
   }
+  // The same construction as the listed smp2: one package of N single-thread cores.
+  if (const uint32_t n = flat_smp_cpus(name))
+    return make_regular_machine(regular(name, fmt::format("{} CPUs, no SMT, one LLC", n), 1, n, 1));
   throw InputError(unknown_choice_message("topology preset", name, names));
 }
 

@@ -148,7 +148,18 @@ TEST_CASE("load_topology dispatches on the argument", "[topology]") {
   CHECK_THROWS_WITH(load_topology("smt2x3"),
                     "error: unknown topology 'smt2x3'; did you mean 'smt2x2'? valid: big-little, dense-2s-1024, "
                     "epyc-milan-2s, llc2-smt2, numa2-smt2, power9-smt4, smp2, smt2x2, xeon-e5-2690v2, xeon-gold-6248, "
-                    "host (or a JSON file, a saved sysfs directory, or an lscpu -p file)");
+                    "host (or smpN, a flat machine of N = 1..4096 CPUs; a JSON file, a saved sysfs directory, or "
+                    "an lscpu -p file)");
+  // smpN: N flat CPUs (one package, one LLC, no SMT), smp2 the listed preset itself.
+  const Topology smp16 = load_topology("smp16");
+  CHECK(smp16.nr_cpus() == 16);
+  CHECK_FALSE(smp16.has_smt());
+  CHECK(topology_to_json(load_topology("smp2").spec()) == topology_to_json(preset_spec("smp2")));
+  CHECK(flat_smp_cpus("smp4096") == 4096);  // built, it takes seconds (4096 sched domains)
+  for (const char* bad : {"smp0", "smp4097", "smp02", "smp", "smp1x"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(load_topology(bad), InputError);
+  }
   CHECK_THROWS_WITH(load_topology("no/such.json"),
                     "no/such.json: error: no such file or directory (expected a topology JSON file, a saved sysfs "
                     "directory or an lscpu -p file)");

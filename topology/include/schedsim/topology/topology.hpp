@@ -240,7 +240,11 @@ struct PresetInfo {
 };
 const std::vector<PresetInfo>& preset_list();
 /// The preset's machine description; throws InputError with "did you mean" for unknown names.
+/// Besides the list, `smpN` (N = 1..4096, no leading zero) names a flat machine of N CPUs: one
+/// package, one LLC, no SMT (`smp2` is one of them): what a trace's CPU count alone describes.
 MachineSpec preset_spec(const std::string& name);
+/// N when `name` is `smpN` with N in 1..4096, else 0.
+uint32_t flat_smp_cpus(const std::string& name);
 
 /// Loads a topology named by the user: a preset name, a JSON file (schema in docs/topology.md),
 /// a saved sysfs tree (a directory holding devices/system/cpu and devices/system/node, or the
