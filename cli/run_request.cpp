@@ -1126,14 +1126,17 @@ RunOutcome execute_run(const RunRequest& req) {
   if (req.smt_normalize) check_smt_normalisation(import_report, extract, w, caveats);
   if (!smt_rate_note.empty()) caveats.push_back(smt_rate_note);
   if (from_trace && w.observed.present && !w.tasks.empty()) {
-    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus()))
+    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus())) {
+      config.observed_elsewhere = fmt::format("recorded on {} CPUs, replayed on {}'s {}", traced, topo.name(), topo.nr_cpus());
       caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
                                     "observed figures are from another machine, not a prediction for this one",
                                     traced, topo.name(), topo.nr_cpus()));
-    else if (recorded_elsewhere)
+    } else if (recorded_elsewhere) {
+      config.observed_elsewhere = fmt::format("recorded on {}, replayed on {}", extract.smt_machine, topo.name());
       caveats.push_back(fmt::format("note: the trace was recorded on {} and is replayed on {}: its observed figures "
                                     "are from another machine, not a prediction for this one",
                                     extract.smt_machine, topo.name()));
+    }
   }
   // A trace replayed on an SMT model without --smt-normalize: the recorded on-CPU time of a thread
   // whose sibling was busy already ran at the recording machine's co-run rate, and the replay

@@ -610,9 +610,14 @@ std::string task_table(const RunResults& r, size_t n) {
 }
 
 std::string observed_table(const RunResults& r) {
-  std::string s =
-      "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>observed</th><th>rel error</th>"
-      "</tr></thead><tbody>\n";
+  const bool elsewhere = !r.config.observed_elsewhere.empty();
+  std::string s = elsewhere ? "<p class=\"note\">Observed on another machine: " + esc(r.config.observed_elsewhere) +
+                                  "; its figures are no prediction for the simulated one.</p>\n"
+                            : std::string();
+  s += fmt::format(
+      "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>{}</th><th>rel error</th>"
+      "</tr></thead><tbody>\n",
+      elsewhere ? "observed elsewhere" : "observed");
   for (const auto& o : r.observed) {
     // A mean or percentile of no samples is undefined: "-" (as in the text table).
     const ComparisonEmpty e = comparison_empty(r.observed, o);

@@ -355,8 +355,11 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
   }
 
   if (r.has_observed) {
-    out += "\nsimulated vs observed (recorded trace)\n";
-    TextTable t({"metric", "simulated", "observed", "rel error"});
+    // Another machine's figures are no prediction for this one: the column says so, not only a note.
+    const bool elsewhere = !c.observed_elsewhere.empty();
+    out += elsewhere ? "\nsimulated vs observed on another machine (" + c.observed_elsewhere + ")\n"
+                     : std::string("\nsimulated vs observed (recorded trace)\n");
+    TextTable t({"metric", "simulated", elsewhere ? "observed elsewhere" : "observed", "rel error"});
     std::vector<std::string> notes;
     for (const auto& x : r.observed) {
       // A figure with a note is marked ">=" (a lower bound) or "*" and its note printed once below.
@@ -397,6 +400,7 @@ std::string render_csv(const RunResults& r) {
   row("config", "topology", "", c.topology);
   row("config", "nr_cpus", "", std::to_string(c.nr_cpus));
   row("config", "seed", "", std::to_string(c.seed));
+  if (!c.observed_elsewhere.empty()) row("config", "observed_elsewhere", "", c.observed_elsewhere);
   for (const auto& [k, v] : c.modules) row("module", k, "", v);
   for (const auto& [k, v] : c.features) row("feature", k, "", v ? "1" : "0");
   for (const auto& [k, v] : c.cost_overrides) row("cost", k, "", v);

@@ -210,6 +210,7 @@ std::string render_json(const RunResults& r) {
   cfg["features"] = map_json(c.features);
   cfg["cost_overrides"] = map_json(c.cost_overrides);
   cfg["seed"] = c.seed;
+  if (!c.observed_elsewhere.empty()) cfg["observed_elsewhere"] = c.observed_elsewhere;
   j["config"] = std::move(cfg);
   if (!c.provenance.empty()) {
     ojson prov = ojson::object();
@@ -399,6 +400,8 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   r.config.topology = rd.str(c, "/config", "topology");
   r.config.nr_cpus = rd.u32(c, "/config", "nr_cpus");
   r.config.seed = rd.u64(c, "/config", "seed");
+  // Added within schema version 1, only when true of the run.
+  if (c.contains("observed_elsewhere")) r.config.observed_elsewhere = rd.str(c, "/config", "observed_elsewhere");
   for (const auto& [k, v] : rd.object(c, "/config", "modules").items()) {
     if (!v.is_string()) rd.fail("/config/modules/" + k, "expected a string");
     r.config.modules[k] = v.get<std::string>();

@@ -403,6 +403,32 @@ TEST_CASE("simulated vs observed: a statistic of no samples is '-', not 0 and -1
   CHECK(cells("migrations") == std::vector<std::string>{"migrations", "0", "9", "-100.0%"});  // a real -100%
 }
 
+TEST_CASE("observed figures from another machine are labelled so in every format", "[metrics][json][html]") {
+  RunResults r;
+  r.config.workload = "w";
+  r.config.topology = "smt2x2";
+  r.has_observed = true;
+  Comparison c;
+  c.metric = "makespan_ns";
+  c.simulated = 90;
+  c.observed = 100;
+  c.rel_error = -0.1;
+  r.observed = {c};
+  // The same machine: the plain heading and column, no member in the JSON.
+  CHECK(render_table(r, 20, 64).find("simulated vs observed (recorded trace)") != std::string::npos);
+  CHECK(render_json(r).find("observed_elsewhere") == std::string::npos);
+  r.config.observed_elsewhere = "recorded on 2 CPUs, replayed on smt2x2's 4";
+  const std::string t = render_table(r, 20, 64);
+  CHECK(t.find("simulated vs observed on another machine (recorded on 2 CPUs, replayed on smt2x2's 4)") != std::string::npos);
+  CHECK(t.find("observed elsewhere") != std::string::npos);
+  CHECK(render_csv(r).find("config,observed_elsewhere,,") != std::string::npos);
+  const std::string json = render_json(r);
+  CHECK(parse_results_json(json, "r.json").config.observed_elsewhere == r.config.observed_elsewhere);
+  const std::string html = render_html_report({r}, "t");
+  CHECK(html.find("Observed on another machine: recorded on 2 CPUs") != std::string::npos);
+  CHECK(html.find("<th>observed elsewhere</th>") != std::string::npos);
+}
+
 TEST_CASE("sample_count_metric names the count behind a statistic, and nothing for counts and scalars") {
   CHECK(sample_count_metric("wakeup.p99") == "wakeup.count");
   CHECK(sample_count_metric("wakeup_latency.p99_ns") == "wakeup_latency.count");

@@ -68,6 +68,9 @@ struct RunConfig {
   std::map<std::string, bool> features;              ///< sched_feat flag -> on/off
   std::map<std::string, std::string> cost_overrides; ///< parameter -> value as given
   uint64_t seed = 0;
+  /// Why a trace's observed figures come from another machine than the one simulated ("" = the
+  /// recording machine, as far as the trace says): the observed column is then labelled so.
+  std::string observed_elsewhere;
   Provenance provenance;
   /// label, or "<workload>@<topology>" when label is empty (files written without one).
   std::string display_label() const;
