@@ -117,8 +117,26 @@ const KernelProfile& resolve_kernel_profile(const std::string& version, std::str
 
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc) {
+  // The usage line wrapped at kHelpWidth, continued under its first word.
+  std::string wrapped = "usage: ";
+  size_t col = wrapped.size();
+  for (size_t at = 0; at < usage.size();) {
+    size_t end = usage.find(' ', at);
+    if (end == std::string::npos) end = usage.size();
+    const std::string word = usage.substr(at, end - at);
+    if (col > 7 && col + 1 + word.size() > kHelpWidth) {
+      wrapped += "\n       ";
+      col = 7;
+    } else if (col > 7) {
+      wrapped += ' ';
+      ++col;
+    }
+    wrapped += word;
+    col += word.size();
+    at = end + 1;
+  }
   std::ostringstream os;
-  os << "usage: " << usage << "\n\n" << description << "\n";
+  os << wrapped << "\n\n" << description << "\n";
   if (!desc.options().empty()) os << "\n" << desc;
   return os.str();
 }

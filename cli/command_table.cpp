@@ -42,7 +42,7 @@ const std::vector<Command>& command_table() {
         {"calibrate", "fit cost parameters so that replays of real traces match them; writes a cost file", run_calibrate, help_calibrate},
         {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
         {"validate", "run the corpus of published before/after results and judge the simulated changes", run_validate, help_validate},
-        {"sched", "perf sched latency, timehist and map views of a recorded or simulated (--trace-out) trace", run_sched, help_sched},
+        {"sched", "perf sched latency, timehist and map of a recorded or simulated (--trace-out) trace", run_sched, help_sched},
     };
     std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
       return std::string(a.name) < std::string(b.name);

@@ -20,7 +20,7 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description calibrate_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("topology,t", po::value<std::string>(), "the machine the traces were recorded on: preset, topology JSON, sysfs dir, lscpu -p file, or 'host' (required)")
       ("kernel,k", po::value<std::string>(), "kernel profile to replay with ('host' = the running kernel's); default modules when absent")
@@ -74,7 +74,8 @@ const char* kDescription =
     "  schedsim calibrate a.trace.gz b.trace.gz -t lscpu-p.txt --kernel 6.18 --comm loadgen -o costs.json\n"
     "  schedsim calibrate t.trace.gz -t host --kernel host -c idle_wake=vm-halt-poll -o host-costs.json\n"
     "  schedsim run t2.trace.gz -t host --kernel host -c host-costs.json\n"
-    "  schedsim calibrate set/*.ftrace.gz -t set/lscpu-p.txt --background-comm '^schedsim$' --check-only -f tsv\n"
+    "  schedsim calibrate set/*.ftrace.gz -t set/lscpu-p.txt --background-comm '^schedsim$' \\\n"
+    "      --check-only -f tsv\n"
     "  schedsim calibrate --workload-gen 'messaging -p -T -g 4 -l 50000' --benchmark-time 15.78s \\\n"
     "      -t xeon-e5-2690v2 --kernel 4.17 -o xeon-msg.json";
 

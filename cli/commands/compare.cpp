@@ -12,16 +12,16 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description compare_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("by", po::value<std::vector<std::string>>()->composing(), "match points on these parameters only (comma-separated or repeated); default: every parameter but module.*, feature.*, cost.*, seed, label")
       ("ignore", po::value<std::vector<std::string>>()->composing(), "drop these parameters from matching and from the consistency checks")
       ("allow-mismatch", po::bool_switch(), "compare points whose workload, workload_source, topology, nr_cpus, noise, workload_hash or topology_hash differ (printed as a note)")
       ("metrics", po::value<std::string>(), "comma-separated metrics to compare, or 'all' (default: makespan, benchmark_time where every record has one, wakeup.mean/p50/p99, runqueue_wait.mean/p99, probes.mean, migrations)")
       ("min-effect", po::value<std::string>()->default_value("1%"), "smallest |change| that can be a verdict")
-      ("alpha", po::value<double>()->default_value(0.05), "significance level after correction")
+      ("alpha", po::value<double>()->default_value(0.05, "0.05"), "significance level after correction")
       ("correction", po::value<std::string>()->default_value("holm"), "multiple-comparison correction: holm (family-wise) or bh (Benjamini-Hochberg, false discovery rate)")
-      ("confidence", po::value<double>()->default_value(0.95), "bootstrap interval level")
+      ("confidence", po::value<double>()->default_value(0.95, "0.95"), "bootstrap interval level")
       ("resamples", po::value<size_t>()->default_value(2000), "bootstrap resamples (100 to 1000000)")
       ("seed", po::value<uint64_t>()->default_value(1), "bootstrap seed (same seed, same output)")
       ("fail-on", po::value<std::vector<std::string>>()->composing(), "exit 7 when a significant change crosses this, e.g. 'wakeup.p99>+5%' (repeatable)")
@@ -42,9 +42,9 @@ const char* kDescription =
     "1 bad input (unmatched points, mismatched setups, missing metrics, malformed files, a --fail-on\n"
     "on a row without repetitions), 2 usage (unknown option, missing argument).\n\n"
     "examples:\n"
-    "  schedsim run -f jsonl --repeat 10 --placement sis-fold-2018 --workload-gen 'messaging --group 4' -o base.jsonl\n"
-    "  schedsim run -f jsonl --repeat 10 --placement sis-fold-opt --workload-gen 'messaging --group 4' -o new.jsonl\n"
-    "  schedsim compare base.jsonl new.jsonl --format markdown --fail-on 'wakeup.p99>+5%'";
+    "  schedsim run --repeat 10 --placement sis-fold-2018 --workload-gen 'messaging -g 4' -o base.jsonl\n"
+    "  schedsim run --repeat 10 --placement sis-fold-opt --workload-gen 'messaging -g 4' -o new.jsonl\n"
+    "  schedsim compare base.jsonl new.jsonl -o table.md --fail-on 'wakeup.p99>+5%'";
 
 std::vector<std::string> split_list(const std::vector<std::string>& in) {
   std::vector<std::string> out;

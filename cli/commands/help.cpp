@@ -21,7 +21,7 @@ int run_help(const std::vector<std::string>& args) {
   const Command* c = find_command(args[0]);
   if (!c) {
     std::vector<std::string> names;
-    for (const auto& x : command_table()) names.push_back(x.name);
+    for (const auto& x : command_table()) names.emplace_back(x.name);
     throw po::error(unknown_choice_message("command", args[0], names));
   }
   std::cout << c->help();

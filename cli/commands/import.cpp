@@ -14,7 +14,7 @@ namespace schedsim::cli {
 
 namespace {
 po::options_description import_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("trace", po::value<std::string>(), "input trace (positional)")
       ("output,o", po::value<std::string>(), "output workload file (required; '-' = stdout, '*.gz' is gzip-compressed)")

@@ -13,7 +13,7 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description merge_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("output,o", po::value<std::string>(), "the merged results file (written atomically; required)")
       ("summary", po::value<std::string>()->default_value("none"), "also print the sweep summary: table, csv, markdown or none");

@@ -20,7 +20,7 @@ namespace schedsim::cli {
 
 namespace {
 po::options_description record_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("output,o", po::value<std::string>(), "output file: ftrace text (.gz = gzip), or a workload with --workload")
       ("events", po::value<std::vector<std::string>>()->multitoken(), "sched events to enable (default: switch, waking, wakeup, wakeup_new, process_fork/exit/exec, migrate_task)")

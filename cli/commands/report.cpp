@@ -13,7 +13,7 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description report_options() {
-  po::options_description desc("options");
+  po::options_description desc = option_group("options");
   desc.add_options()
       ("output,o", po::value<std::string>()->default_value("report.html"), "HTML file to write ('-' = stdout)")
       ("title", po::value<std::string>()->default_value("schedsim report"), "page title")

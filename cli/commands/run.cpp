@@ -23,11 +23,11 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description run_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
       ("topology,t", po::value<std::string>(), "preset name, smpN, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets). Default: a trace's recording machine (a topology.json, lscpu-p.txt or sysfs/ beside the trace, else smpN for the N CPUs the trace names), anything else xeon-e5-2690v2")
-      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override; 6.18 is the 6.18.y stable kernel (NI_RANDOM newidle), 6.17 also stands for 6.18.0 (newidle cost bump)")
+      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override. Without it: 6.12's modules and flags (as --kernel 6.12 gives them; the provenance then says kernel -). 6.18 is the 6.18.y stable kernel (NI_RANDOM newidle), 6.17 also stands for 6.18.0 (newidle cost bump)")
       ("placement", po::value<std::string>(), "placement module ('list' to list)")
       ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
       ("util", po::value<std::string>(), "utilization estimation module ('list' to list)")

@@ -13,13 +13,13 @@ namespace schedsim::cli {
 
 namespace {
 po::options_description sched_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("view", po::value<std::string>(), "latency, timehist or map (positional)")
       ("trace", po::value<std::string>(), "input trace (positional): any trace `trace info` reads, or `run --trace-out` output")
       ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime)")
       ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm");
-  po::options_description t("trace options");
+  po::options_description t = option_group("trace options");
   add_trace_reading_options(t);
   d.add(t);
   return d;

@@ -27,7 +27,7 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description sweep_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("spec", po::value<std::string>(), "read the grid from this JSON spec file (docs/sweep.md); --set adds or replaces parameters")
       ("set", po::value<std::vector<std::string>>()->composing(), "KEY=V1[,V2...]: one value fixes a parameter, several sweep it (crossed with the others); repeatable")
@@ -60,8 +60,9 @@ const char* kDescription =
     "gen.KEY, cost parameters cost.NAME and sched_feat flags feature.NAME=on|off; docs/sweep.md\n"
     "lists them and the spec file format.\n\n"
     "examples:\n"
-    "  schedsim sweep --set workload-gen='messaging --pipe --thread' --set placement=sis-fold-2018,sis-fold-opt \\\n"
-    "      --set gen.group=1,2,5,10,20,40 --set topology=xeon-e5-2690v2 --repeat 10 -o fold.jsonl\n"
+    "  schedsim sweep --set workload-gen='messaging --pipe --thread' \\\n"
+    "      --set placement=sis-fold-2018,sis-fold-opt --set gen.group=1,2,5,10,20,40 \\\n"
+    "      --set topology=xeon-e5-2690v2 --repeat 10 -o fold.jsonl\n"
     "  schedsim sweep --spec study.json -o study.jsonl --resume\n"
     "  schedsim sweep --spec study.json -o study.jsonl --slurm --array-size 20 --submit";
 

@@ -14,7 +14,7 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description topology_options() {
-  po::options_description desc("options");
+  po::options_description desc = option_group("options");
   desc.add_options()
       ("format", po::value<std::string>()->default_value("json"), "export format: json")
       ("output,o", po::value<std::string>()->default_value("-"), "export to FILE (atomically) instead of stdout");

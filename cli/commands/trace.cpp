@@ -11,7 +11,7 @@ namespace schedsim::cli {
 
 namespace {
 po::options_description trace_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("action", po::value<std::string>(), "info (positional)")
       ("trace", po::value<std::string>(), "input trace (positional)")

@@ -32,7 +32,7 @@ inline constexpr const char* kChannelsHelp =
 /// Which tasks of a trace become workload tasks, then the reading options. `title` names the
 /// group in --help.
 inline po::options_description trace_selection_options(const char* title = "trace options") {
-  po::options_description d(title);
+  po::options_description d = option_group(title);
   d.add_options()
       ("comm", po::value<std::string>(), "keep tasks whose comm (any name they had) matches REGEX")
       ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")

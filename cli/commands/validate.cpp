@@ -27,7 +27,7 @@ using driver::Metric;
 using driver::RowSpec;
 
 po::options_description validate_options() {
-  po::options_description d("options");
+  po::options_description d = option_group("options");
   d.add_options()
       ("half", po::value<std::string>()->default_value("all"), "dev (commit ids starting with an even hex digit), val (odd) or all")
       ("filter", po::value<std::string>(), "only entries whose file name or commit matches this regular expression")
