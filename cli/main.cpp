@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "schedsim_commit.h"  // generated: SCHEDSIM_COMMIT (cmake/Commit.cmake)
 #include "run_request.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
@@ -32,7 +33,7 @@ std::string top_help() {
   out +=
       "\nglobal options:\n"
       "  -h, --help       this help\n"
-      "  --version        print the version\n"
+      "  --version        print the version and the commit it was built from\n"
       "  -v, -vv          more logging on stderr (info, debug)\n"
       "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n\n";
   out += kExitCodesHelp;
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
         log_spec = args[++i];
       } else if (a.rfind("--log=", 0) == 0) log_spec = a.substr(6);
       else if (a == "--version") {
-        std::cout << "schedsim " << SCHEDSIM_VERSION << "\n";
+        std::cout << "schedsim " << SCHEDSIM_VERSION << " (commit " << SCHEDSIM_COMMIT << ")\n";
         return finish_stdout(kExitOk);
       } else if (a == "-h" || a == "--help") {
         std::cout << top_help();

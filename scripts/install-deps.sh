@@ -7,7 +7,7 @@ set -euo pipefail
 build_pkgs=(g++ cmake make pkg-config libboost-program-options-dev libboost-math-dev
             nlohmann-json3-dev
             libspdlog-dev catch2 zlib1g-dev libzstd-dev
-            libtracecmd-dev libtracefs-dev libtraceevent-dev)
+            libtracecmd-dev libtracefs-dev libtraceevent-dev help2man)
 # Tests that record real traces need hackbench (rt-tests) and perf; the HTML report test needs a
 # browser; scripts/lint.sh needs clang-tidy; the Slurm sweep test runs a one-node Slurm
 # (scripts/slurm-local.sh); the fuzz targets (scripts/fuzz.sh) need clang and libFuzzer; trace-cmd
