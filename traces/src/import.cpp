@@ -568,7 +568,12 @@ uint64_t ImportReport::repairs_total() const {
 
 std::string ImportReport::describe() const {
   std::string o;
-  o += fmt::format("trace:         {} ({} compression, {} bytes, {} lines)\n", path, compression, bytes, lines);
+  if (rendered_bytes > 0)
+    o += fmt::format("trace:         {} ({} compression, {} bytes of trace.dat; rendered as {} bytes, {} lines of "
+                     "text)\n",
+                     path, compression, bytes, rendered_bytes, lines);
+  else
+    o += fmt::format("trace:         {} ({} compression, {} bytes, {} lines)\n", path, compression, bytes, lines);
   o += fmt::format("format:        {}\n", format);
   o += fmt::format("kernel hints:  {}\n", kernel_hints.empty() ? "none" : join(kernel_hints, "; "));
   o += fmt::format("cpus:          {} seen", nr_cpus);
@@ -944,7 +949,8 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   rep = ImportReport{};
   rep.path = path;
   // A trace.dat is rendered as ftrace text by libtracecmd (tracedat.cpp) and read from memory.
-  const std::optional<std::string> dat_text = tracedat_text_if_any(path, data);
+  TraceDatSource dat_source;
+  const std::optional<std::string> dat_text = tracedat_text_if_any(path, data, &dat_source);
   const std::string_view dat_view = dat_text ? std::string_view(*dat_text) : std::string_view();
   if (dat_text) data = &dat_view;
   std::vector<bool> selection, bg_selection;
@@ -1020,7 +1026,13 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
                                                   rep.tasks_background == 1 ? "" : "s"));
   }
   pass.finish_report();
-  if (dat_text) rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
+  if (dat_text) {
+    rep.format = fmt::format("trace.dat (libtracecmd {}, rendered as {})", tracedat_library_version(), rep.format);
+    // The file's compression and the trace.dat's size, not those of the text rendered from it.
+    rep.rendered_bytes = rep.bytes;
+    rep.compression = compression_name(dat_source.compression);
+    rep.bytes = dat_source.bytes;
+  }
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +
                                rep.events_by_type[static_cast<size_t>(EventType::kWakeup)];
   auto no_wake = rep.repairs.find("switch-in-without-wakeup");

@@ -418,7 +418,8 @@ IsolatedResult run_isolated(const std::function<std::string()>& body, long cpu_s
   return r;
 }
 
-std::optional<std::string> tracedat_text_if_any(const std::string& path, const std::string_view* data) {
+std::optional<std::string> tracedat_text_if_any(const std::string& path, const std::string_view* data,
+                                                TraceDatSource* source) {
   if (!data && path == "-") return std::nullopt;  // stdin cannot be peeked; check_text_trace says why
   // trace.dat is binary: its "lines" are arbitrary, so allow long ones (the reader's buffer grows
   // to the longest run without a newline byte).
@@ -428,8 +429,13 @@ std::optional<std::string> tracedat_text_if_any(const std::string& path, const s
   else rd.emplace(path, kMaxRun);
   std::string_view line;
   if (!rd->next(line) || !line.starts_with(kTraceDatMagic)) return std::nullopt;
-  if (!data && rd->compression() == Compression::kNone) return tracedat_to_text(path, nullptr);
-  if (data && rd->compression() == Compression::kNone) return tracedat_to_text(path, data);
+  if (rd->compression() == Compression::kNone) {
+    if (source) {
+      std::error_code ec;
+      source->bytes = data ? data->size() : static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+    }
+    return tracedat_to_text(path, data);
+  }
   // Compressed (gzip/zstd around the trace.dat): decompress into memory first.
   std::string bytes;
   do {
@@ -439,6 +445,7 @@ std::optional<std::string> tracedat_text_if_any(const std::string& path, const s
   if (rd->truncated_stream())
     throw InputError(SourceLoc{path}, fmt::format("the {} stream around this trace.dat ends early (file cut or "
                                                   "damaged)", compression_name(rd->compression())));
+  if (source) *source = TraceDatSource{rd->compression(), bytes.size()};
   const std::string_view view(bytes);
   return tracedat_to_text(path, &view);
 }

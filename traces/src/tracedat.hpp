@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "schedsim/traces/line_reader.hpp"
+
 namespace schedsim::traces {
 
 /// trace-cmd's file magic: 0x17 0x08 0x44 "tracing" (then the file version).
@@ -54,6 +56,13 @@ IsolatedResult run_isolated(const std::function<std::string()>& body, long cpu_s
 /// If `path` (or `data`, its bytes) is a trace.dat, plain or inside gzip/zstd, its text rendering
 /// (tracedat_to_text); nullopt for anything else and for standard input ("-", which cannot be
 /// peeked at). Throws InputError as tracedat_to_text does, or when the file cannot be read.
-std::optional<std::string> tracedat_text_if_any(const std::string& path, const std::string_view* data);
+/// For a trace.dat, `source` gets the file's own compression and the trace.dat's size (what
+/// `trace info` names, rather than the rendered text's).
+struct TraceDatSource {
+  Compression compression = Compression::kNone;
+  uint64_t bytes = 0;  ///< of the trace.dat, decompressed
+};
+std::optional<std::string> tracedat_text_if_any(const std::string& path, const std::string_view* data,
+                                                TraceDatSource* source = nullptr);
 
 }  // namespace schedsim::traces

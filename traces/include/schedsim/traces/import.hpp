@@ -160,7 +160,8 @@ struct ImportReport {
   std::string selection;        ///< which tasks were kept, in words
   uint64_t tasks_background = 0;  ///< of the workload's tasks, background ones (not in tasks_selected)
   bool selection_from_header = false;  ///< descendants of the `schedsim record` root pid
-  uint64_t bytes = 0;           ///< decompressed bytes
+  uint64_t bytes = 0;           ///< decompressed bytes (of a trace.dat: the binary file's)
+  uint64_t rendered_bytes = 0;  ///< a trace.dat's text rendering read (libtracecmd); 0 for text traces
   uint64_t lines = 0;
   uint64_t events = 0;
   std::array<uint64_t, kNumEventTypes> events_by_type{};
