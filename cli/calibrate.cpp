@@ -447,12 +447,12 @@ std::string weight_reason(double wake_weight, uint64_t banked, uint64_t replayed
   if (wake_weight >= 1) return "";
   const double share = static_cast<double>(banked) / static_cast<double>(replayed);
   return wake_weight == 0
-             ? fmt::format("excluded: the start replay banked {} of the {} wakes it replayed ({:.0f}%, at least {:.0f}%) "
-                           "as tokens (the wakee not yet blocked where the trace blocks it): its makespan, wakeups and "
-                           "wake latency describe that missing mechanism, not the costs",
+             ? fmt::format("its makespan, wakeups and wake latency are excluded from the fit: the start replay banked "
+                           "{} of the {} wakes it replayed ({:.0f}%, at least {:.0f}%) as tokens (the wakee not yet "
+                           "blocked where the trace blocks it), so they describe that missing mechanism, not the costs",
                            banked, replayed, 100 * share, 100 * kBankedExclude)
-             : fmt::format("weighted {:.2f}: the start replay banked {} of the {} wakes it replayed ({:.0f}%) as tokens; "
-                           "its makespan, wakeups and wake latency count for the share replayed as wakes",
+             : fmt::format("its makespan, wakeups and wake latency weigh {:.2f} in the fit: the start replay banked {} of "
+                           "the {} wakes it replayed ({:.0f}%) as tokens; they count for the share replayed as wakes",
                            wake_weight, banked, replayed, 100 * share);
 }
 
