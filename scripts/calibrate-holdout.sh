@@ -150,7 +150,8 @@ if [ -n "$SET" ]; then
   done
 fi
 
-echo "Binary: $("$SCHEDSIM" --version 2>/dev/null | head -1); kernel profile $KERNEL; errors are (simulated - observed) / observed."
+# The version without the commit: this block lives in docs/fidelity.md and must not change with every commit.
+echo "Binary: $("$SCHEDSIM" --version 2>/dev/null | head -1 | sed "s/ (commit .*)//"); kernel profile $KERNEL; errors are (simulated - observed) / observed."
 if [ -n "$SET" ]; then
   mf() { sed -n "s/^# $1\t//p" "$M"; }
   costs_note="the machine's defaults (no costs.json)"
