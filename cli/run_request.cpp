@@ -382,13 +382,17 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
                    "trace-cmd report, perf script; plain, gzip or zstd)");
 }
 
-// --kernel host: the running kernel's profile (uname -r), with a warning naming the choice.
+// --kernel host: the running kernel's profile (uname -r). A profile of the running major.minor is
+// what was asked for: one line says which; a nearest older profile is a warning with its summary.
 static const KernelProfile& host_kernel_profile() {
   struct utsname u;
   if (uname(&u) != 0) throw InputError(SourceLoc{"--kernel host"}, "cannot read the running kernel's release (uname)");
   std::string note;
   const KernelProfile& p = kernel_profile_for_release(u.release, note);
-  log::get("cli")->warn("{}", note);
+  const std::string release = u.release;
+  const bool exact = release == p.version || release.rfind(p.version + ".", 0) == 0 || release.rfind(p.version + "-", 0) == 0;
+  if (exact) log::get("cli")->info("--kernel host: running {}, profile {}", release, p.version);
+  else log::get("cli")->warn("{}", note);
   return p;
 }
 
