@@ -244,13 +244,16 @@ void refuse_recorded_on_alone(const RunRequest& req) {
                      "--smt-normalize (without it the recording machine changes nothing)");
 }
 
-int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err) {
-  for (const auto& n : out.notes) err << "schedsim: " << n << "\n";
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet) {
+  // A note explains a figure; a warning says it may be wrong, and is never silenced.
+  for (const auto& n : out.notes)
+    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << n << "\n";
   const RunResults& r = out.results;
   if (r.complete) return kExitOk;
   if (out.summary.stop == StopReason::kStopAt) {
-    err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
-           "(\"complete\": false)\n";
+    if (!quiet)
+      err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
+             "(\"complete\": false)\n";
     // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
     for (size_t i = 1; i < r.incomplete.size(); ++i) err << "schedsim: warning: " << r.incomplete[i] << "\n";
     return kExitOk;

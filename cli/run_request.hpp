@@ -215,6 +215,7 @@ RunOutcome execute_run(const RunRequest& req);
 
 /// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
 /// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
-int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err);
+/// `quiet` (run -q) leaves the notes off `err`; warnings and errors are printed whatever it says.
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet = false);
 
 }  // namespace schedsim::cli

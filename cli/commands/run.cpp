@@ -53,6 +53,7 @@ po::options_description run_options() {
       ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, work not conserved); still reported")
       ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)")
       ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
+      ("quiet,q", po::bool_switch(), "leave the notes (stderr lines 'schedsim: note: ...') off stderr; the results keep them (summary.notes). Warnings and errors are always printed")
       ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
       ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
       ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
@@ -222,7 +223,7 @@ int run_run(const std::vector<std::string>& args) {
   } else if (req.trace_out == "-") {
     write_output("-", out.trace_text);
   }
-  return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr);
+  return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr, vm["quiet"].as<bool>());
 }
 
 }  // namespace schedsim::cli

@@ -13,6 +13,12 @@ check "a 2-CPU trace replays on smp2" grep -q '"topology": "smp2"' r.json
 check "the note names the choice" grep -q "no --topology: replayed on smp2, the 2 CPUs the trace's events show" r.err
 check "the results keep the note" grep -q 'no --topology: replayed on smp2' r.json
 
+# -q leaves notes off stderr, never warnings; the results keep both.
+"$S" run "$hb" -q --progress never -o q.json 2> q.err
+check "-q: no note on stderr" sh -c '! grep -q "note:" q.err'
+check "-q: the warning stays" grep -q "warning: .* banked as tokens" q.err
+check "-q: the results keep the note" grep -q 'no --topology: replayed on smp2' q.json
+
 # A topology file beside the trace wins over its CPU count.
 mkdir beside
 cp "$hb" beside/
