@@ -22,20 +22,10 @@ set -euo pipefail
 usage="usage: scripts/fidelity-report.sh SCHEDSIM [--check | --update] [DOC]"
 SCHEDSIM=${1:?$usage}
 shift
-mode=check
-doc=
-for arg in "$@"; do
-  case "$arg" in
-    --check) mode=check ;;
-    --update) mode=update ;;
-    -*) echo "fidelity-report: unknown option '$arg' ($usage)" >&2; exit 2 ;;
-    *) doc=$arg ;;
-  esac
-done
 here=$(cd "$(dirname "$0")/.." && pwd)
-doc=${doc:-$here/docs/fidelity.md}
+# shellcheck source=scripts/lib/report-args.sh
+. "$here/scripts/lib/report-args.sh" fidelity-report "$here/docs/fidelity.md" "$@"
 [ -x "$SCHEDSIM" ] || { echo "fidelity-report: $SCHEDSIM is not an executable" >&2; exit 2; }
-[ -f "$doc" ] || { echo "fidelity-report: $doc: no such file" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

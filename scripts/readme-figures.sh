@@ -17,20 +17,10 @@ set -euo pipefail
 usage="usage: scripts/readme-figures.sh SCHEDSIM [--check | --update] [DOC]"
 SCHEDSIM=${1:?$usage}
 shift
-mode=check
-doc=
-for arg in "$@"; do
-  case "$arg" in
-    --check) mode=check ;;
-    --update) mode=update ;;
-    -*) echo "readme-figures: unknown option '$arg' ($usage)" >&2; exit 2 ;;
-    *) doc=$arg ;;
-  esac
-done
 here=$(cd "$(dirname "$0")/.." && pwd)
-doc=${doc:-$here/README.md}
+# shellcheck source=scripts/lib/report-args.sh
+. "$here/scripts/lib/report-args.sh" readme-figures "$here/README.md" "$@"
 [ -x "$SCHEDSIM" ] || { echo "readme-figures: $SCHEDSIM is not an executable" >&2; exit 2; }
-[ -f "$doc" ] || { echo "readme-figures: $doc: no such file" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

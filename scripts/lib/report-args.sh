@@ -1,0 +1,20 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # mode and doc are the caller's
+# The arguments of the document checkers (scripts/fidelity-report.sh, scripts/readme-figures.sh):
+#   . scripts/lib/report-args.sh NAME DEFAULT_DOC "$@"     (the caller's "$@" after SCHEDSIM)
+# sets mode (check or update) and doc (the given document, else DEFAULT_DOC), and exits 2 with
+# NAME's usage on an unknown option or a document that does not exist.
+report_name=$1 report_default=$2
+shift 2
+mode=check
+doc=
+for arg in "$@"; do
+  case "$arg" in
+    --check) mode=check ;;
+    --update) mode=update ;;
+    -*) echo "$report_name: unknown option '$arg' (usage: scripts/$report_name.sh SCHEDSIM [--check | --update] [DOC])" >&2; exit 2 ;;
+    *) doc=$arg ;;
+  esac
+done
+doc=${doc:-$report_default}
+[ -f "$doc" ] || { echo "$report_name: $doc: no such file" >&2; exit 2; }
