@@ -45,7 +45,7 @@ po::options_description run_options() {
       ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
       ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
       ("label", po::value<std::string>(), "label of this run in reports")
-      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout, NAME.gz gzip-compressed); it ends where the run's span ends (background tasks' events after it are left out)")
+      ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout when -o names a file, NAME.gz gzip-compressed); it ends where the run's span ends (background tasks' events after it are left out)")
       ("view", po::value<std::string>(), "after the results, print the perf sched view of the simulated schedule: latency, timehist or map (as 'schedsim sched VIEW' on its --trace-out; the schedule is held in memory)")
       ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
       ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s): the results cover the run up to it, the makespan ends there; complete: false, exit 0")
@@ -162,6 +162,11 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("label")) req.label = vm["label"].as<std::string>();
   if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
   if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
+  // Two streams on one standard output cannot be told apart afterwards.
+  if (req.trace_out == "-" && req.output == "-")
+    throw InputError(SourceLoc{"--trace-out"},
+                     "'-' is standard output, where the results go too, and the two would be mixed: give the results "
+                     "a file (-o FILE) or the schedule one (--trace-out FILE)");
   std::optional<traces::SchedView> view;
   if (vm.count("view")) {
     const std::string v = vm["view"].as<std::string>();
