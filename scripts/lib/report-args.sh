@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # mode and doc are the caller's
-# The arguments of the document checkers (scripts/fidelity-report.sh, scripts/readme-figures.sh):
+# The arguments of the document checkers (scripts/fidelity-report.sh, readme-figures.sh,
+# report-screenshot.sh):
 #   . scripts/lib/report-args.sh NAME DEFAULT_DOC "$@"     (the caller's "$@" after SCHEDSIM)
 # sets mode (check or update) and doc (the given document, else DEFAULT_DOC), and exits 2 with
 # NAME's usage on an unknown option or a document that does not exist.
