@@ -25,9 +25,6 @@ shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" fidelity-report "$here/docs/fidelity.md" "$@"
-[ -x "$SCHEDSIM" ] || { echo "fidelity-report: $SCHEDSIM is not an executable" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # Warnings of the runs (the recorder replayed as background, a perf script without flag columns)
 # are the same on every run and documented beside the tables; only a failure is reported.

@@ -23,9 +23,6 @@ shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" readme-figures "$here/README.md" "$@"
-[ -x "$SCHEDSIM" ] || { echo "readme-figures: $SCHEDSIM is not an executable" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 if ! "$here/examples/sweep-fold.sh" "$SCHEDSIM" 100 "$work/sweep.jsonl" >"$work/sweep.md" 2>"$work/sweep.err"; then
   cat "$work/sweep.err" >&2; echo "readme-figures: examples/sweep-fold.sh failed" >&2; exit 2

@@ -17,9 +17,6 @@ shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" report-screenshot "$here/docs/report-screenshot.md" "$@"
-[ -x "$SCHEDSIM" ] || { echo "report-screenshot: $SCHEDSIM is not an executable" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 W='messaging --group 4 --nr_loops 100 --pipe --thread'
 "$SCHEDSIM" run --workload-gen "$W" -t xeon-e5-2690v2 --kernel 6.12 -q --progress never -o "$work/util.json"

@@ -3,8 +3,9 @@
 # The arguments of the document checkers (scripts/fidelity-report.sh, readme-figures.sh,
 # report-screenshot.sh):
 #   . scripts/lib/report-args.sh NAME DEFAULT_DOC "$@"     (the caller's "$@" after SCHEDSIM)
-# sets mode (check or update) and doc (the given document, else DEFAULT_DOC), and exits 2 with
-# NAME's usage on an unknown option or a document that does not exist.
+# sets mode (check or update), doc (the given document, else DEFAULT_DOC) and work (a temporary
+# directory removed at exit), and exits 2 with NAME's usage on an unknown option, a document that
+# does not exist or a caller's SCHEDSIM that is not an executable.
 report_name=$1 report_default=$2
 shift 2
 mode=check
@@ -19,3 +20,6 @@ for arg in "$@"; do
 done
 doc=${doc:-$report_default}
 [ -f "$doc" ] || { echo "$report_name: $doc: no such file" >&2; exit 2; }
+[ -x "$SCHEDSIM" ] || { echo "$report_name: $SCHEDSIM is not an executable" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
