@@ -10,7 +10,6 @@ if ! grep -q '^HELP2MAN:FILEPATH=/' "$build/CMakeCache.txt"; then
   echo "FAIL help2man was not found when $build was configured: run scripts/install-deps.sh, then reconfigure"
   exit 1
 fi
-cmake --build "$build" --target schedsim_man > /dev/null
 cmake --install "$build" --prefix "$W/prefix" > install.log
 P=$W/prefix
 check "the binary is installed" test -x "$P/bin/schedsim"
