@@ -2,6 +2,7 @@
 // the simulated schedule written by `run --trace-out`), so the two can be set side by side.
 #include <algorithm>
 #include <iostream>
+#include <string_view>
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
@@ -44,10 +45,10 @@ std::vector<std::string> split_keys(const std::string& s) {
 std::string help_sched() {
   return format_help(
       "schedsim sched latency|timehist|map TRACE [-s KEYS] [-p]",
-      "perf sched's views of a scheduler trace, in perf's columns: 'latency' (per task: runtime,\n"
-      "switches, average and maximum scheduling delay, sorted by -s like perf sched latency),\n"
-      "'timehist' (one row per switch-out: wait time, scheduling delay, run time) and 'map' (one\n"
-      "column per CPU, one row per context switch). TRACE is any trace 'trace info' reads\n"
+      "perf sched's views of a scheduler trace, in perf's columns: 'latency' ('lat' as in perf; per\n"
+      "task: runtime, switches, average and maximum scheduling delay, sorted by -s like perf sched\n"
+      "latency), 'timehist' (one row per switch-out: wait time, scheduling delay, run time) and\n"
+      "'map' (one column per CPU, one row per context switch). TRACE is any trace 'trace info' reads\n"
       "(ftrace, trace-cmd report or trace.dat, perf script) or the simulated schedule of\n"
       "'run ... --trace-out sim.txt', so simulated and recorded runs print in the same form.\n"
       "Definitions: docs/sched-views.md.",
@@ -63,7 +64,8 @@ int run_sched(const std::vector<std::string>& args) {
   if (!vm.count("view")) throw po::error("missing view (latency, timehist or map)");
   const std::string view = vm["view"].as<std::string>();
   traces::SchedViewOptions so;
-  if (view == "latency") so.view = traces::SchedView::kLatency;
+  // perf sched takes any prefix of "latency" of at least three letters ("lat"), the others whole.
+  if (view.size() >= 3 && std::string_view("latency").starts_with(view)) so.view = traces::SchedView::kLatency;
   else if (view == "timehist") so.view = traces::SchedView::kTimehist;
   else if (view == "map") so.view = traces::SchedView::kMap;
   else throw po::error(unknown_choice_message("sched view", view, {"latency", "timehist", "map"}));
