@@ -3,6 +3,7 @@
 #include "schedsim/metrics/compare.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -754,13 +755,17 @@ RecordFile record_file_of(const RunResults& r, const std::string& where) {
   return f;
 }
 
-Gate parse_gate(const std::string& text) {
+Gate parse_gate(const std::string& given) {
   Gate g;
-  g.text = text;
+  g.text = given;
+  // Spaces are the reader's ('wakeup.p99 > +5%'); no metric name or number holds one.
+  std::string text;
+  for (char ch : given)
+    if (!std::isspace(static_cast<unsigned char>(ch))) text += ch;
   size_t op = text.find_first_of("<>");
-  std::string bad = "expected METRIC>+N% or METRIC<-N% (e.g. 'wakeup.p99>+5%'), got '" + text + "'";
+  std::string bad = "expected METRIC>+N% or METRIC<-N% (e.g. 'wakeup.p99>+5%'), got '" + given + "'";
   if (op == std::string::npos || op == 0) throw InputError(SourceLoc{"--fail-on"}, bad);
-  g.metric = text.substr(0, op);
+  g.metric = catalog_metric_name(text.substr(0, op));
   g.op = text[op];
   std::string t = text.substr(op + 1);
   if (t.empty() || t.back() != '%') throw InputError(SourceLoc{"--fail-on"}, bad);

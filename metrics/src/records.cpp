@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -224,6 +226,16 @@ const MetricDef* find_metric(const std::string& name) {
   for (const auto& d : kCatalog)
     if (name == d.name) return &d;
   return nullptr;
+}
+
+std::string catalog_metric_name(const std::string& name) {
+  if (find_metric(name)) return name;
+  std::string n = name;
+  if (n.size() > 3 && n.ends_with("_ns")) n.resize(n.size() - 3);
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"wakeup_latency.", "wakeup."},
+                                 {"preempt_delay.", "preempt."}})
+    if (n.starts_with(from)) n = std::string(to) + n.substr(from.size());
+  return find_metric(n) ? n : name;
 }
 
 const Distribution* metric_distribution(const RunResults& r, const std::string& metric) {

@@ -117,6 +117,15 @@ TEST_CASE("gates: syntax, threshold direction, significance") {
   CHECK_THROWS_AS(parse_gate("nosuch>+5%"), InputError);
   Gate g = parse_gate("makespan>+5%");
   CHECK(g.threshold == Approx(0.05));
+  // Spaces, and the names the results JSON and run's table use, mean the same gate.
+  const Gate spaced = parse_gate(" wakeup_latency.p99_ns > +5% ");
+  CHECK(spaced.metric == "wakeup.p99");
+  CHECK(spaced.op == '>');
+  CHECK(spaced.threshold == Approx(0.05));
+  CHECK(parse_gate("makespan_ns < -2%").metric == "makespan");
+  CHECK(parse_gate("preempt_delay.mean_ns>+1%").metric == "preempt.mean");
+  CHECK(catalog_metric_name("wakeup_latency.nosuch_ns") == "wakeup_latency.nosuch_ns");
+  CHECK_THROWS_AS(parse_gate("wakeup_latency.nosuch_ns>+5%"), InputError);
   CompareOptions o;
   o.metrics = {"makespan"};
   CompareResult up = compare_records(file("x", kBase, kBase), file("y", scaled(1.2), kBase), o);

@@ -36,6 +36,10 @@ inline constexpr const char* kBenchmarkTimeMetric = "benchmark_time";
 const std::vector<MetricDef>& metric_catalog();
 /// The catalog entry, or nullptr.
 const MetricDef* find_metric(const std::string& name);
+/// The catalog name of a metric given as the results JSON and `run`'s table name it
+/// (wakeup_latency.p99_ns -> wakeup.p99, preempt_delay.mean_ns -> preempt.mean, makespan_ns ->
+/// makespan); any other name is returned as given. One metric, one name wherever a user types it.
+std::string catalog_metric_name(const std::string& name);
 /// For "wakeup.p99" etc.: the run's distribution it is a statistic of (nullptr for scalars).
 const Distribution* metric_distribution(const RunResults& r, const std::string& metric);
 /// The percentile (0-100) a metric reads from its distribution, or -1 (mean, count, scalars).
