@@ -391,10 +391,9 @@ static const KernelProfile& host_kernel_profile() {
   struct utsname u;
   if (uname(&u) != 0) throw InputError(SourceLoc{"--kernel host"}, "cannot read the running kernel's release (uname)");
   std::string note;
-  const KernelProfile& p = kernel_profile_for_release(u.release, note);
-  const std::string release = u.release;
-  const bool exact = release == p.version || release.rfind(p.version + ".", 0) == 0 || release.rfind(p.version + "-", 0) == 0;
-  if (exact) log::get("cli")->info("--kernel host: running {}, profile {}", release, p.version);
+  bool exact = false;
+  const KernelProfile& p = kernel_profile_for_release(u.release, note, &exact);
+  if (exact) log::get("cli")->info("--kernel host: running {}, profile {}", u.release, p.version);
   else log::get("cli")->warn("{}", note);
   return p;
 }

@@ -162,7 +162,7 @@ const KernelProfile* newest_profile_not_newer(const std::string& version, bool* 
   return best;
 }
 
-const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note) {
+const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note, bool* exact) {
   int maj = 0, min = 0, bmaj = 0, bmin = 0;
   if (!major_minor(release, maj, min))
     throw InputError(SourceLoc{"--kernel host"}, "cannot read a version from the running kernel's release '" + release + "'");
@@ -171,8 +171,10 @@ const KernelProfile& kernel_profile_for_release(const std::string& release, std:
   if (!best)
     throw InputError(SourceLoc{"--kernel host"}, "the running kernel " + release + " is older than every profile (oldest " +
                                                      kernel_profiles().front().version + ")");
+  const bool same = bmaj == maj && bmin == min;
+  if (exact) *exact = same;
   note = "--kernel host: running " + release + ", profile " + best->version +
-         (bmaj == maj && bmin == min ? "" : " (the newest profile not newer than it)") + ": " + best->summary;
+         (same ? "" : " (the newest profile not newer than it)") + ": " + best->summary;
   return *best;
 }
 

@@ -75,6 +75,11 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
 
 TEST_CASE("kernel host: the newest profile not newer than the running release", "[policies][registry]") {
   std::string note;
+  bool exact = false;
+  CHECK(kernel_profile_for_release("6.18.44-fc-v857", note, &exact).version == "6.18");
+  CHECK(exact);
+  CHECK(kernel_profile_for_release("6.16.3", note, &exact).version == "6.15");
+  CHECK_FALSE(exact);
   CHECK(kernel_profile_for_release("6.18.44-fc-v857", note).version == "6.18");
   CHECK(note.find("running 6.18.44-fc-v857, profile 6.18:") != std::string::npos);
   CHECK(note.find("newest profile not newer") == std::string::npos);

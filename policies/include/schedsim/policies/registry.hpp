@@ -109,8 +109,10 @@ const KernelProfile& kernel_profile(const std::string& version);
 /// The profile for a running kernel's release string (uname -r, e.g. "6.18.44-fc"): the newest
 /// profile whose MAJOR.MINOR is not newer than the release's. `note` says which one and why, for
 /// the user (a silent fallback would hide that the profile is not the running kernel). Throws
-/// InputError when the release has no MAJOR.MINOR or predates every profile.
-const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note);
+/// InputError when the release has no MAJOR.MINOR or predates every profile. `exact` (if given)
+/// says whether the profile is the release's own MAJOR.MINOR rather than an older stand-in.
+const KernelProfile& kernel_profile_for_release(const std::string& release, std::string& note,
+                                                bool* exact = nullptr);
 /// The newest profile whose MAJOR.MINOR is not newer than `version`'s ("6.8", "6.18.44-fc");
 /// nullptr when `version` does not start with MAJOR.MINOR or predates every profile. `parsed`
 /// (if given) says whether it started with MAJOR.MINOR.
