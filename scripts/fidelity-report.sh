@@ -19,9 +19,6 @@
 # Exit status: 0 up to date (or updated), 1 out of date (--check), 2 usage or a failed run.
 # Deterministic for a given binary; takes about 45 s (the hold-outs' eight calibrations).
 set -euo pipefail
-usage="usage: scripts/fidelity-report.sh SCHEDSIM [--check | --update] [DOC]"
-SCHEDSIM=${1:?$usage}
-shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" fidelity-report "$here/docs/fidelity.md" "$@"

@@ -17,9 +17,6 @@
 # Exit status: 0 up to date (or updated), 1 out of date (--check), 2 usage or a failed run.
 # Deterministic for a given binary; about 35 s on 2 CPUs.
 set -euo pipefail
-usage="usage: scripts/readme-figures.sh SCHEDSIM [--check | --update] [DOC]"
-SCHEDSIM=${1:?$usage}
-shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" readme-figures "$here/README.md" "$@"

@@ -11,9 +11,6 @@
 # The block lists the figures the screenshot shows, so a change of the model that moves them
 # fails the check (the test docs.report-screenshot) until the picture is made again.
 set -euo pipefail
-usage="usage: scripts/report-screenshot.sh SCHEDSIM [--check | --update] [DOC]"
-SCHEDSIM=${1:?$usage}
-shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/report-args.sh
 . "$here/scripts/lib/report-args.sh" report-screenshot "$here/docs/report-screenshot.md" "$@"

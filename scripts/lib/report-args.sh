@@ -2,12 +2,14 @@
 # shellcheck disable=SC2034  # mode and doc are the caller's
 # The arguments of the document checkers (scripts/fidelity-report.sh, readme-figures.sh,
 # report-screenshot.sh):
-#   . scripts/lib/report-args.sh NAME DEFAULT_DOC "$@"     (the caller's "$@" after SCHEDSIM)
-# sets mode (check or update), doc (the given document, else DEFAULT_DOC) and work (a temporary
+#   . scripts/lib/report-args.sh NAME DEFAULT_DOC "$@"     (the caller's arguments: SCHEDSIM ...)
+# sets SCHEDSIM, mode (check or update), doc (the given document, else DEFAULT_DOC) and work (a temporary
 # directory removed at exit), and exits 2 with NAME's usage on an unknown option, a document that
 # does not exist or a caller's SCHEDSIM that is not an executable.
 report_name=$1 report_default=$2
 shift 2
+SCHEDSIM=${1:?usage: scripts/$report_name.sh SCHEDSIM [--check | --update] [DOC]}
+shift
 mode=check
 doc=
 for arg in "$@"; do
