@@ -119,15 +119,16 @@ std::string format_help(const std::string& usage, const std::string& description
                         const po::options_description& desc) {
   // The usage line wrapped at kHelpWidth, continued under its first word.
   std::string wrapped = "usage: ";
-  size_t col = wrapped.size();
+  const size_t indent = wrapped.size();
+  size_t col = indent;
   for (size_t at = 0; at < usage.size();) {
     size_t end = usage.find(' ', at);
     if (end == std::string::npos) end = usage.size();
     const std::string word = usage.substr(at, end - at);
-    if (col > 7 && col + 1 + word.size() > kHelpWidth) {
-      wrapped += "\n       ";
-      col = 7;
-    } else if (col > 7) {
+    if (col > indent && col + 1 + word.size() > kHelpWidth) {
+      wrapped += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > indent) {
       wrapped += ' ';
       ++col;
     }

@@ -40,9 +40,10 @@ std::string render_topology_list() {
   }
   out += "\nAlso accepted wherever a topology is expected: smpN (a flat machine of N CPUs, no SMT,\n"
          "one LLC, N = 1..4096), 'host', a topology JSON file, a saved sysfs directory, or an\n"
-         "`lscpu -p` output file (these use the reference costs; `schedsim calibrate` fits a cost file). `run --cost list -t TOPOLOGY` lists every cost parameter with\n"
-         "its value, whether it is the machine's own or the reference default, and its source\n"
-         "(docs/calibrate.md \"Machine cost profiles\").\n";
+         "`lscpu -p` output file (these use the reference costs; `schedsim calibrate` fits a cost\n"
+         "file). `run --cost list -t TOPOLOGY` lists every cost parameter with its value, whether it\n"
+         "is the machine's own or the reference default, and its source (docs/calibrate.md \"Machine\n"
+         "cost profiles\").\n";
   return out;
 }
 
