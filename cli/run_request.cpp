@@ -420,6 +420,9 @@ PolicyStack build_policy_stack(const std::string& kernel, const std::map<std::st
     if (kernel_note) *kernel_note = note;
     choice = prof.modules;
     for (const auto& [name, on] : prof.features) explicit_features.set(name, on);
+  } else {
+    // default_modules() are this profile's, and each module's own flag defaults are its flags.
+    config.provenance.kernel = std::string(kDefaultKernel) + " (default)";
   }
   for (const auto& [slot, name] : modules) choice[slot] = name;
   // A profile's flags only apply where a chosen module reads them (a profile sets SIS_PROP even
@@ -510,7 +513,7 @@ std::string file_hash(const std::string& path) {
 // "sis-fold-opt@xeon-e5-2690v2" or "linux-6.6+sis+NO_SIS_UTIL@xeon-gold-6248".
 std::string default_label(const RunRequest& req, const RunConfig& config) {
   std::vector<std::string> parts;
-  if (!config.provenance.kernel.empty()) parts.push_back("linux-" + config.provenance.kernel.substr(0, config.provenance.kernel.find(' ')));
+  if (!req.kernel.empty()) parts.push_back("linux-" + config.provenance.kernel.substr(0, config.provenance.kernel.find(' ')));
   auto placement = config.modules.find("placement");
   if (placement != config.modules.end()) parts.push_back(placement->second);
   for (const auto& [slot, name] : req.modules)

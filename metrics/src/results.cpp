@@ -175,6 +175,7 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
   {
     TextTable t({"workload", c.workload + (c.workload_source.empty() ? "" : " (" + c.workload_source + ")")}, true);
     t.add({"topology", c.topology + ", " + std::to_string(c.nr_cpus) + " CPUs"});
+    if (!c.provenance.kernel.empty()) t.add({"kernel", c.provenance.kernel});
     std::string mods;
     for (const auto& [slot, name] : c.modules) mods += (mods.empty() ? "" : " ") + slot + "=" + name;
     t.add({"modules", mods.empty() ? "-" : mods});

@@ -178,6 +178,6 @@ const KernelProfile& kernel_profile_for_release(const std::string& release, std:
   return *best;
 }
 
-std::map<std::string, std::string> default_modules() { return kernel_profile("6.12").modules; }
+std::map<std::string, std::string> default_modules() { return kernel_profile(kDefaultKernel).modules; }
 
 }  // namespace schedsim

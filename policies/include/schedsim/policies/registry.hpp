@@ -118,6 +118,10 @@ const KernelProfile& kernel_profile_for_release(const std::string& release, std:
 /// (if given) says whether it started with MAJOR.MINOR.
 const KernelProfile* newest_profile_not_newer(const std::string& version, bool* parsed = nullptr);
 
+/// The kernel whose profile a run without --kernel follows: its modules and flags are the
+/// defaults, and the provenance records it as "6.12 (default)".
+inline constexpr const char* kDefaultKernel = "6.12";
+
 /// The default slot choice when neither --kernel nor a slot option is given.
 std::map<std::string, std::string> default_modules();
 
