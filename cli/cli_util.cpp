@@ -15,6 +15,7 @@
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/workload/generators.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "schedsim/policies/registry.hpp"
@@ -78,15 +79,17 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
       return false;
     }
   }
+  po::options_description all;
+  all.add(desc).add(common_options());
   try {
-    const po::parsed_options parsed = po::command_line_parser(args).options(desc).positional(pos).run();
-    refuse_negative_counts(parsed, desc);
+    const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(pos).run();
+    refuse_negative_counts(parsed, all);
     po::store(parsed, vm);
   } catch (const po::unknown_option& e) {
     // "did you mean": the nearest of the command's long options (--placment -> --placement).
     const std::string given = e.get_option_name();
     std::vector<std::string> names;
-    for (const auto& o : desc.options())
+    for (const auto& o : all.options())
       if (!o->long_name().empty() && !o->description().empty()) names.push_back("--" + o->long_name());
     const std::string bare = given.substr(0, given.find('='));
     const std::string near = bare.rfind("--", 0) == 0 ? closest_match(bare, names) : "";
@@ -94,7 +97,16 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     throw po::error(fmt::format("unrecognised option '{}'; did you mean '{}'?", given, near));
   }
   po::notify(vm);
+  if (vm["explain"].as<bool>()) log::set_explain(true);
   return true;
+}
+
+po::options_description common_options() {
+  po::options_description g = option_group("every command");
+  g.add_options()("explain", po::bool_switch(),
+                  "print notes and warnings in full: without it each is one line, ending in [--explain] where "
+                  "there is more to say (the results files keep the full text)");
+  return g;
 }
 
 const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
@@ -139,6 +151,7 @@ std::string format_help(const std::string& usage, const std::string& description
   std::ostringstream os;
   os << wrapped << "\n\n" << description << "\n";
   if (!desc.options().empty()) os << "\n" << desc;
+  os << "\n" << common_options();
   return os.str();
 }
 

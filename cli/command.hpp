@@ -64,6 +64,10 @@ inline po::options_description option_group(const std::string& caption) {
   return po::options_description(caption, kHelpWidth, kHelpWidth - 44);
 }
 
+/// What every command takes besides its own options (--explain); parse_args adds them and
+/// format_help lists them last.
+po::options_description common_options();
+
 /// Renders "usage + description + options" consistently for every command.
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc);

@@ -25,7 +25,7 @@ using namespace schedsim::cli;
 
 std::string top_help() {
   std::string out =
-      "usage: schedsim [-v|-vv] [--log SPEC] <command> [options]\n"
+      "usage: schedsim [-v|-vv] [--log SPEC] [--explain] <command> [options]\n"
       "       schedsim help <command> | schedsim <command> --help\n\n"
       "A trace-driven discrete-event simulator of the Linux scheduler's wakeup path.\n\n"
       "commands:\n";
@@ -35,7 +35,8 @@ std::string top_help() {
       "  -h, --help       this help\n"
       "  --version        print the version and the commit it was built from\n"
       "  -v, -vv          more logging on stderr (info, debug)\n"
-      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n\n";
+      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n"
+      "  --explain        notes and warnings in full (else one line each; every command takes it too)\n\n";
   out += kExitCodesHelp;
   return out;
 }
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
       const std::string& a = args[i];
       if (a == "-v") verbosity = std::max(verbosity, 1);
       else if (a == "-vv") verbosity = 2;
+      else if (a == "--explain") log::set_explain(true);
       else if (a == "--log") {
         if (i + 1 >= args.size()) throw po::error("the option '--log' requires an argument");
         log_spec = args[++i];

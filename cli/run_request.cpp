@@ -156,23 +156,23 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
       w.observed.present && replayed > 0 &&
       static_cast<double>(r.tokens_banked) >= kBankedWarnShare * static_cast<double>(replayed))
     out.notes.push_back(fmt::format(
-        "warning: {} of the {} wakes replayed from the trace ({:.0f}%) found their wakee not yet asleep and were "
-        "banked as tokens (the wakee ran on through the sleep the trace records): the replay has {} wakeups where the "
-        "trace has {}, and its wake latencies and run-queue waits come from a schedule with fewer sleeps than the "
-        "real one, so set them beside the trace's, or another policy's, with care (docs/fidelity.md \"Where fidelity "
-        "stands\")",
-        r.tokens_banked, replayed, 100.0 * static_cast<double>(r.tokens_banked) / static_cast<double>(replayed),
+        "warning: {:.0f}% of the wakes replayed from the trace ({} of {}) were banked as tokens: the replay has {} "
+        "wakeups where the trace has {}\n(a banked wake found its wakee not yet asleep, and the wakee ran on through "
+        "the sleep the trace records), so its wake latencies and run-queue waits come from a schedule with fewer "
+        "sleeps than the real one: set them beside the trace's, or another policy's, with care (docs/fidelity.md "
+        "\"Where fidelity stands\")",
+        100.0 * static_cast<double>(r.tokens_banked) / static_cast<double>(replayed), r.tokens_banked, replayed,
         r.placement.wakeups, w.observed.wakeups));
   if (sim.preempt != PreemptModel::kFull) {
     if (!w.marks_syscalls())
       out.notes.push_back(fmt::format(
-          "note: --preempt {} changes nothing here: no task's program says where its system calls are (run actions "
+          "note: --preempt {} changes nothing here: no task's program says where its system calls are\n(run actions "
           "flagged 'syscall' come from a trace recorded with syscall events: schedsim record --extra-events syscalls), "
           "so every preemption is immediate as under full",
           to_string(sim.preempt)));
     else if (sim.preempt == PreemptModel::kVoluntary)
       out.notes.emplace_back(
-          "warning: --preempt voluntary is replayed as none: the explicit scheduling points (cond_resched(), "
+          "warning: --preempt voluntary is replayed as none:\nthe explicit scheduling points (cond_resched(), "
           "might_sleep()) inside a system call are not modelled, so a preemption waits for the syscall's return "
           "where the real kernel may switch earlier");
   }
@@ -247,7 +247,7 @@ void refuse_recorded_on_alone(const RunRequest& req) {
 int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet) {
   // A note explains a figure; a warning says it may be wrong, and is never silenced.
   for (const auto& n : out.notes)
-    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << n << "\n";
+    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << log::brief(n) << "\n";
   const RunResults& r = out.results;
   if (r.complete) return kExitOk;
   if (out.summary.stop == StopReason::kStopAt) {
@@ -693,7 +693,7 @@ std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost
       if (!cost.gen_ops.count(name) || cost.gen_ops.at(name) == gen_cost({}, name)) missing.push_back(name);
     if (missing.empty()) return {};
     return {fmt::format("note: the generator's per-operation costs {} are the reference machine's (a 2-vCPU KVM "
-                        "guest), not measured on {}: absolute times (makespan, benchmark time) are not that "
+                        "guest), not measured on {}:\nabsolute times (makespan, benchmark time) are not that "
                         "machine's; give them with --cost NAME=VALUE or a cost file from `schedsim calibrate "
                         "--workload-gen` (docs/calibrate.md)",
                         join(missing, ", "), topology)};
@@ -705,7 +705,7 @@ std::vector<std::string> gen_cost_notes(const Workload& w, const CostModel& cost
     if (!name.empty() && gen_cost(cost.gen_ops, name) != gen_cost({}, name)) differ.push_back(name);
   if (differ.empty()) return {};
   return {fmt::format("note: this workload was generated with the reference per-operation costs, but {}'s cost "
-                      "profile has its own ({}): generate it with `run --workload-gen ... -t {}` to use them",
+                      "profile has its own ({}):\ngenerate it with `run --workload-gen ... -t {}` to use them",
                       topology, join(differ, ", "), topology)};
 }
 
@@ -1158,19 +1158,19 @@ RunOutcome execute_run(const RunRequest& req) {
       caveats.push_back(fmt::format(
           "warning: the trace comes from a {}-CPU machine like {}, which has SMT siblings: if it was recorded there, "
           "its on-CPU times already hold the co-run slowdown and this replay applies it again (a thread runs at {} "
-          "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%; add --smt-normalize "
+          "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%;\nadd --smt-normalize "
           "(docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
           traced, topo.name(), run_cost.smt_corun_permille, 100.0 * (1000.0 / static_cast<double>(run_cost.smt_corun_permille) - 1.0)));
     else
       caveats.push_back(fmt::format(
           "note: {} has SMT siblings: if the machine that recorded the trace had SMT too, its on-CPU times already "
-          "hold that machine's co-run slowdown and this replay applies {}'s on top; add --smt-normalize --recorded-on "
+          "hold that machine's co-run slowdown and this replay applies {}'s on top;\nadd --smt-normalize --recorded-on "
           "MACHINE (docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
           topo.name(), topo.name()));
   }
   if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
   if (const size_t nb = w.background_count(); nb > 0)
-    caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics "
+    caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics\n"
                                   "(latencies, counts, per-task rows, makespan); the run ends when the {} measured "
                                   "task{} ended",
                                   nb, nb == 1 ? "" : "s", w.tasks.size() - nb, w.tasks.size() - nb == 1 ? " has" : "s have"));
@@ -1184,9 +1184,10 @@ RunOutcome execute_run(const RunRequest& req) {
   // generator's random choices. Said, so no one reads their spread as the workload's.
   if (req.repeat > 1 && gen_random)
     caveats.push_back(fmt::format(
-        "note: the {} repetitions share one generated workload ({}): they vary the machine-speed and jitter noise "
-        "and randomized modules, not the generator's random choices; for independent samples of those run "
-        "separate seeds (run --seed N) or sweep the generator's seed (sweep --set gen.seed=1,2,3)",
+        "note: the {} repetitions share one generated workload: they vary the noise, not the generator's random "
+        "choices\n(the workload: {}; they vary the machine-speed and jitter noise and randomized modules); for "
+        "independent samples of the generator's choices run separate seeds (run --seed N) or sweep the generator's "
+        "seed (sweep --set gen.seed=1,2,3)",
         req.repeat, w.source));
   // Lines already logged on stderr while loading (the kernel profile fallback, the importer's
   // warnings about the trace itself): kept in the results with the caveats, not printed again.
@@ -1235,11 +1236,11 @@ RunOutcome execute_run(const RunRequest& req) {
   // Known once the run has ended (FtraceWriter::on_end()); before the notes are copied into the
   // results, so they hold every line printed with them.
   if (writer && writer->lines_cut() > 0)
-    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) stops where the run's span ends "
-                                    "({:.6f} s: the measured tasks' last switch or exit): the {} later event{} of "
-                                    "background tasks {} left out",
-                                    static_cast<double>(out.results.end_ns) / 1e9, writer->lines_cut(),
-                                    writer->lines_cut() == 1 ? "" : "s", writer->lines_cut() == 1 ? "is" : "are"));
+    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) leaves out the {} later "
+                                    "event{} of background tasks\n(it stops where the run's span ends, {:.6f} s: the "
+                                    "measured tasks' last switch or exit)",
+                                    writer->lines_cut(), writer->lines_cut() == 1 ? "" : "s",
+                                    static_cast<double>(out.results.end_ns) / 1e9));
   out.results.notes = results_notes(logged, out.notes);
   // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
   // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.

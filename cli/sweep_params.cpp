@@ -54,6 +54,7 @@ const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
       {"view", "run the point alone with `schedsim run --view`"},
       {"progress", "the sweep shows its own progress (--progress)"},
       {"quiet", "a sweep prints no run's notes; each record keeps them (summary.notes)"},
+      {"explain", "every command takes it (sweep --explain prints its warnings in full)"},
       {"trace-out", "run the point alone with `schedsim run --trace-out`"},
       {"trace-window", "run the point alone with `schedsim run --trace-out`"},
       {"allow-incomplete", "a sweep keeps going past incomplete runs: each record says \"complete\" and the summary counts the incomplete ones"},

@@ -1,5 +1,7 @@
 #include "schedsim/base/log.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include <spdlog/cfg/env.h>
@@ -10,6 +12,7 @@ namespace schedsim::log {
 namespace {
 const char* const kModules[] = {"cli", "engine", "topology", "traces", "policy", "metrics", "workload"};
 std::once_flag g_once;
+std::atomic<bool> g_explain{false};
 
 void create_all(spdlog::level::level_enum level) {
   auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(spdlog::color_mode::never);
@@ -37,6 +40,24 @@ std::shared_ptr<spdlog::logger> get(const std::string& module) {
   std::call_once(g_once, [] { create_all(spdlog::level::warn); });
   auto lg = spdlog::get(module);
   return lg ? lg : spdlog::get("cli");
+}
+
+void set_explain(bool on) { g_explain = on; }
+bool explain() { return g_explain; }
+
+std::string_view headline(std::string_view text) { return text.substr(0, text.find('\n')); }
+
+std::string flat(std::string_view text) {
+  std::string out(text);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+std::string brief(std::string_view text) {
+  if (g_explain || text.find('\n') == std::string_view::npos) return flat(text);
+  std::string_view h = headline(text);
+  while (!h.empty() && (h.back() == ':' || h.back() == ';' || h.back() == ',')) h.remove_suffix(1);
+  return std::string(h) + " [--explain]";
 }
 
 }  // namespace schedsim::log

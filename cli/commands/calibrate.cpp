@@ -12,6 +12,7 @@
 
 #include "../calibrate.hpp"
 #include "../command.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "trace_options.hpp"
 
@@ -161,7 +162,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     if (format != "text" && format != "tsv" && format != "json")
       throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"text", "tsv", "json"}));
     const CalibrateCheck c = check_calibrate(req);
-    for (const auto& n : c.notes) std::cerr << "schedsim: " << n << "\n";
+    for (const auto& n : c.notes) std::cerr << "schedsim: " << log::brief(n) << "\n";
     std::cout << render_calibrate_check(c, format);
     return c.all_usable() ? kExitOk : kExitRefused;
   }

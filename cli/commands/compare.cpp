@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/compare.hpp"
 
@@ -117,7 +118,7 @@ int compare_main(const po::variables_map& vm) {
   // Likewise a point whose runs came with a warning (the CSV rendering has no notes at all).
   for (size_t pi = 0; pi < c.points.size(); ++pi)
     for (const auto& w : c.points[pi].warned)
-      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << w << "\n";
+      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << log::brief(w) << "\n";
   GateOutcome g = evaluate_gates(c, gates);
   if (!g.untestable.empty()) {
     // A condition on a row it cannot judge is a wrong option value (1), never a pass or a trip.

@@ -3,6 +3,7 @@
 
 #include "../command.hpp"
 #include "../sweep_params.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/sweep/jsonl.hpp"
@@ -54,7 +55,7 @@ int run_merge(const std::vector<std::string>& args) {
     sweep::ResultsFile merged = sweep::read_results(output);
     std::vector<std::string> warnings;
     std::cout << sweep::render_summary(merged.spec, merged.records, summary_options(summary), warnings);
-    for (const auto& w : warnings) std::cerr << "schedsim: warning: " << w << "\n";
+    for (const auto& w : warnings) std::cerr << "schedsim: warning: " << log::brief(w) << "\n";
   }
   return kExitOk;
 }

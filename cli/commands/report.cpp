@@ -52,7 +52,7 @@ int run_report(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
-  for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", w);
+  for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", log::brief(w));
   std::string html = render_html_report(runs, vm["title"].as<std::string>(), names);
   std::string out = vm["output"].as<std::string>();
   write_output(out, html);

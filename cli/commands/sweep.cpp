@@ -13,6 +13,7 @@
 #include "../command.hpp"
 #include "../run_request.hpp"
 #include "../sweep_params.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -108,7 +109,7 @@ void print_summary(const sweep::Spec& spec, const std::vector<std::string>& reco
   std::vector<std::string> warnings;
   std::cout << sweep::render_summary(spec, records, summary_options(format), warnings);
   std::cout.flush();
-  for (const auto& w : warnings) std::cerr << "schedsim: warning: " << w << "\n";
+  for (const auto& w : warnings) std::cerr << "schedsim: warning: " << log::brief(w) << "\n";
 }
 
 void check_choice(const std::string& option, const std::string& value, const std::vector<std::string>& valid) {

@@ -1,5 +1,6 @@
 // `schedsim compare` (metrics/compare.hpp): matching, statistics per row, verdicts, renderings,
 // gates. The statistics themselves are schedsim::stats; docs/compare.md is the user's guide.
+#include "schedsim/base/log.hpp"
 #include "schedsim/metrics/compare.hpp"
 
 #include <algorithm>
@@ -418,7 +419,7 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
       std::string first;
       for (size_t i : g->idx)
         if (const std::string* n = first_warning(f->records[i].notes); n && warned++ == 0)
-          first = fmt::format("{} ({})", f->where[i], *n);
+          first = fmt::format("{} ({})", f->where[i], log::headline(*n));
       if (warned > 0) {
         pt.warned.push_back(fmt::format("{} of the {} {} run(s) came with a warning, first {}", warned, g->idx.size(),
                                         side, first));

@@ -1,4 +1,5 @@
 // RunResults helpers and the table / CSV reporters. JSON lives in results_json.cpp.
+#include "schedsim/base/log.hpp"
 #include "schedsim/metrics/results.hpp"
 
 #include <algorithm>
@@ -430,7 +431,8 @@ std::string render_csv(const RunResults& r) {
   row("summary", "", "work_expected_ns", std::to_string(r.work_expected_ns));
   for (size_t i = 0; i < r.incomplete.size(); ++i)
     row("summary", "incomplete", std::to_string(i), r.incomplete[i]);
-  for (size_t i = 0; i < r.notes.size(); ++i) row("summary", "notes", std::to_string(i), r.notes[i]);
+  // One row per line: a note's headline/detail newline (log::headline) becomes a space here.
+  for (size_t i = 0; i < r.notes.size(); ++i) row("summary", "notes", std::to_string(i), log::flat(r.notes[i]));
   row("summary", "", "busy_ns", std::to_string(r.busy_ns));
   row("summary", "", "wasted_ns", std::to_string(r.wasted_ns));
   row("summary", "", "migrations", std::to_string(r.migrations_total));

@@ -1,4 +1,5 @@
 // The sweep summary table (aligned text, CSV, Markdown).
+#include "schedsim/base/log.hpp"
 #include "schedsim/sweep/summary.hpp"
 
 #include <algorithm>
@@ -80,7 +81,7 @@ std::string render_summary(const Spec& spec, const std::vector<std::string>& rec
       if (j.contains(np) && j[np].is_array())
         for (const auto& n : j[np])
           if (n.is_string() && n.get<std::string>().rfind("warning:", 0) == 0) {
-            if (warned[p]++ == 0) first_warning[p] = n.get<std::string>();
+            if (warned[p]++ == 0) first_warning[p] = log::headline(n.get<std::string>());
             break;
           }
     }

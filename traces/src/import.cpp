@@ -1055,7 +1055,7 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   if (!rep.kernel_hints.empty()) w.meta["kernel_hints"] = join(rep.kernel_hints, "; ");
   if (rep.repairs_total() > 0) w.meta["trace_repairs"] = std::to_string(rep.repairs_total());
   auto log = log::get("traces");
-  for (const auto& wmsg : rep.warnings) log->warn("{}: {}", path, wmsg);
+  for (const auto& wmsg : rep.warnings) log->warn("{}: {}", path, log::brief(wmsg));
   return w;
 }
 

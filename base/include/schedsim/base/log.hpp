@@ -3,6 +3,7 @@
 /// "metrics"), all writing to stderr. stdout carries results only.
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -13,5 +14,19 @@ namespace schedsim::log {
 void init(int verbosity = 0, const std::string& spec = {});
 /// The named module logger (created on first use with the default level if init was not called).
 std::shared_ptr<spdlog::logger> get(const std::string& module);
+
+// Notes and warnings: a headline, then optionally '\n' and the detail (why, what to do, where the
+// docs say more). Joined with a space the two read as one sentence, which is the full text. The
+// results keep the text as written; stderr shows the headline alone unless --explain is given.
+/// --explain: print notes and warnings in full on stderr.
+void set_explain(bool on);
+bool explain();
+/// The headline: the text up to its first '\n' (all of it when there is none).
+std::string_view headline(std::string_view text);
+/// The full text on one line: each '\n' becomes a space.
+std::string flat(std::string_view text);
+/// What stderr shows: flat(text) under --explain, else the headline (less a trailing ':', ';' or
+/// ',') followed by " [--explain]" when a detail was left out.
+std::string brief(std::string_view text);
 
 }  // namespace schedsim::log

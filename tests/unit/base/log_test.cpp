@@ -1,0 +1,31 @@
+// Notes and warnings: the headline / detail split that stderr shortens and --explain restores.
+#include <catch2/catch.hpp>
+
+#include "schedsim/base/log.hpp"
+
+namespace slog = schedsim::log;
+
+TEST_CASE("log: a note's headline is the text up to its first newline") {
+  CHECK(slog::headline("warning: 76% banked:\n(a banked wake ...)") == "warning: 76% banked:");
+  CHECK(slog::headline("note: one line") == "note: one line");
+  CHECK(slog::headline("").empty());
+}
+
+TEST_CASE("log: flat joins headline and detail with a space, the full sentence") {
+  CHECK(slog::flat("note: a\nb\nc") == "note: a b c");
+  CHECK(slog::flat("note: one line") == "note: one line");
+}
+
+TEST_CASE("log: brief shows the headline and says where the rest is, --explain shows all") {
+  slog::set_explain(false);
+  CHECK(slog::brief("warning: 76% banked:\n(why)") == "warning: 76% banked [--explain]");
+  CHECK(slog::brief("note: x;\nmore") == "note: x [--explain]");
+  CHECK(slog::brief("note: x,\nmore") == "note: x [--explain]");
+  // Nothing left out: no hint.
+  CHECK(slog::brief("note: one line") == "note: one line");
+  slog::set_explain(true);
+  CHECK(slog::explain());
+  CHECK(slog::brief("warning: 76% banked:\n(why)") == "warning: 76% banked: (why)");
+  CHECK(slog::brief("note: one line") == "note: one line");
+  slog::set_explain(false);
+}
