@@ -10,6 +10,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/compare.hpp"
+#include "report_util.hpp"
 
 namespace schedsim {
 
@@ -61,6 +62,7 @@ std::string us3(double ns) { return fmt::format("{:.3f}", ns / 1e3); }
 std::string ms3(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
 std::string human_ns(double v) {
+  if (v == 0) return "0";  // no unit: "0ns" read as a measured nanosecond figure
   if (v >= 1e9) return fmt::format("{:g}s", v / 1e9);
   if (v >= 1e6) return fmt::format("{:g}ms", v / 1e6);
   if (v >= 1e3) return fmt::format("{:g}us", v / 1e3);
@@ -106,21 +108,58 @@ bool open_log_plot(std::string& s, const char* cls, const std::string& id, const
   return true;
 }
 
+// The value below which 1% of a distribution's positive samples lie (bucket lower edge, at least
+// 1 ns); 0 when it has no positive sample. A CDF's log axis starts at its decade: the first
+// nanoseconds hold almost no samples and took half the width when the axis started at 1 ns.
+double low_positive(const Distribution& d) {
+  uint64_t positive = 0;
+  for (const auto& b : d.buckets)
+    if (b.lo > 0) positive += b.count;
+  if (positive == 0) return 0;
+  const double target = 0.01 * static_cast<double>(positive);
+  double cum = 0;
+  for (const auto& b : d.buckets) {
+    if (b.lo <= 0) continue;
+    cum += static_cast<double>(b.count);
+    if (cum >= target) return static_cast<double>(b.lo);
+  }
+  return static_cast<double>(d.max);
+}
+
 std::string cdf_plot(const std::string& id, const std::string& what, const std::vector<RunResults>& runs,
                      const Distribution RunResults::*field) {
   const double W = 960, H = 380, L = 64, R = 20, T = 16, B = 48;
+  // Samples below the log axis (0 ns, which no log axis holds, and the rare ones under its first
+  // decade) rise in a strip of their own at the left, set apart by a gap: the curve's height
+  // where the axis starts is their share, which the legend gives.
+  const double strip = 50, gap = 20;
   const double pw = W - L - R, ph = H - T - B;
+  const double AL = L + strip + gap, apw = pw - strip - gap;  // the log axis's left edge and width
   std::string s;
   double d0 = 0, d1 = 0;
   if (!open_log_plot(s, "cdf", id, what + " CDF", {W, H, L, T, pw, ph}, runs, field,
-                     [](const Distribution& d) { return static_cast<double>(std::max<int64_t>(1, d.min)); }, d0, d1))
+                     [](const Distribution& d) { return std::max(1.0, low_positive(d)); }, d0, d1))
     return s;
+  const double axis_lo = std::pow(10.0, d0);
+  auto below = [&](const Distribution& d) {  // samples in the strip: zeros, and positive ones under axis_lo
+    std::pair<uint64_t, uint64_t> n{0, 0};
+    for (const auto& b : d.buckets)
+      if (b.lo <= 0) n.first += b.count;
+      else if (static_cast<double>(b.hi) <= axis_lo) n.second += b.count;
+    return n;
+  };
+  bool any_small = false;
+  for (const auto& r : runs) any_small = any_small || below(r.*field).second > 0;
   auto xp = [&](double v) {
-    double lv = std::log10(std::max(v, std::pow(10.0, d0)));
-    return L + (lv - d0) / (d1 - d0) * pw;
+    double lv = std::log10(std::max(v, axis_lo));
+    return AL + (lv - d0) / (d1 - d0) * apw;
   };
   auto yp = [&](double f) { return T + (1.0 - f) * ph; };
   // Grid and axes.
+  const double xs = L + strip / 2;
+  s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", xs, T, xs, T + ph);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", xs, T + ph + 18,
+                   any_small ? "&lt;" + human_ns(axis_lo) : std::string("0"));
   for (int d = static_cast<int>(d0); d <= static_cast<int>(d1); ++d) {
     double v = std::pow(10.0, d);
     double x = xp(v);
@@ -139,19 +178,22 @@ std::string cdf_plot(const std::string& id, const std::string& what, const std::
     s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, y, L + pw, y);
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:.1f}</text>\n", L - 6, y + 4, f);
   }
-  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">{} (log scale)</text>\n", L + pw / 2, H - 8, esc(what));
+  s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"axis-break\"/>\n", L + strip, T - 1,
+                   gap, ph + 2);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">{} (log scale)</text>\n", AL + apw / 2, H - 8, esc(what));
   s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\">fraction of samples</text>\n",
                    T + ph / 2, T + ph / 2);
-  // Curves: a step CDF through each bucket's upper edge.
+  // Curves: the strip's step, then a step CDF through each later bucket's upper edge.
   for (size_t i = 0; i < runs.size(); ++i) {
     const Distribution& d = runs[i].*field;
     if (d.count == 0) continue;
-    std::string pts;
-    uint64_t cum = 0;
-    double total = static_cast<double>(d.count);
-    double prev_y = yp(0);
-    pts += fmt::format("{:.1f},{:.1f}", xp(static_cast<double>(d.buckets.empty() ? d.min : d.buckets[0].lo)), prev_y);
+    const double total = static_cast<double>(d.count);
+    const auto [zeros, small] = below(d);
+    uint64_t cum = zeros + small;
+    double prev_y = yp(static_cast<double>(cum) / total);
+    std::string pts = fmt::format("{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}", L, yp(0), xs, yp(0), xs, prev_y);
     for (const auto& b : d.buckets) {
+      if (b.lo <= 0 || static_cast<double>(b.hi) <= axis_lo) continue;
       double x0 = xp(static_cast<double>(b.lo));
       cum += b.count;
       double y = yp(static_cast<double>(cum) / total);
@@ -165,19 +207,22 @@ std::string cdf_plot(const std::string& id, const std::string& what, const std::
   double ly = T + ph - 10 - 16.0 * static_cast<double>(runs.size() - 1);
   for (size_t i = 0; i < runs.size(); ++i) {
     const Distribution& d = runs[i].*field;
-    const double lx = L + pw - 470;
+    const double lx = L + pw - 520;
     s += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", lx, ly - 4, color(i));
-    // Zero samples have no place on a log axis: the curve starts at their share, which the legend
-    // states (a task switched in at once after its enqueue waited 0 ns).
-    uint64_t zeros = 0;
-    for (const auto& b : d.buckets)
-      if (b.lo <= 0) zeros += b.count;
-    std::string zero_text =
-        d.count ? fmt::format(", {:.1f}% zero", 100.0 * static_cast<double>(zeros) / static_cast<double>(d.count))
-                : std::string();
+    std::string strip_text;
+    if (d.count) {
+      const auto [zeros, small] = below(d);
+      // A share that rounds to 0.0% is not none: "<0.1%".
+      auto pct = [&](uint64_t n) {
+        const double p = 100.0 * static_cast<double>(n) / static_cast<double>(d.count);
+        return n > 0 && p < 0.05 ? std::string("&lt;0.1%") : fmt::format("{:.1f}%", p);
+      };
+      strip_text = fmt::format(", {} zero", pct(zeros));
+      if (small) strip_text += fmt::format(", {} under {}", pct(small), human_ns(axis_lo));
+    }
     s += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"legend\">{} (n={}, p99 {}{})</text>\n", lx + 20, ly,
                      esc(runs[i].config.display_label()), d.count, human_ns(static_cast<double>(d.p99)),
-                     zero_text);
+                     strip_text);
     ly += 16;
   }
   s += "</svg>\n";
@@ -210,15 +255,33 @@ std::string percentile_plot(const std::string& id, const std::string& what, cons
   const double W = 960, H = 400, L = 64, R = 20, T = 16, B = 48;
   const double pw = W - L - R, ph = H - T - B;
   const double x0 = std::log10(2.0), x1 = 4.0;
+  const int steps = 160;
+  auto nines_of = [&](const Distribution& d, int k) {
+    return x0 + (std::min(x1, std::log10(static_cast<double>(d.count))) - x0) * k / steps;
+  };
+  // A latency of 0 (a wakee that ran at once: half the wakes of a replayed trace) has no place on
+  // a log axis: such points sit on a band of their own under the axis, marked 0, set apart by a
+  // gap, and the axis starts at the decade of the smallest positive value a curve shows.
+  const double band = 22, gap = 10;
+  const double aph = ph - band - gap;
+  auto smallest_positive = [&](const Distribution& d) {
+    for (int k = 0; k <= steps; ++k)
+      if (double v = quantile_of(d, 1.0 - std::pow(10.0, -nines_of(d, k))); v > 0) return std::max(1.0, v);
+    return std::max(1.0, static_cast<double>(d.max));
+  };
   std::string s;
   double d0 = 0, d1 = 0;
-  if (!open_log_plot(s, "pct", id, what + " percentiles", {W, H, L, T, pw, ph}, runs, field,
-                     [](const Distribution& d) { return std::max(1.0, quantile_of(d, 0.5)); }, d0, d1))
+  if (!open_log_plot(s, "pct", id, what + " percentiles", {W, H, L, T, pw, ph}, runs, field, smallest_positive, d0,
+                     d1))
     return s;
+  bool any_zero = false;
+  for (const auto& r : runs) any_zero = any_zero || ((r.*field).count > 0 && quantile_of(r.*field, 0.5) <= 0);
   auto xp = [&](double nines) { return L + (nines - x0) / (x1 - x0) * pw; };
+  const double y_zero = T + ph - band / 2;
   auto yp = [&](double v) {
+    if (v <= 0 && any_zero) return y_zero;
     double lv = std::log10(std::max(v, std::pow(10.0, d0)));
-    return T + (1.0 - (lv - d0) / (d1 - d0)) * ph;
+    return T + (1.0 - (lv - d0) / (d1 - d0)) * (any_zero ? aph : ph);
   };
   for (int d = static_cast<int>(d0); d <= static_cast<int>(d1); ++d) {
     double v = std::pow(10.0, d), y = yp(v);
@@ -230,6 +293,13 @@ std::string percentile_plot(const std::string& id, const std::string& what, cons
         s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid minor\"/>\n", L, ym,
                          L + 5, ym);
       }
+  }
+  if (any_zero) {
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, y_zero, L + pw,
+                     y_zero);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">0</text>\n", L - 6, y_zero + 4);
+    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{}\" class=\"axis-break\"/>\n", L - 1,
+                     T + aph, pw + 2, gap);
   }
   const std::pair<double, const char*> ticks[] = {{x0, "p50"}, {1, "p90"}, {2, "p99"}, {3, "p99.9"}, {4, "p99.99"}};
   for (const auto& [x, name] : ticks) {
@@ -244,11 +314,10 @@ std::string percentile_plot(const std::string& id, const std::string& what, cons
   for (size_t i = 0; i < runs.size(); ++i) {
     const Distribution& d = runs[i].*field;
     if (d.count == 0) continue;
-    double xmax = std::min(x1, std::log10(static_cast<double>(d.count)));
+    double xmax = nines_of(d, steps);
     std::string pts;
-    const int steps = 160;
     for (int k = 0; k <= steps; ++k) {
-      double x = x0 + (xmax - x0) * k / steps;
+      double x = nines_of(d, k);
       double q = 1.0 - std::pow(10.0, -x);
       pts += fmt::format("{}{:.1f},{:.1f}", k ? " " : "", xp(x), yp(quantile_of(d, q)));
     }
@@ -349,10 +418,11 @@ std::string heat_color(double f) {
 }
 
 // Rows are CPUs grouped by LLC (then by id), so a task bouncing between caches shows as blocks
-// changing group; a thin line separates LLCs, a thick one NUMA nodes. Every run's heatmap shares
-// one time axis (`span_ns`, the longest run's timeline), so heatmaps stacked on the page compare
-// column by column; a shorter run ends early (hatched past its end).
-std::string heatmap(size_t idx, const RunResults& r, double span_ns) {
+// changing group; a thin line separates LLCs, a thick one NUMA nodes, drawn across the cells only
+// (the CPU labels stay readable). Each run has its own time axis over the full width: a shared
+// one gave a 13 ms run 18% of the width beside a 75 ms run, too little to see its pattern; the
+// axis text and ticks say each run's span.
+std::string heatmap(size_t idx, const RunResults& r) {
   const UtilTimeline& tl = r.timeline;
   size_t ncpu = tl.busy.size();
   const double W = 960, L = 64, R = 90, T = 10, B = 40;
@@ -364,20 +434,15 @@ std::string heatmap(size_t idx, const RunResults& r, double span_ns) {
       "<svg class=\"plot heatmap\" id=\"heatmap-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
       "height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"CPU utilization timeline\">\n",
       idx, W, H, W, H);
+  const double span_ns = static_cast<double>(tl.bucket_ns) * static_cast<double>(tl.buckets);
   if (tl.buckets == 0 || ncpu == 0 || span_ns <= 0) {
     s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, pw, ph,
                      heat_color(0));
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no timeline</text>\n</svg>\n", L + pw / 2, T + 20);
     return s;
   }
-  double own = static_cast<double>(tl.bucket_ns) * tl.buckets;
-  double used = pw * std::min(1.0, own / span_ns);
-  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, used, ph,
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", L, T, pw, ph,
                    heat_color(0));
-  if (used < pw - 0.5)
-    s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"ended\"><title>run "
-                     "ended</title></rect>\n",
-                     L + used, T, pw - used, ph);
   // Row order: by (node, LLC, cpu) when the results know each CPU's LLC and node.
   std::vector<size_t> order(ncpu);
   for (size_t c = 0; c < ncpu; ++c) order[c] = c;
@@ -386,7 +451,7 @@ std::string heatmap(size_t idx, const RunResults& r, double span_ns) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return std::tuple(node_of(a), llc_of(a), a) < std::tuple(node_of(b), llc_of(b), b);
   });
-  double cw = used / static_cast<double>(tl.buckets);
+  double cw = pw / static_cast<double>(tl.buckets);
   size_t label_every = std::max<size_t>(1, static_cast<size_t>(std::ceil(12.0 / row)));
   for (size_t k = 0; k < ncpu; ++k) {
     size_t c = order[k];
@@ -416,24 +481,29 @@ std::string heatmap(size_t idx, const RunResults& r, double span_ns) {
     if (!end && !new_llc) continue;
     double yb = T + static_cast<double>(k) * row;
     if (!end)
-      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"{}\"/>\n", L - 40, yb, L + pw,
+      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"{}\"/>\n", L, yb, L + pw,
                        yb, new_node ? "numa-line" : "llc-line");
     double ym = T + (static_cast<double>(group_start) + static_cast<double>(k - group_start) / 2.0) * row;
     s += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"legend\">LLC {} / node {}</text>\n", L + pw + 4, ym + 4,
                      llc_of(order[group_start]), node_of(order[group_start]));
     group_start = k;
   }
-  // Time axis: 5 ticks over the shared span.
-  for (int k = 0; k <= 5; ++k) {
-    double x = L + pw * k / 5.0;
+  // Time axis: round ticks (1, 2 or 5 times a power of ten, at most 6 intervals) over this run's span.
+  double step = std::pow(10.0, std::floor(std::log10(span_ns / 6.0)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (span_ns / (step * m) <= 6.0) {
+      step *= m;
+      break;
+    }
+  for (double t = 0; t <= span_ns * (1 + 1e-9); t += step) {
+    double x = L + pw * t / span_ns;
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>\n", x, T + ph, x,
                      T + ph + 5);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{} ms</text>\n", x, T + ph + 18,
-                     ms3(span_ns * k / 5.0));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{}</text>\n", x, T + ph + 18, human_ns(t));
   }
-  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">time since start, same axis for every run (bucket {}; "
-                   "dark = busy)</text>\n",
-                   L + pw / 2, H - 4, human_ns(static_cast<double>(tl.bucket_ns)));
+  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">time since start, this run's own axis (span {} ms, "
+                   "bucket {}; dark = busy)</text>\n",
+                   L + pw / 2, H - 4, ms3(span_ns), human_ns(static_cast<double>(tl.bucket_ns)));
   s += "</svg>\n";
   return s;
 }
@@ -618,15 +688,24 @@ std::string observed_table(const RunResults& r) {
       "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>{}</th><th>rel error</th>"
       "</tr></thead><tbody>\n",
       elsewhere ? "observed elsewhere" : "observed");
+  std::vector<std::string> notes;
   for (const auto& o : r.observed) {
-    // A mean or percentile of no samples is undefined: "-" (as in the text table).
+    // A mean or percentile of no samples is undefined: "-" (as in the text table), and figures
+    // print as the text table prints them: counts as integers, "&gt;=" on a lower bound.
     const ComparisonEmpty e = comparison_empty(r.observed, o);
+    std::string mark;
+    if (!o.note.empty()) {
+      mark = o.note.rfind("lower bound", 0) == 0 ? "&gt;=" : "*";
+      if (std::find(notes.begin(), notes.end(), o.note) == notes.end()) notes.push_back(o.note);
+    }
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(o.metric),
-                     e.simulated ? "-" : fmt::format("{:.3f}", o.simulated),
-                     e.observed ? "-" : fmt::format("{:.3f}", o.observed),
+                     e.simulated ? "-" : report_util::num(o.simulated), e.observed ? "-" : mark + report_util::num(o.observed),
                      o.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
   }
   s += "</tbody></table>\n";
+  for (const auto& n : notes)
+    s += "<p class=\"note\">" + std::string(n.rfind("lower bound", 0) == 0 ? "&gt;=" : "*") +
+         " observed wakeup_latency is a " + esc(n) + "</p>\n";
   return s;
 }
 
@@ -645,8 +724,7 @@ svg .curve{stroke-width:2}svg text{font-size:11px;fill:#333}
 svg .xtick{text-anchor:middle}svg .ytick{text-anchor:end}svg .axis{text-anchor:middle;font-size:12px}
 svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fill:#fff;font-size:11px}
 svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
-svg .llc-line{stroke:#e15759;stroke-width:1}svg .numa-line{stroke:#000;stroke-width:2.5}
-svg .ended{fill:#eee;stroke:none}
+svg .axis-break{fill:#fff;stroke:none}svg .llc-line{stroke:#e15759;stroke-width:1}svg .numa-line{stroke:#000;stroke-width:2.5}
 .warn{background:#fff4e5;border:1px solid #f0b46c;padding:6px 12px;margin:8px 0}.warn ul{margin:4px 0}
 #provenance td{text-align:left}#provenance td.cmd{font-family:monospace;font-size:11px;max-width:420px;word-break:break-all}
 dl.defs{font-size:12px;display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:6px 0}
@@ -768,20 +846,19 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
        "queueing included.</p>\n";
   s += cdf_plot("cdf-wakeup", "wakeup latency", runs, &RunResults::wakeup_latency);
   s += "<h2 id=\"sec-rqwait\">Run-queue wait CDF</h2>\n";
-  s += "<p class=\"note\">A wait of 0 ns (the task ran at once) cannot sit on a log axis: each run's share of zero "
-       "samples is the height of its step at the left edge, and is given in the legend.</p>\n";
+  s += "<p class=\"note\">A wait of 0 ns (the task ran at once) cannot sit on a log axis: zero samples rise in the "
+       "strip at the left, marked 0 (with the rare samples under the axis's first decade, if any, marked &lt;), and "
+       "their share is in the legend.</p>\n";
   s += cdf_plot("cdf-rqwait", "run-queue wait", runs, &RunResults::runqueue_wait);
   s += "<h2 id=\"sec-placement\">Placement outcomes</h2>\n" + placement_bars(runs) + outcome_definitions() +
        placement_table(runs);
   s += "<h2 id=\"sec-heatmap\">CPU utilization timeline</h2>\n";
   s += "<p class=\"note\">Each row a CPU, grouped by last-level cache (thin lines) and NUMA node (thick lines); "
-       "each column a time bucket, darker = busier (white = idle, 100% = dark blue). All runs share one time "
-       "axis; a hatched area is after that run ended.</p>\n";
-  double span_ns = 0;
-  for (const auto& r : runs) span_ns = std::max(span_ns, static_cast<double>(r.timeline.bucket_ns) * r.timeline.buckets);
+       "each column a time bucket, darker = busier (white = idle, 100% = dark blue). Each run spans the full "
+       "width on its own time axis: read the ticks before comparing two runs column by column.</p>\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     s += "<h3>" + esc(runs[i].config.display_label()) + "</h3>\n";
-    s += heatmap(i, runs[i], span_ns);
+    s += heatmap(i, runs[i]);
   }
   s += "<h2 id=\"sec-latency\">Latency percentiles</h2>\n" + latency_table(runs);
   if (runs.size() >= 2) s += delta_section(runs, sources);

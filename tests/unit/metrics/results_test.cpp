@@ -627,3 +627,57 @@ TEST_CASE("results JSON has one shape: every run writes the same members, with n
   CHECK(!stats.contains("wakeup.mean"));
   CHECK(stats.contains("makespan"));
 }
+
+namespace {
+/// The <svg ...>...</svg> element of `id` in `html` ("" when absent).
+std::string svg_of(const std::string& html, const std::string& id) {
+  const size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t open = html.rfind("<svg", at);
+  return html.substr(open, html.find("</svg>", at) + 6 - open);
+}
+}  // namespace
+
+TEST_CASE("report layout: own time axis per heatmap, zeros apart from the log axes, counts as integers",
+          "[metrics][html]") {
+  RunResults a = real_results(true), b = real_results(false);
+  a.config.label = "a";
+  b.config.label = "b";
+  // b's timeline spans 5 times a's: each heatmap keeps the full width on its own axis.
+  b.timeline.bucket_ns = a.timeline.bucket_ns * 5;
+  // Six of ten wakeups at 0 ns: the p50 is 0, which no log axis holds.
+  Distribution zeros;
+  zeros.count = 10;
+  zeros.mean = 400;
+  zeros.p90 = zeros.p99 = zeros.p999 = zeros.max = 1000;
+  zeros.buckets = {{0, 1, 6}, {1000, 1008, 4}};
+  b.wakeup_latency = zeros;
+  const std::string html = render_html_report({a, b}, "t", {"a.json", "b.json"});
+  const std::string h0 = svg_of(html, "heatmap-0"), h1 = svg_of(html, "heatmap-1");
+  REQUIRE(!h0.empty());
+  REQUIRE(!h1.empty());
+  auto span_text = [](const RunResults& r) {
+    return fmt::format("span {:.3f} ms", static_cast<double>(r.timeline.bucket_ns) * r.timeline.buckets / 1e6);
+  };
+  CHECK(h0.find(span_text(a)) != std::string::npos);
+  CHECK(h1.find(span_text(b)) != std::string::npos);
+  CHECK(h0.find("class=\"ended\"") == std::string::npos);  // no hatched "after the run ended" area
+  // Cells take the whole plot width (L = 64 to 960 - 90) in both: the last cell of a busy row ends there.
+  CHECK(html.find("x1=\"24\"") == std::string::npos);       // separators start at the cells, not over the labels
+  // The CDF's zero strip is marked 0; no axis tick claims 1 ns.
+  const std::string cdf = svg_of(html, "cdf-wakeup");
+  CHECK(cdf.find("class=\"xtick\">0</text>") != std::string::npos);
+  CHECK(cdf.find(">1ns<") == std::string::npos);
+  CHECK(cdf.find("60.0% zero") != std::string::npos);
+  const std::string pct = svg_of(html, "pct-wakeup");
+  CHECK(pct.find("class=\"ytick\">0</text>") != std::string::npos);
+  CHECK(pct.find(">1ns<") == std::string::npos);
+  CHECK(pct.find("p50 0,") != std::string::npos);
+  // The observed table prints a count as the text table does.
+  REQUIRE(a.has_observed);
+  const std::string count_row = "<td>wakeup_latency.count</td><td>" + std::to_string(a.placement.wakeups) + "</td>";
+  CHECK(html.find(count_row) != std::string::npos);
+  const size_t obs = html.find("<table class=\"observed\">");
+  REQUIRE(obs != std::string::npos);
+  CHECK(html.substr(obs, html.find("</table>", obs) - obs).find(".000</td>") == std::string::npos);
+}
