@@ -1,11 +1,14 @@
-// schedsim report RESULTS.json... -o report.html [--title T]: one self-contained HTML report.
+// schedsim report FILE... -o report.html [--title T]: one self-contained HTML report of runs, or
+// of a study (repetitions, sweeps).
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/metrics/html_report.hpp"
+#include "schedsim/metrics/records.hpp"
 #include "schedsim/metrics/results.hpp"
 
 namespace schedsim::cli {
@@ -25,11 +28,20 @@ po::options_description report_options() {
 
 std::string help_report() {
   return format_help(
-      "schedsim report RESULTS.json... [-o report.html] [--title T]",
+      "schedsim report FILE... [-o report.html] [--title T]",
       "Renders one or more results files (schedsim run --format json) into one self-contained HTML\n"
       "page: latency CDFs per run on a log axis, placement-outcome bars, a per-CPU utilization\n"
-      "timeline heatmap per run, and the summary tables. The page needs no network: inline SVG,\n"
-      "inline CSS, no external scripts or fonts. The file is written atomically.",
+      "timeline heatmap per run, and the summary tables.\n"
+      "Given repetitions (run --repeat N -o F.jsonl or F.json) or a sweep's file (sweep -o F.jsonl),\n"
+      "it renders a study instead: each metric (benchmark time, makespan, wakeup p50/p99, run-queue\n"
+      "wait p99, migrations) against the numeric parameter that differs between the points (e.g.\n"
+      "gen.group), one line per combination of the others, with the 95% confidence band of the mean\n"
+      "and a dot per run; without such a parameter, one row per point with its runs, mean and\n"
+      "interval; then a table of every point. The page needs no network: inline SVG, inline CSS,\n"
+      "no external scripts or fonts. The file is written atomically.\n\n"
+      "examples:\n"
+      "  schedsim report base.json new.json -o report.html\n"
+      "  schedsim report sweep.jsonl -o study.html --title 'messaging on xeon-e5-2690v2'",
       report_options());
 }
 
@@ -41,24 +53,53 @@ int run_report(const std::vector<std::string>& args) {
   pos.add("results", -1);
   po::variables_map vm;
   if (!parse_args(args, all, pos, vm, help_report)) return kExitOk;
-  if (!vm.count("results")) throw po::error("report needs at least one RESULTS.json file");
+  if (!vm.count("results")) throw po::error("report needs at least one results, repetitions or sweep file");
   refuse_empty_values(vm, {"output"}, "report");
   std::vector<std::string> paths = vm["results"].as<std::vector<std::string>>();
   refuse_output_over_inputs(vm["output"].as<std::string>(), paths);
-  std::vector<RunResults> runs;
-  runs.reserve(paths.size());
-  for (const auto& p : paths) runs.push_back(load_results_json(p));
   // File names only: the page must not depend on where the results were stored.
   std::vector<std::string> names;
   names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
-  for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", log::brief(w));
-  std::string html = render_html_report(runs, vm["title"].as<std::string>(), names);
+  // Results of single runs make the run report; repetitions and sweeps (records) the study report.
+  std::vector<RunResults> runs;
+  std::vector<RecordFile> studies;
+  std::vector<size_t> study_at;  ///< which of `paths` each of `studies` is
+  for (size_t i = 0; i < paths.size(); ++i) {
+    try {
+      runs.push_back(load_results_json(paths[i]));
+    } catch (const InputError& not_results) {
+      std::optional<RecordFile> f;
+      try {
+        f = load_record_file(paths[i]);
+      } catch (const InputError&) {
+        throw not_results;  // neither: the results reader's message says what was expected
+      }
+      if (f->kind == "results") throw not_results;
+      studies.push_back(std::move(*f));
+      study_at.push_back(i);
+    }
+  }
+  std::string html;
+  if (studies.empty()) {
+    for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", log::brief(w));
+    html = render_html_report(runs, vm["title"].as<std::string>(), names);
+  } else {
+    // Every file joins the study: a results file as one record.
+    std::vector<RecordFile> files;
+    size_t next_study = 0;
+    for (size_t i = 0; i < paths.size(); ++i)
+      files.push_back(next_study < study_at.size() && study_at[next_study] == i ? std::move(studies[next_study++])
+                                                                                : load_record_file(paths[i]));
+    std::vector<std::string> warnings;
+    html = render_study_report(files, vm["title"].as<std::string>(), names, warnings);
+    for (const auto& w : warnings) log::get("metrics")->warn("{}", log::brief(w));
+  }
   std::string out = vm["output"].as<std::string>();
   write_output(out, html);
   if (out != "-" && !out.empty())
-    log::get("metrics")->info("wrote {} ({} bytes, {} run{})", out, html.size(), runs.size(),
-                              runs.size() == 1 ? "" : "s");
+    log::get("metrics")->info("wrote {} ({} bytes, {} file{})", out, html.size(), paths.size(),
+                              paths.size() == 1 ? "" : "s");
   return kExitOk;
 }
 

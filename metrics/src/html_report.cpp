@@ -3,12 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
+#include "schedsim/stats/stats.hpp"
 #include "schedsim/metrics/compare.hpp"
 #include "report_util.hpp"
 
@@ -408,6 +413,16 @@ const char* kWastedDefinition =
     "lower is better.</dd>\n"
     "</dl>\n";
 
+// An axis step for [0, max]: 1, 2 or 5 times a power of ten, giving at most `intervals` of them
+// (a max of 0 or less is taken as 1).
+double round_step(double max, int intervals) {
+  if (max <= 0) max = 1;
+  double step = std::pow(10.0, std::floor(std::log10(max / intervals)));
+  for (const double k : {1.0, 2.0, 5.0, 10.0})
+    if (max / (step * k) <= intervals) return step * k;
+  return step * 10;
+}
+
 // ---- utilization heatmap --------------------------------------------------------------------
 
 // Sequential blue scale: 0 -> #f7fbff, 1 -> #08306b.
@@ -488,13 +503,8 @@ std::string heatmap(size_t idx, const RunResults& r) {
                      llc_of(order[group_start]), node_of(order[group_start]));
     group_start = k;
   }
-  // Time axis: round ticks (1, 2 or 5 times a power of ten, at most 6 intervals) over this run's span.
-  double step = std::pow(10.0, std::floor(std::log10(span_ns / 6.0)));
-  for (const double m : {1.0, 2.0, 5.0, 10.0})
-    if (span_ns / (step * m) <= 6.0) {
-      step *= m;
-      break;
-    }
+  // Time axis: round ticks over this run's span.
+  const double step = round_step(span_ns, 6);
   for (double t = 0; t <= span_ns * (1 + 1e-9); t += step) {
     double x = L + pw * t / span_ns;
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>\n", x, T + ph, x,
@@ -724,7 +734,8 @@ svg .curve{stroke-width:2}svg text{font-size:11px;fill:#333}
 svg .xtick{text-anchor:middle}svg .ytick{text-anchor:end}svg .axis{text-anchor:middle;font-size:12px}
 svg .barlabel{text-anchor:end;font-size:12px}svg .seglabel{text-anchor:middle;fill:#fff;font-size:11px}
 svg .empty{text-anchor:middle;fill:#999}svg .legend{font-size:11px}
-svg .axis-break{fill:#fff;stroke:none}svg .llc-line{stroke:#e15759;stroke-width:1}svg .numa-line{stroke:#000;stroke-width:2.5}
+svg .axis-break{fill:#fff;stroke:none}svg .band{fill-opacity:.18;stroke:none}svg .rep{fill-opacity:.55}
+svg .ci{stroke-width:2}svg .mean{stroke-width:3}svg .llc-line{stroke:#e15759;stroke-width:1}svg .numa-line{stroke:#000;stroke-width:2.5}
 .warn{background:#fff4e5;border:1px solid #f0b46c;padding:6px 12px;margin:8px 0}.warn ul{margin:4px 0}
 #provenance td{text-align:left}#provenance td.cmd{font-family:monospace;font-size:11px;max-width:420px;word-break:break-all}
 dl.defs{font-size:12px;display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:6px 0}
@@ -816,12 +827,32 @@ std::vector<std::string> report_warnings(const std::vector<RunResults>& runs, co
   return out;
 }
 
-std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
-                               const std::vector<std::string>& sources) {
+namespace {
+
+// The only script: marks the page as rendered (tests read the attributes from the DOM) and
+// records any script error.
+const char* const kPageEnd =
+    "<script>\n"
+    "window.addEventListener('error',function(e){document.documentElement.setAttribute('data-js-error',"
+    "String(e.message));});\n"
+    "(function(){var p=document.querySelectorAll('svg.plot');"
+    "document.documentElement.setAttribute('data-plots',String(p.length));"
+    "document.documentElement.setAttribute('data-report-ready','1');})();\n"
+    "</script>\n</body>\n</html>\n";
+
+std::string page_head(const std::string& title) {
   std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   s += "<meta name=\"generator\" content=\"schedsim report\">\n";
   s += "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>" + esc(title) + "</h1>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
+                               const std::vector<std::string>& sources) {
+  std::string s = page_head(title);
   s += fmt::format("<p class=\"meta\">{} run{}", runs.size(), runs.size() == 1 ? "" : "s");
   if (!sources.empty()) {
     s += ": ";
@@ -874,15 +905,344 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
     for (const auto& r : runs)
       if (r.has_observed) s += "<h3>" + esc(r.config.display_label()) + "</h3>\n" + observed_table(r);
   }
-  // The only script: marks the page as rendered (tests read the attributes from the DOM) and
-  // records any script error.
-  s += "<script>\n"
-       "window.addEventListener('error',function(e){document.documentElement.setAttribute('data-js-error',"
-       "String(e.message));});\n"
-       "(function(){var p=document.querySelectorAll('svg.plot');"
-       "document.documentElement.setAttribute('data-plots',String(p.length));"
-       "document.documentElement.setAttribute('data-report-ready','1');})();\n"
-       "</script>\n</body>\n</html>\n";
+  s += kPageEnd;
+  return s;
+}
+
+}  // namespace schedsim
+
+// ---- the study report: repetitions and sweeps -----------------------------------------------
+
+namespace schedsim {
+namespace {
+
+/// A metric a study report plots: its catalog name, title and the factor to its display unit.
+struct StudyMetric {
+  const char* name;
+  const char* title;
+  double scale;
+  const char* unit;
+};
+
+const StudyMetric kStudyMetrics[] = {
+    {kBenchmarkTimeMetric, "benchmark time", 1e-6, "ms"},
+    {"makespan", "makespan", 1e-6, "ms"},
+    {"wakeup.p50", "wakeup latency p50", 1e-3, "us"},
+    {"wakeup.p99", "wakeup latency p99", 1e-3, "us"},
+    {"runqueue_wait.p99", "run-queue wait p99", 1e-3, "us"},
+    {"migrations", "migrations", 1, ""},
+};
+
+/// A number as a parameter value may hold it ("4", "0.5"); nullopt for anything else ("5%", "sis-util").
+std::optional<double> numeric_value(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+struct StudyPoint {
+  std::map<std::string, std::string> params;  ///< what identifies the point
+  std::vector<const Record*> recs;
+};
+
+/// The value of `m` in `r`, or nullopt when the record has none (a statistic of no sample, a
+/// benchmark time of a workload without a timer).
+std::optional<double> study_value(const Record& r, const StudyMetric& m) {
+  auto it = r.metrics.find(m.name);
+  if (it == r.metrics.end() || sample_state(r.metrics, m.name) == SampleState::kNone) return std::nullopt;
+  return it->second * m.scale;
+}
+
+std::string fmt_value(double v) {
+  if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
+  if (std::fabs(v) >= 10) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+/// One metric against the swept parameter `xkey`: a line through each series' means, its 95%
+/// confidence band of the mean, and a dot per repetition. Log x when the values span a factor of
+/// ten or more and are all positive (groups 1, 2, 5, 10, 20, 40).
+std::string study_line_plot(size_t idx, const StudyMetric& m, const std::string& xkey,
+                            const std::vector<StudyPoint>& points,
+                            const std::vector<std::pair<std::string, std::vector<size_t>>>& series) {
+  const double W = 960, H = 340, L = 74, R = 230, T = 16, B = 46;
+  const double pw = W - L - R, ph = H - T - B;
+  double xmin = 1e300, xmax = -1e300, ymax = 0;
+  for (const auto& p : points) {
+    const double x = *numeric_value(p.params.at(xkey));
+    xmin = std::min(xmin, x);
+    xmax = std::max(xmax, x);
+    for (const Record* r : p.recs)
+      if (auto v = study_value(*r, m)) ymax = std::max(ymax, *v);
+  }
+  std::string s = fmt::format(
+      "<svg class=\"plot study\" id=\"study-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} against {}\">\n",
+      idx, W, H, W, H, esc(m.title), esc(xkey));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"frame\"/>\n", L, T, pw, ph);
+  const double step = round_step(ymax, 5);
+  const double ytop = std::max(step, std::ceil(ymax / step) * step);
+  const bool logx = xmin > 0 && xmax / xmin >= 10;
+  auto xp = [&](double x) {
+    if (xmax == xmin) return L + pw / 2;
+    const double f = logx ? std::log(x / xmin) / std::log(xmax / xmin) : (x - xmin) / (xmax - xmin);
+    return L + 12 + f * (pw - 24);
+  };
+  auto yp = [&](double y) { return T + (1.0 - y / ytop) * ph; };
+  for (double y = 0; y <= ytop * (1 + 1e-9); y += step) {
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, yp(y), L + pw, yp(y));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:g}</text>\n", L - 6, yp(y) + 4, y);
+  }
+  std::vector<double> xs;
+  xs.reserve(points.size());
+  for (const auto& p : points) xs.push_back(*numeric_value(p.params.at(xkey)));
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  for (double x : xs) {
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", xp(x), T, xp(x), T + ph);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{:g}</text>\n", xp(x), T + ph + 18, x);
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">{}{}</text>\n", L + pw / 2, H - 8, esc(xkey),
+                   logx ? " (log scale)" : "");
+  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\">{}{}</text>\n",
+                   T + ph / 2, T + ph / 2, esc(m.title), *m.unit ? fmt::format(" ({})", m.unit) : std::string());
+  for (size_t si = 0; si < series.size(); ++si) {
+    // Points of the series in x order: mean, band, dots.
+    std::vector<std::tuple<double, double, stats::Interval, std::vector<double>>> row;
+    for (size_t pi : series[si].second) {
+      std::vector<double> v;
+      for (const Record* r : points[pi].recs)
+        if (auto x = study_value(*r, m)) v.push_back(*x);
+      if (v.empty()) continue;
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      row.emplace_back(*numeric_value(points[pi].params.at(xkey)), mean, stats::mean_ci(v, 0.95), v);
+    }
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::string upper, lower, line;
+    bool band = !row.empty();
+    for (const auto& [x, mean, ci, v] : row) band = band && !std::isnan(ci.lo);
+    for (const auto& [x, mean, ci, v] : row) {
+      line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", xp(x), yp(mean));
+      if (band) {
+        upper += fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::min(ytop, ci.hi)));
+        lower = fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::max(0.0, ci.lo))) + lower;
+      }
+    }
+    if (band)
+      s += fmt::format("<polygon class=\"band\" data-series=\"{}\" fill=\"{}\" points=\"{}{}\"/>\n", si, color(si),
+                       upper, lower);
+    s += fmt::format("<polyline class=\"curve\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}"
+                     "</title></polyline>\n",
+                     si, color(si), line, esc(series[si].first));
+    for (const auto& [x, mean, ci, v] : row)
+      for (double y : v)
+        s += fmt::format("<circle class=\"rep\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.2\" fill=\"{}\"/>\n", xp(x), yp(y),
+                         color(si));
+    double ly = T + 12 + 16.0 * static_cast<double>(si);
+    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>", L + pw + 12, ly - 4, color(si));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}</text>\n", L + pw + 32, ly, esc(series[si].first));
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+/// One metric with no numeric parameter to plot against: a row per point, a dot per repetition,
+/// the mean as a bar and its 95% confidence interval as a whisker.
+std::string study_dot_plot(size_t idx, const StudyMetric& m, const std::vector<StudyPoint>& points,
+                           const std::vector<std::string>& names) {
+  const double W = 960, L = 300, R = 30, T = 12, row = 26, B = 42;
+  const double pw = W - L - R, ph = row * static_cast<double>(points.size()), H = T + ph + B;
+  double ymax = 0;
+  for (const auto& p : points)
+    for (const Record* r : p.recs)
+      if (auto v = study_value(*r, m)) ymax = std::max(ymax, *v);
+  const double step = round_step(ymax, 5);
+  const double top = std::max(step, std::ceil(ymax / step) * step);
+  auto xp = [&](double v) { return L + v / top * pw; };
+  std::string s = fmt::format(
+      "<svg class=\"plot study\" id=\"study-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {} {:.0f}\" role=\"img\" aria-label=\"{} per point\">\n",
+      idx, W, H, W, H, esc(m.title));
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{:.0f}\" class=\"frame\"/>\n", L, T, pw, ph);
+  for (double v = 0; v <= top * (1 + 1e-9); v += step) {
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{:.0f}\" class=\"grid\"/>\n", xp(v), T, xp(v),
+                     T + ph);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" class=\"xtick\">{:g}</text>\n", xp(v), T + ph + 16, v);
+  }
+  s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" class=\"axis\">{}{}</text>\n", L + pw / 2, H - 6, esc(m.title),
+                   *m.unit ? fmt::format(" ({})", m.unit) : std::string());
+  for (size_t pi = 0; pi < points.size(); ++pi) {
+    const double yc = T + row * (static_cast<double>(pi) + 0.5);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"barlabel\">{}</text>\n", L - 8, yc + 4, esc(names[pi]));
+    std::vector<double> v;
+    for (const Record* r : points[pi].recs)
+      if (auto x = study_value(*r, m)) v.push_back(*x);
+    if (v.empty()) {
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">no value</text>\n", L + 6, yc + 4);
+      continue;
+    }
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    const stats::Interval ci = stats::mean_ci(v, 0.95);
+    if (!std::isnan(ci.lo))
+      s += fmt::format("<line class=\"ci\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n",
+                       xp(std::max(0.0, ci.lo)), yc, xp(std::min(top, ci.hi)), yc, color(pi));
+    s += fmt::format("<line class=\"mean\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"><title>"
+                     "mean {} (n={})</title></line>\n",
+                     xp(mean), yc - 8, xp(mean), yc + 8, color(pi), fmt_value(mean), v.size());
+    for (double x : v)
+      s += fmt::format("<circle class=\"rep\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n", xp(x), yc,
+                       color(pi));
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string render_study_report(const std::vector<RecordFile>& files, const std::string& title,
+                                const std::vector<std::string>& sources, std::vector<std::string>& warnings) {
+  // Points: a sweep record's point parameters; otherwise its file and label (a `run --repeat`
+  // file is one point).
+  std::vector<StudyPoint> points;
+  std::map<std::map<std::string, std::string>, size_t> index;
+  size_t n_records = 0, incomplete = 0, warned = 0;
+  std::string first_warned;
+  for (size_t fi = 0; fi < files.size(); ++fi)
+    for (const Record& r : files[fi].records) {
+      std::map<std::string, std::string> key = r.point_params;
+      if (key.empty()) {
+        key["file"] = fi < sources.size() ? sources[fi] : files[fi].path;
+        auto label = r.params.find("label");
+        if (label != r.params.end()) key["label"] = label->second;
+      }
+      auto [it, fresh] = index.emplace(key, points.size());
+      if (fresh) points.push_back({key, {}});
+      points[it->second].recs.push_back(&r);
+      ++n_records;
+      if (!r.complete) ++incomplete;
+      if (const std::string* w = first_warning(r.notes)) {
+        if (warned++ == 0) first_warned = std::string(log::headline(*w));
+      }
+    }
+  if (incomplete)
+    warnings.push_back(fmt::format("{} of the {} runs did not finish (\"complete\": false): their figures cover only the "
+                                   "simulated part",
+                                   incomplete, n_records));
+  if (warned)
+    warnings.push_back(fmt::format("{} of the {} runs came with a warning, the first: {}", warned, n_records, first_warned));
+  // The parameters that differ between points; a numeric one with the most values is the x axis,
+  // the others name the series.
+  std::set<std::string> keys;
+  for (const auto& p : points)
+    for (const auto& [k, v] : p.params) keys.insert(k);
+  std::vector<std::string> varying;
+  for (const auto& k : keys) {
+    std::set<std::string> values;
+    for (const auto& p : points) values.insert(p.params.count(k) ? p.params.at(k) : "");
+    if (values.size() > 1) varying.push_back(k);
+  }
+  std::string xkey;
+  size_t best = 1;
+  for (const auto& k : varying) {
+    std::set<double> values;
+    bool numeric = true;
+    for (const auto& p : points) {
+      auto it = p.params.find(k);
+      auto v = it == p.params.end() ? std::nullopt : numeric_value(it->second);
+      if (!v) numeric = false;
+      else values.insert(*v);
+    }
+    if (numeric && values.size() > best) {
+      best = values.size();
+      xkey = k;
+    }
+  }
+  auto name_of = [&](const std::map<std::string, std::string>& params, const std::string& skip) {
+    std::string n;
+    for (const auto& k : varying)
+      if (k != skip) n += (n.empty() ? "" : ", ") + k + "=" + (params.count(k) ? params.at(k) : "");
+    return n.empty() ? std::string("all runs") : n;
+  };
+  std::vector<std::pair<std::string, std::vector<size_t>>> series;
+  std::vector<std::string> point_names;
+  for (size_t pi = 0; pi < points.size(); ++pi) {
+    point_names.push_back(name_of(points[pi].params, ""));
+    const std::string sname = name_of(points[pi].params, xkey);
+    auto it = std::find_if(series.begin(), series.end(), [&](const auto& x) { return x.first == sname; });
+    if (it == series.end()) series.push_back({sname, {pi}});
+    else it->second.push_back(pi);
+  }
+  size_t single = 0;
+  for (const auto& p : points) single += p.recs.size() < 2;
+  if (single)
+    warnings.push_back(fmt::format("{} of the {} points have one run: no confidence interval (run --repeat N, or "
+                                   "sweep --repeat N)",
+                                   single, points.size()));
+
+  std::string s = page_head(title);
+  s += fmt::format("<p class=\"meta\">{} runs in {} point{}", n_records, points.size(), points.size() == 1 ? "" : "s");
+  if (!sources.empty()) {
+    s += ": ";
+    for (size_t i = 0; i < sources.size(); ++i) s += (i ? ", " : "") + esc(sources[i]);
+  }
+  s += "</p>\n";
+  if (!warnings.empty()) {
+    s += "<div id=\"warnings\" class=\"warn\"><b>Warning</b><ul>\n";
+    for (const auto& w : warnings) s += "<li>" + esc(w) + "</li>\n";
+    s += "</ul></div>\n";
+  }
+  s += xkey.empty()
+           ? "<p class=\"note\">Each row a point (what differs between them: " +
+                 esc(varying.empty() ? std::string("nothing; the runs are repetitions") : join(varying, ", ")) +
+                 "); a dot per run, the vertical bar its mean and the line the 95% confidence interval of the mean "
+                 "(Student t over the runs).</p>\n"
+           : "<p class=\"note\">Each metric against " + esc(xkey) + ", one line per " +
+                 esc(series.size() > 1 ? "combination of the other parameters" : "study") +
+                 " through the means of its runs, the shaded band the 95% confidence interval of the mean (Student t "
+                 "over the runs: with few runs it is wide, as it should be), a dot per run.</p>\n";
+  size_t idx = 0;
+  for (const auto& m : kStudyMetrics) {
+    bool any = false;
+    for (const auto& p : points)
+      for (const Record* r : p.recs) any = any || study_value(*r, m).has_value();
+    if (!any) continue;
+    s += fmt::format("<h2 id=\"sec-{}\">{}</h2>\n", m.name, esc(m.title));
+    s += xkey.empty() ? study_dot_plot(idx++, m, points, point_names) : study_line_plot(idx++, m, xkey, points, series);
+  }
+  // The table: per point, runs and mean [95% CI] of each metric.
+  s += "<h2 id=\"sec-points\">Points</h2>\n<table id=\"points\"><thead><tr><th>point</th><th>runs</th>";
+  for (const auto& m : kStudyMetrics) s += fmt::format("<th>{}{}</th>", esc(m.title), *m.unit ? fmt::format(" {}", m.unit) : "");
+  s += "</tr></thead><tbody>\n";
+  for (size_t pi = 0; pi < points.size(); ++pi) {
+    s += fmt::format("<tr><td>{}</td><td>{}</td>", esc(point_names[pi]), points[pi].recs.size());
+    for (const auto& m : kStudyMetrics) {
+      std::vector<double> v;
+      for (const Record* r : points[pi].recs)
+        if (auto x = study_value(*r, m)) v.push_back(*x);
+      if (v.empty()) {
+        s += "<td>-</td>";
+        continue;
+      }
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      const stats::Interval ci = stats::mean_ci(v, 0.95);
+      s += std::isnan(ci.lo) ? fmt::format("<td>{}</td>", fmt_value(mean))
+                             : fmt::format("<td>{} <span class=\"delta\">[{}, {}]</span></td>", fmt_value(mean),
+                                           fmt_value(ci.lo), fmt_value(ci.hi));
+    }
+    s += "</tr>\n";
+  }
+  s += "</tbody></table>\n<p class=\"note\">Mean over the point's runs [95% confidence interval of the mean]; "
+       "\"-\" where no run has the figure (no sample, or no benchmark timer). For a verdict between two points use "
+       "schedsim compare (docs/compare.md).</p>\n";
+  s += kPageEnd;
   return s;
 }
 

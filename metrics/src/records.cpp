@@ -513,14 +513,22 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
     // A sweep's JSON Lines file (docs/sweep.md): the header line is skipped, and each run line
     // carries the run's record under "record" (the same object `run --format jsonl` writes).
     std::string ptr;
+    std::pair<int64_t, std::map<std::string, std::string>> sweep_point{-1, {}};
     if (j.is_object() && j.contains("type") && j["type"] == "sweep") continue;
     if (j.is_object() && j.contains("type") && j["type"] == "run") {
       auto rec = j.find("record");
       if (rec == j.end() || !rec->is_object())
         fail(path, "JSON /record: expected the run's record (schema schedsim-record) in this sweep line", line);
+      // The point's parameters, as the sweep was given them: what a study's report plots against.
+      std::map<std::string, std::string> point_params;
+      if (auto pp = j.find("params"); pp != j.end() && pp->is_object())
+        for (const auto& [k, v] : pp->items())
+          if (v.is_string()) point_params[k] = v.get<std::string>();
+      const int64_t point = j.contains("point") && j["point"].is_number_integer() ? j["point"].get<int64_t>() : -1;
       json inner = *rec;
       j = std::move(inner);
       ptr = "/record";
+      sweep_point = {point, std::move(point_params)};
     }
     if (!j.is_object() || !j.contains("schema") || j["schema"] != kRecordSchema)
       fail(path, std::string("JSON ") + ptr + "/schema: expected \"" + kRecordSchema + "\" on every line", line);
@@ -532,6 +540,8 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
     Record r;
     read_params(j, path, ptr, line, r);
     read_rep(j, path, ptr, line, r);
+    r.point = sweep_point.first;
+    r.point_params = std::move(sweep_point.second);
     f.records.push_back(std::move(r));
     f.where.push_back(path + ":" + std::to_string(line));
   }

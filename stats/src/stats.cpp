@@ -100,6 +100,16 @@ TestResult welch_t_test(std::span<const double> a, std::span<const double> b) {
   return {t, std::min(1.0, p), false};
 }
 
+Interval mean_ci(std::span<const double> x, double conf) {
+  if (x.size() < 2) return {kNaN, kNaN};
+  const double m = mean_of(x);
+  const double se = std::sqrt(var_of(x, m) / static_cast<double>(x.size()));
+  if (se == 0) return {m, m};
+  boost::math::students_t dist(static_cast<double>(x.size() - 1));
+  const double t = boost::math::quantile(boost::math::complement(dist, (1.0 - conf) / 2.0));
+  return {m - t * se, m + t * se};
+}
+
 TestResult mann_whitney_u(std::span<const double> a, std::span<const double> b) {
   size_t n1 = a.size(), n2 = b.size();
   if (n1 == 0 || n2 == 0) return {kNaN, kNaN, false};

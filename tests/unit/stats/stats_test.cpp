@@ -154,3 +154,19 @@ TEST_CASE("holm and benjamini-hochberg by hand") {
   CHECK(std::isnan(hq[1]));
   CHECK(hq[2] == Approx(0.02));
 }
+
+TEST_CASE("mean_ci: Student t interval of the mean") {
+  // x = 1..5: mean 3, s = sqrt(2.5), se = sqrt(0.5); t(0.975, 4) = 2.776445 (tables).
+  const std::vector<double> x = {1, 2, 3, 4, 5};
+  const auto ci = schedsim::stats::mean_ci(x, 0.95);
+  CHECK(ci.lo == Approx(3 - 2.776445 * std::sqrt(0.5)).epsilon(1e-6));
+  CHECK(ci.hi == Approx(3 + 2.776445 * std::sqrt(0.5)).epsilon(1e-6));
+  // Two values: t(0.975, 1) = 12.7062.
+  const std::vector<double> two = {10, 12};
+  CHECK(schedsim::stats::mean_ci(two, 0.95).hi == Approx(11 + 12.7062).epsilon(1e-5));
+  const std::vector<double> same = {7, 7, 7};
+  CHECK(schedsim::stats::mean_ci(same, 0.95).lo == 7);
+  CHECK(schedsim::stats::mean_ci(same, 0.95).hi == 7);
+  const std::vector<double> one = {7};
+  CHECK(std::isnan(schedsim::stats::mean_ci(one, 0.95).lo));
+}

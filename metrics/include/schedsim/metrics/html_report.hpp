@@ -5,18 +5,20 @@
 /// Plots (each an <svg class="plot"> with a stable id):
 ///   pct-wakeup               wakeup latency percentiles p50..p99.99 (log latency axis against a
 ///                            "nines" axis), where policies differ
-///   cdf-wakeup, cdf-rqwait   latency CDFs, one curve per run, logarithmic x axis; the run-queue
-///                            wait legend gives each run's share of zero samples (not on a log axis)
+///   cdf-wakeup, cdf-rqwait   latency CDFs, one curve per run, logarithmic x axis from the decade
+///                            of the 1st percentile of positive samples; zero samples (and any
+///                            under that decade) rise in a strip of their own, their share in the
+///                            legend
 ///   placement-bars           placement outcomes as 100%-stacked bars, one per run
 ///   heatmap-<i>              per-CPU utilization timeline of run i (rows CPUs grouped by LLC,
-///                            columns time; every run on the same time axis; LLC and NUMA
-///                            boundaries drawn)
+///                            columns time over the run's own span; LLC and NUMA boundaries drawn)
 /// Tables: summary (one row per run), latency percentiles, per-CPU and per-LLC utilization,
 /// migrations by level, the tasks with the largest maximum delay, simulated vs observed; with two or
 /// more runs, each later run's changes against the first (compare-<i>-0, compare's one-run mode).
 #include <string>
 #include <vector>
 
+#include "schedsim/metrics/records.hpp"
 #include "schedsim/metrics/results.hpp"
 
 namespace schedsim {
@@ -32,5 +34,16 @@ std::vector<std::string> report_warnings(const std::vector<RunResults>& runs,
 /// file each run came from.
 std::string render_html_report(const std::vector<RunResults>& runs, const std::string& title,
                                const std::vector<std::string>& sources = {});
+
+/// The report of a study: records of repetitions (`run --repeat N -f jsonl|json`) and sweeps
+/// (`sweep -o FILE`), pooled from `files` (a plain results file is one record). Points are a
+/// sweep's points, else each file's label. With a numeric parameter that differs between points
+/// (gen.group, cost.X), each metric is drawn against it (plot study-<i>), one line per
+/// combination of the other parameters, with the 95% confidence band of the mean (Student t)
+/// and a dot per run; without one, a row per point with the runs as dots, the mean and its
+/// interval. Then a table of every point. Appends what the reader must know to `warnings`
+/// (incomplete runs, runs that came with a warning, points with one run).
+std::string render_study_report(const std::vector<RecordFile>& files, const std::string& title,
+                                const std::vector<std::string>& sources, std::vector<std::string>& warnings);
 
 }  // namespace schedsim

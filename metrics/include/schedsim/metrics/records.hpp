@@ -58,6 +58,11 @@ struct Record {
   /// The run's caveats (warnings and notes printed with it; summary.notes of its results), so
   /// `compare` can say which of the figures it tests came with one.
   std::vector<std::string> notes;
+  /// Read from a sweep's JSON Lines file: the point's index and its parameters as the sweep
+  /// gave them (swept and fixed keys: gen.group, placement, ...; docs/sweep.md); -1 and empty for
+  /// a record `run` wrote. Not written by render_jsonl (the sweep line holds them).
+  int64_t point = -1;
+  std::map<std::string, std::string> point_params;
 };
 
 /// The run's parameters, flattened: workload, workload_source, topology, nr_cpus, seed, label,

@@ -69,6 +69,11 @@ struct Interval {
   double lo = 0, hi = 0;
 };
 
+/// The `conf` (e.g. 0.95) confidence interval of the mean of `x` from Student's t with n - 1
+/// degrees of freedom: mean -+ t * s / sqrt(n). NaN bounds with fewer than 2 values; the mean
+/// itself at both ends when every value is equal.
+Interval mean_ci(std::span<const double> x, double conf);
+
 /// Percentile bootstrap (Efron & Tibshirani 1993, ch. 13) interval of mean(b) / mean(a) - 1:
 /// `resamples` times, resample each side with replacement and take the ratio of means; the
 /// (1-conf)/2 and (1+conf)/2 quantiles. Deterministic for a seed. NaN bounds when a side is empty
