@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's quick start is true to the code: scripts/demo-run.sh (the replay scripts/demo.sh
-# runs after building) prints every line of the README's comparison excerpt, the README's
+# The README's quick start is true to the code: scripts/demo-compare.sh and scripts/demo-run.sh
+# (what scripts/demo.sh runs after building) print every line of the README's two excerpts, the README's
 # makespan figure with the recorder as background load, and accepts the README's
 # `-t xeon-e5-2690v2` (another machine: the caveat line) and a `--kernel` of the caller's.
 #   tests/readme_demo.sh SCHEDSIM SOURCE_DIR
@@ -11,13 +11,20 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail=0
 
+# The fenced block after the paragraph starting $1 in README.md, each of whose lines the script
+# $2 must print.
+check_excerpt() {
+  awk -v start="$1" 'index($0, start) == 1 {f = 1; next} f && /^```/ {n++; if (n == 2) exit; next} f && n == 1' \
+    README.md >"$out/excerpt"
+  [ -s "$out/excerpt" ] || { echo "README.md: no excerpt found after '$1'"; exit 1; }
+  while IFS= read -r line; do
+    grep -qxF -- "$line" "$3" || { echo "README excerpt line not printed by $2: '$line'"; fail=1; }
+  done <"$out/excerpt"
+}
+scripts/demo-compare.sh "$SCHEDSIM" >"$out/compare" 2>"$out/compare.err"
+check_excerpt "The comparison (excerpt)" scripts/demo-compare.sh "$out/compare"
 scripts/demo-run.sh "$SCHEDSIM" >"$out/default" 2>"$out/default.err"
-# The fenced block after "Its comparison block" in README.md.
-awk '/^Its comparison block/ {f = 1; next} f && /^```/ {n++; if (n == 2) exit; next} f && n == 1' README.md >"$out/excerpt"
-[ -s "$out/excerpt" ] || { echo "README.md: no comparison excerpt found after 'Its comparison block'"; exit 1; }
-while IFS= read -r line; do
-  grep -qxF -- "$line" "$out/default" || { echo "README excerpt line not printed by scripts/demo-run.sh: '$line'"; fail=1; }
-done <"$out/excerpt"
+check_excerpt "The replay's comparison block" scripts/demo-run.sh "$out/default"
 
 # "scripts/demo.sh --background-comm '^schedsim$' ... gives -X%": the figure in the README prose.
 want=$(grep -A2 -F -- "--background-comm '^schedsim\$'" README.md | tr '\n' ' ' | grep -oE -- 'gives +-?[0-9.]+%' | head -1 | sed 's/gives *//')
