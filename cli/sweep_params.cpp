@@ -321,9 +321,9 @@ sweep::SummaryOptions summary_options(const std::string& format) {
   sweep::SummaryOptions o;
   o.format = format;
   o.columns = {
-      {"wakeup mean µs", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
-      {"wakeup p50 µs", "/results/latency_ns/wakeup/p50", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
-      {"wakeup p99 µs", "/results/latency_ns/wakeup/p99", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
+      {"wakeup mean us", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
+      {"wakeup p50 us", "/results/latency_ns/wakeup/p50", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
+      {"wakeup p99 us", "/results/latency_ns/wakeup/p99", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
       {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, "", false, ""},
       // Only runs of a workload with a benchmark timer that finished record it (docs/generators.md).
       {"benchmark ms", "/results/summary/benchmark_time_ns", 1e-6, 3, "", true,

@@ -210,7 +210,7 @@ std::vector<double> values_of(const std::vector<Record>& recs, const std::string
   return v;
 }
 
-/// A metric value for tables: ns shown in µs with 3 decimals, counts and ratios with up to 3.
+/// A metric value for tables: ns shown in us with 3 decimals, counts and ratios with up to 3.
 std::string show(double v, const MetricDef& d) {
   if (std::isnan(v)) return "-";
   if (std::string(d.unit) == "ns") return fmt::format("{:.3f}", v / 1e3);
