@@ -19,7 +19,9 @@ po::options_description sched_options() {
       ("view", po::value<std::string>(), "latency, timehist or map (positional)")
       ("trace", po::value<std::string>(), "input trace (positional): any trace `trace info` reads, or `run --trace-out` output")
       ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime)")
-      ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm");
+      ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm")
+      ("wakeups,w", po::bool_switch(), "timehist: also a row per wake event (sched_waking, sched_wakeup, sched_wakeup_new): the task current on the CPU, 'awakened: comm[pid]' (perf sched timehist -w)")
+      ("migrations,M", po::bool_switch(), "timehist: also a row per sched_migrate_task: 'migrated: comm[pid] cpu FROM => TO' (perf sched timehist -M)");
   po::options_description t = option_group("trace options");
   add_trace_reading_options(t);
   d.add(t);
@@ -81,6 +83,10 @@ int run_sched(const std::vector<std::string>& args) {
   }
   so.per_pid = vm["pids"].as<bool>();
   if (so.per_pid && so.view != traces::SchedView::kLatency) throw po::error("--pids applies to 'sched latency' only");
+  so.wakeups = vm["wakeups"].as<bool>();
+  so.migrations = vm["migrations"].as<bool>();
+  if ((so.wakeups || so.migrations) && so.view != traces::SchedView::kTimehist)
+    throw po::error(std::string(so.wakeups ? "--wakeups" : "--migrations") + " applies to 'sched timehist' only");
   traces::ExtractOptions opt;
   opt.all_tasks = true;  // the views show every task, as perf sched does
   apply_trace_reading(vm, opt);

@@ -100,12 +100,30 @@ void SchedViews::on_event(const TraceEvent& ev) {
     case EventType::kSwitch: on_switch(ev); break;
     case EventType::kWaking:
     case EventType::kWakeup:
-    case EventType::kWakeupNew: on_wake(ev); break;
+    case EventType::kWakeupNew:
+      if (opt_.view == SchedView::kTimehist && opt_.wakeups && ev.other_pid > 0)
+        spill_event_row(ev, fmt::format("awakened: {}[{}]", ev.other_comm, ev.other_pid));
+      on_wake(ev);
+      break;
+    case EventType::kMigrate:
+      if (opt_.view == SchedView::kTimehist && opt_.migrations && ev.other_pid > 0)
+        spill_event_row(ev, fmt::format("migrated: {}[{}] cpu {} => {}", ev.other_comm, ev.other_pid, ev.orig_cpu,
+                                        ev.target_cpu));
+      break;
     case EventType::kExec:
       if (ev.pid > 0) task(ev.pid, ev.line_comm == "<...>" ? "" : ev.line_comm);
       break;
     default: break;
   }
+}
+
+// timehist -w / -M: the event's time and CPU, the task current there (the trace line's), the
+// three time columns left blank, then what happened.
+void SchedViews::spill_event_row(const TraceEvent& ev, const std::string& what) {
+  // The idle task by its line comm alone, as perf does ("swapper"; ftrace text says "<idle>").
+  const std::string who = ev.line_pid == 0 ? (ev.line_comm.empty() ? std::string("swapper") : ev.line_comm)
+                                           : fmt::format("{}[{}]", ev.line_comm, ev.line_pid);
+  spill(fmt::format("{:>15} [{:04}]  {:<30}{:34} {}\n", usec_time(ev.ts), ev.cpu, who, "", what));
 }
 
 // The first wake event of a sleeping task makes it runnable: sched_waking when the trace has it
@@ -127,6 +145,17 @@ void SchedViews::on_switch(const TraceEvent& ev) {
     cpu_curr_.resize(cpu + 1, -1);
   }
   const int64_t last = cpu_last_switch_[cpu];
+  // timehist prints the idle task's runs too ("<idle>", perf 6.1): each CPU has its own, switched
+  // in when the CPU goes idle, never woken.
+  if (ev.pid == 0 && opt_.view == SchedView::kTimehist) {
+    if (cpu >= idle_last_out_.size()) idle_last_out_.resize(cpu + 1, -1);
+    int64_t& out = idle_last_out_[cpu];
+    const int64_t run = last >= 0 ? ev.ts - last : 0;
+    const int64_t wait = (last >= 0 && out >= 0 && out <= last) ? last - out : 0;
+    spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} {}\n", usec_time(ev.ts), ev.cpu, "<idle>", ms_trunc(wait),
+                      ms_trunc(0), ms_trunc(run), opt_.wakeups ? std::string(32, ' ') : std::string()));
+    out = ev.ts;
+  }
   // prev: its run on this CPU began at the CPU's previous switch (unknown for the first one).
   if (ev.pid > 0) {
     Task& p = task(ev.pid, ev.comm);
@@ -137,8 +166,14 @@ void SchedViews::on_switch(const TraceEvent& ev) {
       // sch delay counts from a wakeup only (perf timehist's definition): a preempted task's
       // time off the CPU is in its wait time.
       const int64_t delay = (last >= 0 && p.woken >= 0 && p.woken <= last) ? last - p.woken : 0;
-      spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} \n", usec_time(ev.ts), ev.cpu,
-                        fmt::format("{}[{}]", p.comm, ev.pid), ms_trunc(wait), ms_trunc(delay), ms_trunc(run)));
+      // With -w perf pads the row to the width of an "awakened:" row's columns.
+      // The name perf prints is the sample's thread's (the line's comm: perf's own comm tracking,
+      // "kworker/0:2-eve" where prev_comm says "kworker/0:2"), when the line is prev's.
+      const bool line_is_prev = ev.line_pid == ev.pid && !ev.line_comm.empty() && ev.line_comm != "<...>";
+      spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} {}\n", usec_time(ev.ts), ev.cpu,
+                        fmt::format("{}[{}]", line_is_prev ? ev.line_comm : p.comm, ev.pid), ms_trunc(wait),
+                        ms_trunc(delay), ms_trunc(run),
+                        opt_.wakeups ? std::string(32, ' ') : std::string()));
     }
     p.ready = -1;
     p.woken = -1;

@@ -28,6 +28,8 @@ struct SchedViewOptions {
   /// latency: sort keys, first decides (perf's default "avg,max,switch,runtime").
   std::vector<std::string> sort = {"avg", "max", "switch", "runtime"};
   bool per_pid = false;  ///< latency: one row per pid instead of per comm (perf -p)
+  bool wakeups = false;     ///< timehist: a row per wake event, "awakened: comm[pid]" (perf -w)
+  bool migrations = false;  ///< timehist: a row per sched_migrate_task, "migrated: ..." (perf -M)
 };
 
 /// Consumes events in time order (ExtractOptions::on_event) and renders the view.
@@ -67,6 +69,9 @@ class SchedViews {
   };
   void on_switch(const TraceEvent& ev);
   void on_wake(const TraceEvent& ev);
+  void on_migrate(const TraceEvent& ev);
+  /// timehist: the task a wake or migration row names as current on the CPU ("<idle>" for pid 0).
+  void spill_event_row(const TraceEvent& ev, const std::string& what);
   Task& task(int64_t pid, const std::string& comm);
   std::string render_latency() const;
 
@@ -74,6 +79,7 @@ class SchedViews {
   std::unordered_map<int64_t, Task> tasks_;
   std::vector<int64_t> cpu_last_switch_;  // per CPU: time of its last sched_switch, -1 unknown
   std::vector<int64_t> cpu_curr_;         // map: pid on each CPU, -1 unknown
+  std::vector<int64_t> idle_last_out_;    // timehist: per CPU, its idle task's last switch-out
   uint64_t unknown_switch_ins_ = 0;       // latency: first switch-in of a task with no wake seen
   // timehist: its text; map: per row the CPU columns known when it was made (u32), then the
   // cells ("*A0  B0 ...") and the tail ("  <time> secs [X0 => comm:pid]\n"), each as a u32
