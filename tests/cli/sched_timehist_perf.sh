@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `schedsim sched timehist` against the real `perf sched timehist` (perf 6.1.187) of one
+# `schedsim sched timehist` and `map` against the real perf 6.1.187 views of one
 # recording: `perf sched record -- perf bench sched messaging -g 1 -l 5` on the 2-vCPU build
 # machine, read as `perf script --ns` text (tests/data/traces/perf61-msg-g1-l5.perf-script.gz;
 # perf's own outputs in tests/data/sched-views/). Plain, and
@@ -8,7 +8,8 @@
 #   - 1 row for a task that had exited: perf names the sample's thread (":-1[-1]", wait 0) where
 #     schedsim names prev_pid (sched-messaging[11888]);
 #   - with -w, 6 wakees perf names by its own comm tracking ("kworker/0:2-eve", read from /proc
-#     when recording began) and schedsim by the event's comm field ("kworker/0:2").
+#     when recording began) and schedsim by the event's comm field ("kworker/0:2"); in map, the
+#     same for 3 tasks' introductions.
 set -uo pipefail
 . "$2/tests/lib/check.sh" "$@"
 T=$SRC/tests/data/traces/perf61-msg-g1-l5
@@ -32,6 +33,12 @@ check "timehist -w -M: 7 rows differ from perf (6 comms, the exited thread)" tes
 check "530 awakened rows, as perf" test "$(grep -c 'awakened: ' wm.txt)" -eq 530
 check "22 migrated rows, as perf" test "$(grep -c 'migrated: ' wm.txt)" -eq 22
 check "a migration row" grep -qF '   57444.947213 [0000]  migration/0[18]                                                  migrated: perf[11868] cpu 0 => 1' wm.txt
+
+"$S" sched map "$T.perf-script.gz" >map.txt 2>/dev/null
+gzip -dc "$P.map.txt.gz" >perf-map.txt
+check "map: as many rows as perf" test "$(wc -l <map.txt)" -eq "$(wc -l <perf-map.txt)"
+check "map: the idle task introduced once, as perf" grep -qF '  *.        57444.947221 secs .  => swapper:0' map.txt
+check "map: 3 rows differ from perf (the comms perf tracked itself)" test "$(differing map.txt perf-map.txt)" -eq 3
 
 "$S" sched latency "$T.perf-script.gz" -w >/dev/null 2>err.txt
 check "-w on latency: usage error (exit 2)" test $? -eq 2

@@ -208,6 +208,10 @@ void SchedViews::on_switch(const TraceEvent& ev) {
   if (opt_.view == SchedView::kMap) {
     cpu_curr_[cpu] = ev.other_pid;
     std::string introduced;
+    if (ev.other_pid == 0 && !idle_introduced_) {  // perf names the idle task once, on its first row
+      idle_introduced_ = true;
+      introduced = ".  => swapper:0";
+    }
     if (ev.other_pid > 0) {
       Task& n = tasks_[ev.other_pid];
       if (!n.shortname.empty() && n.comm != n.shown_comm) {  // renamed (exec): say so again

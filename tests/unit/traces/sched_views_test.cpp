@@ -126,6 +126,6 @@ TEST_CASE("sched map: a column per CPU from the first row, names at first switch
   CHECK(v.render() ==
         "  *A0           0.000100 secs A0 => a:10\n"
         "   A0 *B0       0.000150 secs B0 => b:11\n"
-        "  *.   B0       0.000200 secs \n"
+        "  *.   B0       0.000200 secs .  => swapper:0\n"
         "   .  *A0       0.000250 secs \n");
 }

@@ -92,6 +92,7 @@ class SchedViews {
   void spill(std::string_view bytes);
   size_t nr_cpus_ = 0;
   char next_short_[2] = {'A', '0'};
+  bool idle_introduced_ = false;  // map: the idle task's ".  => swapper:0" was printed
 };
 
 }  // namespace schedsim::traces
