@@ -2,6 +2,8 @@
 // figures are worked out in the comments.
 #include <catch2/catch.hpp>
 
+#include <utility>
+
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/sched_views.hpp"
 
@@ -50,7 +52,7 @@ std::vector<TraceEvent> scenario() {
 std::string run(SchedViewOptions o) {
   auto evs = scenario();
   std::stable_sort(evs.begin(), evs.end(), [](const TraceEvent& x, const TraceEvent& y) { return x.ts < y.ts; });
-  SchedViews v(o);
+  SchedViews v(std::move(o));
   for (const auto& e : evs) v.on_event(e);
   return v.render();
 }
