@@ -1,10 +1,13 @@
 // schedsim trace info TRACE: what a trace holds and what import would make of it.
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "../command.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
+#include "schedsim/traces/trace_event.hpp"
 #include "trace_options.hpp"
 
 namespace schedsim::cli {
@@ -15,9 +18,85 @@ po::options_description trace_options() {
   d.add_options()
       ("action", po::value<std::string>(), "info (positional)")
       ("trace", po::value<std::string>(), "input trace (positional)")
+      ("format,f", po::value<std::string>()->default_value("text"), "text, or json: the same facts as one JSON object (docs/traces.md \"trace info --format json\"), times in ns, for scripts and pandas")
       ("idle-wake-costs", po::value<std::string>(), "also write a cost file (run --cost FILE) from the trace's own measurements: idle_wake=table with idle_exit_table (and timer_wake_table, given 20 local timer wakes) from its idle wakes by idle-time class, each class at least 20 wakes; without 20 idle wakes, timer_wake_local from 20 local timer wakes (their p50); resched_ipi from its remote preempting wakes after a recorded IPI, given 20 (docs/traces.md)");
   d.add(trace_selection_options());
   return d;
+}
+nlohmann::ordered_json hist_json(const Histogram& h) {
+  nlohmann::ordered_json j = {{"count", h.count()}};
+  if (h.empty()) return j;
+  j["mean_ns"] = std::round(h.mean() * 1000) / 1000;
+  j["p50_ns"] = h.percentile(50);
+  j["p90_ns"] = h.percentile(90);
+  j["p99_ns"] = h.percentile(99);
+  j["max_ns"] = h.max();
+  return j;
+}
+
+/// `trace info --format json`: what the text says, as data (every count, time in ns).
+std::string info_json(const traces::ImportReport& r, const Workload& w) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["schema"] = "schedsim-trace-info";
+  j["version"] = 1;
+  j["path"] = r.path;
+  j["format"] = r.format;
+  j["compression"] = r.compression;
+  j["bytes"] = r.bytes;
+  if (r.rendered_bytes > 0) j["rendered_bytes"] = r.rendered_bytes;
+  j["lines"] = r.lines;
+  j["kernel_hints"] = r.kernel_hints;
+  j["cpus"] = {{"seen", r.nr_cpus}, {"header", r.header_cpus >= 0 ? ordered_json(r.header_cpus) : ordered_json()}};
+  j["time_ns"] = {{"first", r.first_ts}, {"last", r.last_ts}, {"span", r.last_ts - r.first_ts}};
+  ordered_json ev = ordered_json::object();
+  for (int i = 0; i < traces::kNumEventTypes; ++i) {
+    const auto t = static_cast<traces::EventType>(i);
+    if (t != traces::EventType::kOther && r.events_by_type[static_cast<size_t>(i)] > 0)
+      ev[traces::event_type_name(t)] = r.events_by_type[static_cast<size_t>(i)];
+  }
+  for (const auto& [name, n] : r.other_events) ev[name] = n;
+  j["events"] = {{"total", r.events}, {"by_type", ev}};
+  j["tasks"] = {{"seen", r.tasks_seen}, {"selected", r.tasks_selected}, {"background", r.tasks_background}};
+  j["selection"] = r.selection;
+  j["wakeups"] = {{"noop", r.wakeups_noop}, {"paired_with_later_switch_out", r.early_wakes_paired}};
+  j["inferred_switch_ins"] = r.inferred_switch_ins;
+  ordered_json lost = ordered_json::array();
+  for (const auto& l : r.lost)
+    lost.push_back({{"line", l.line}, {"cpu", l.cpu}, {"events", l.events >= 0 ? ordered_json(l.events) : ordered_json()},
+                    {"buffer_started", l.buffer_started}, {"tasks_resynced", l.tasks_resynced}});
+  j["lost_events"] = lost;
+  ordered_json repairs = ordered_json::object();
+  for (const auto& [k, rc] : r.repairs)
+    repairs[k] = {{"count", rc.count}, {"first_line", rc.first_line}, {"reason", rc.reason}};
+  j["repairs"] = repairs;
+  j["conservation"] = {{"ok", r.conservation_ok},        {"wakes", r.wakes_total},
+                       {"blocks", r.blocks_total},       {"blocked_at_start", r.blocked_at_start},
+                       {"run_ns", r.run_total.count()}, {"oncpu_ns", r.oncpu_total.count()}};
+  j["warnings"] = r.warnings;
+  auto c = w.expanded_action_counts();
+  j["workload"] = {{"tasks", w.tasks.size()},
+                   {"background_tasks", w.background_count()},
+                   {"actions", {{"run", c[0]}, {"wake", c[1]}, {"fork", c[2]}, {"block", c[3]}, {"sleep", c[4]},
+                                {"exit", c[5]}, {"exec", c[6]},
+                                {"write", c[static_cast<size_t>(ActionKind::kWrite)]},
+                                {"read", c[static_cast<size_t>(ActionKind::kRead)]}}},
+                   {"work_ns", w.total_work().count()},
+                   {"measured_work_ns", w.total_work(/*measured_only=*/true).count()}};
+  const ObservedStats& o = w.observed;
+  if (o.present)
+    j["observed"] = {{"wakeup_latency", hist_json(o.wakeup_latency)},
+                     {"wakeup_latency_lower_bounds", o.wakeup_latency_inferred},
+                     {"runqueue_wait", hist_json(o.runqueue_wait)},
+                     {"wakeups", o.wakeups},
+                     {"migrations", o.migrations},
+                     {"context_switches", o.context_switches},
+                     {"cpus", o.nr_cpus},
+                     {"span_ns", o.span.count()},
+                     {"runtime_ns", o.total_runtime.count()}};
+  else
+    j["observed"] = nullptr;
+  return j.dump(2) + "\n";
 }
 }  // namespace
 
@@ -25,7 +104,7 @@ std::string help_trace() {
   return format_help(
       "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
       "[--exclude-kthreads] [--background-comm REGEX] [--background-pid PID]... [--strict] [--channels MODE] "
-      "[--idle-wake-costs FILE]",
+      "[--idle-wake-costs FILE] [--format text|json]",
       "Inspects a kernel scheduler trace: the format detected, kernel version hints, CPUs,\n"
       "events by type, tasks, lost-event windows, repairs made, the extracted workload and the\n"
       "observed statistics of the real run (wakeup latency, run-queue wait, migrations, span).",
@@ -42,12 +121,21 @@ int run_trace(const std::vector<std::string>& args) {
   const std::string action = vm["action"].as<std::string>();
   if (action != "info") throw po::error(unknown_choice_message("trace action", action, {"info"}));
   if (!vm.count("trace")) throw po::error("missing TRACE");
-  refuse_empty_values(vm, {"idle-wake-costs"}, "trace");
+  refuse_empty_values(vm, {"idle-wake-costs", "format"}, "trace");
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "text" && format != "json")
+    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"text", "json"}));
+  if (format == "json" && vm.count("idle-wake-costs"))
+    throw po::error("--idle-wake-costs prints what it wrote as text: use it without --format json");
   if (vm.count("idle-wake-costs"))
     refuse_output_over_inputs(vm["idle-wake-costs"].as<std::string>(), {vm["trace"].as<std::string>()}, "--idle-wake-costs");
   traces::ExtractOptions opt = trace_selection(vm);
   traces::ImportReport rep;
   Workload w = import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
+  if (format == "json") {
+    std::cout << info_json(rep, w);
+    return kExitOk;
+  }
   std::cout << rep.describe() << traces::describe_workload(w);
   if (vm.count("idle-wake-costs")) {
     if (rep.idle_wake.cpu_idle_events + rep.idle_wake.ipi_events == 0) std::cout << traces::describe_idle_wake(rep.idle_wake);
