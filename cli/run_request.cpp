@@ -546,6 +546,8 @@ struct MeteredSimulation {
     sim.add_observer(&progress);
     sim.set_poll([this](Instant at, uint64_t events) { progress.poll(at, events); });
     progress.set_poll([&guard](Instant at) { guard.poll(at); });
+    if (const auto total = static_cast<double>(w.total_work(/*measured_only=*/true).count()); total > 0)
+      progress.set_fraction([this, total] { return static_cast<double>(metrics.work_done_ns()) / total; });
   }
 };
 

@@ -66,7 +66,7 @@ po::options_description run_options() {
         ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
         ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
         ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
-        ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
+        ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr after a second (events, simulated time, rate, share of the work done and time left): auto (if a terminal), always, never")
         ("quiet,q", po::bool_switch(), "leave the notes (stderr lines 'schedsim: note: ...') off stderr; the results keep them (summary.notes). Warnings and errors are always printed");
     d.add(g);
   }

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace schedsim {
@@ -33,6 +35,13 @@ void ProgressReporter::print(bool final_line) {
   double rate = wall > 0 ? static_cast<double>(events_) / wall : 0.0;
   std::string line = fmt::format("\r[schedsim] {} events, simulated {} s, {:.2f} M events/s, {:.1f} s elapsed",
                                  events_, format_ftrace_time(now_), rate / 1e6, wall);
+  // Time left if the rest of the work goes at the pace so far: wall * (1 - f) / f. Said only once
+  // 1% is done (before that the pace is mostly start-up), never on the final line.
+  if (const double f = fraction_ ? fraction_() : 0; !final_line && f >= 0.01 && f < 1)
+    line += fmt::format(", {:.0f}% of the work, about {:.0f} s left", 100 * f, wall * (1 - f) / f);
+  // The line is rewritten in place (\r): spaces over what a longer earlier one left behind.
+  if (line.size() < widest_) line.append(widest_ - line.size(), ' ');
+  widest_ = std::max(widest_, line.size());
   std::fputs(line.c_str(), out_);
   if (final_line) std::fputs("\n", out_);
   std::fflush(out_);

@@ -228,6 +228,24 @@ TEST_CASE("progress reporter is silent unless asked, and for short runs", "[metr
   CHECK(std::fgets(buf, sizeof buf, f) != nullptr);
   CHECK(std::string(buf).find("[schedsim] ") != std::string::npos);
   std::fclose(f);
+  // With the share done known: the time left, never on the final line; every rewrite covers
+  // the longer line before it.
+  std::FILE* g = std::tmpfile();
+  REQUIRE(g);
+  {
+    ProgressReporter p(ProgressReporter::Mode::kAlways, g, std::chrono::milliseconds(0), std::chrono::milliseconds(0));
+    p.set_fraction([] { return 0.25; });
+    run_real(w, topo, "6.12", {}, &p);
+    CHECK(p.updates() >= 2);
+  }
+  std::rewind(g);
+  std::string all;
+  for (int c; (c = std::fgetc(g)) != EOF;) all += static_cast<char>(c);
+  std::fclose(g);
+  CHECK(all.find(", 25% of the work, about ") != std::string::npos);
+  const std::string last = all.substr(all.rfind('\r'));
+  CHECK(last.find("% of the work") == std::string::npos);
+  CHECK(last.size() >= all.substr(all.find('\r'), all.find('\r', 1) - all.find('\r')).size());
 }
 
 TEST_CASE("ftrace writer streams whole lines and the result equals the in-memory text", "[metrics][ftrace]") {

@@ -72,6 +72,8 @@ class MetricsCollector : public Observer {
 
   /// Raw histograms, for tests and for merging across runs.
   const Histogram& wakeup_latency() const { return wakeup_latency_; }
+  /// The measured tasks' run() work simulated so far (ns; the progress line's share done).
+  int64_t work_done_ns() const { return work_done_; }
   const Histogram& preempt_delay() const { return preempt_delay_; }
   const Histogram& runqueue_wait() const { return runqueue_wait_; }
 
