@@ -73,7 +73,10 @@ int run_report(const std::vector<std::string>& args) {
       try {
         f = load_record_file(paths[i]);
       } catch (const InputError&) {
-        throw not_results;  // neither: the results reader's message says what was expected
+        // A JSON Lines file is records or nothing: the records reader says which line is wrong
+        // (a truncated sweep file); anything else gets the results reader's message.
+        if (not_results.message().find("JSON Lines") != std::string::npos) throw;
+        throw not_results;
       }
       if (f->kind == "results") throw not_results;
       studies.push_back(std::move(*f));

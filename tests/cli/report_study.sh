@@ -27,6 +27,12 @@ check "report of repetitions and a results file exits 0" test $? -eq 0
 check "rows per point: the makespan per point" grep -q 'aria-label="makespan per point"' rep.html
 check "a results file joins as a one-run point, said on stderr" grep -q 'have one run: no confidence interval' rep.err
 
+head -c 20000 sw.jsonl > trunc.jsonl
+"$S" report trunc.jsonl -o trunc.html 2>trunc.err
+check "a truncated sweep file: exit 1" test $? -eq 1
+check "the error names the broken line" grep -q '^trunc.jsonl:[0-9]*:[0-9]*: error: malformed JSON Lines record' trunc.err
+check "no page for it" test ! -e trunc.html
+
 printf '{"not": "results"}\n' > bad.json
 "$S" report a.jsonl bad.json -o bad.html 2>bad.err
 check "a file that is neither results nor records: exit 1" test $? -eq 1
