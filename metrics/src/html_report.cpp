@@ -698,24 +698,18 @@ std::string observed_table(const RunResults& r) {
       "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>{}</th><th>rel error</th>"
       "</tr></thead><tbody>\n",
       elsewhere ? "observed elsewhere" : "observed");
-  std::vector<std::string> notes;
   for (const auto& o : r.observed) {
     // A mean or percentile of no samples is undefined: "-" (as in the text table), and figures
-    // print as the text table prints them: counts as integers, "&gt;=" on a lower bound.
+    // print as the text table prints them: counts as integers, ">=" on a lower bound.
     const ComparisonEmpty e = comparison_empty(r.observed, o);
-    std::string mark;
-    if (!o.note.empty()) {
-      mark = o.note.rfind("lower bound", 0) == 0 ? "&gt;=" : "*";
-      if (std::find(notes.begin(), notes.end(), o.note) == notes.end()) notes.push_back(o.note);
-    }
+    const std::string mark = esc(report_util::observed_mark(o.note));
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(o.metric),
                      e.simulated ? "-" : report_util::num(o.simulated), e.observed ? "-" : mark + report_util::num(o.observed),
                      o.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
   }
   s += "</tbody></table>\n";
-  for (const auto& n : notes)
-    s += "<p class=\"note\">" + std::string(n.rfind("lower bound", 0) == 0 ? "&gt;=" : "*") +
-         " observed wakeup_latency is a " + esc(n) + "</p>\n";
+  for (const auto& n : report_util::observed_notes(r.observed))
+    s += "<p class=\"note\">" + esc(report_util::observed_note_line(n)) + "</p>\n";
   return s;
 }
 
@@ -955,6 +949,31 @@ std::optional<double> study_value(const Record& r, const StudyMetric& m) {
   return it->second * m.scale;
 }
 
+/// A point's runs for one metric: their values (the runs that have one), mean and 95% interval.
+struct PointStats {
+  std::vector<double> values;
+  double mean = 0;
+  stats::Interval ci;  ///< NaN bounds with fewer than 2 values
+};
+PointStats point_stats(const StudyPoint& p, const StudyMetric& m) {
+  PointStats ps;
+  for (const Record* r : p.recs)
+    if (auto x = study_value(*r, m)) ps.values.push_back(*x);
+  if (ps.values.empty()) return ps;
+  ps.mean = stats::summarize(ps.values).mean;
+  ps.ci = stats::mean_ci(ps.values, 0.95);
+  return ps;
+}
+
+/// The largest value of `m` over every run (0 when none has one): the top of the value axis.
+double largest_value(const std::vector<StudyPoint>& points, const StudyMetric& m) {
+  double top = 0;
+  for (const auto& p : points)
+    for (const Record* r : p.recs)
+      if (auto v = study_value(*r, m)) top = std::max(top, *v);
+  return top;
+}
+
 std::string fmt_value(double v) {
   if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
   if (std::fabs(v) >= 10) return fmt::format("{:.1f}", v);
@@ -969,14 +988,14 @@ std::string study_line_plot(size_t idx, const StudyMetric& m, const std::string&
                             const std::vector<std::pair<std::string, std::vector<size_t>>>& series) {
   const double W = 960, H = 340, L = 74, R = 230, T = 16, B = 46;
   const double pw = W - L - R, ph = H - T - B;
-  double xmin = 1e300, xmax = -1e300, ymax = 0;
-  for (const auto& p : points) {
-    const double x = *numeric_value(p.params.at(xkey));
-    xmin = std::min(xmin, x);
-    xmax = std::max(xmax, x);
-    for (const Record* r : p.recs)
-      if (auto v = study_value(*r, m)) ymax = std::max(ymax, *v);
-  }
+  // The parameter's values, in order: the x ticks and the axis's ends.
+  std::vector<double> xs;
+  xs.reserve(points.size());
+  for (const auto& p : points) xs.push_back(*numeric_value(p.params.at(xkey)));
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  const double xmin = xs.front(), xmax = xs.back();
+  const double ymax = largest_value(points, m);
   std::string s = fmt::format(
       "<svg class=\"plot study\" id=\"study-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} against {}\">\n",
@@ -995,11 +1014,6 @@ std::string study_line_plot(size_t idx, const StudyMetric& m, const std::string&
     s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", L, yp(y), L + pw, yp(y));
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:g}</text>\n", L - 6, yp(y) + 4, y);
   }
-  std::vector<double> xs;
-  xs.reserve(points.size());
-  for (const auto& p : points) xs.push_back(*numeric_value(p.params.at(xkey)));
-  std::sort(xs.begin(), xs.end());
-  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   for (double x : xs) {
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" class=\"grid\"/>\n", xp(x), T, xp(x), T + ph);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{:g}</text>\n", xp(x), T + ph + 18, x);
@@ -1010,26 +1024,19 @@ std::string study_line_plot(size_t idx, const StudyMetric& m, const std::string&
                    T + ph / 2, T + ph / 2, esc(m.title), *m.unit ? fmt::format(" ({})", m.unit) : std::string());
   for (size_t si = 0; si < series.size(); ++si) {
     // Points of the series in x order: mean, band, dots.
-    std::vector<std::tuple<double, double, stats::Interval, std::vector<double>>> row;
-    for (size_t pi : series[si].second) {
-      std::vector<double> v;
-      for (const Record* r : points[pi].recs)
-        if (auto x = study_value(*r, m)) v.push_back(*x);
-      if (v.empty()) continue;
-      double mean = 0;
-      for (double x : v) mean += x;
-      mean /= static_cast<double>(v.size());
-      row.emplace_back(*numeric_value(points[pi].params.at(xkey)), mean, stats::mean_ci(v, 0.95), v);
-    }
-    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::vector<std::pair<double, PointStats>> row;
+    for (size_t pi : series[si].second)
+      if (PointStats ps = point_stats(points[pi], m); !ps.values.empty())
+        row.emplace_back(*numeric_value(points[pi].params.at(xkey)), std::move(ps));
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string upper, lower, line;
     bool band = !row.empty();
-    for (const auto& [x, mean, ci, v] : row) band = band && !std::isnan(ci.lo);
-    for (const auto& [x, mean, ci, v] : row) {
-      line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", xp(x), yp(mean));
+    for (const auto& [x, ps] : row) band = band && !std::isnan(ps.ci.lo);
+    for (const auto& [x, ps] : row) {
+      line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", xp(x), yp(ps.mean));
       if (band) {
-        upper += fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::min(ytop, ci.hi)));
-        lower = fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::max(0.0, ci.lo))) + lower;
+        upper += fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::min(ytop, ps.ci.hi)));
+        lower = fmt::format("{:.1f},{:.1f} ", xp(x), yp(std::max(0.0, ps.ci.lo))) + lower;
       }
     }
     if (band)
@@ -1038,8 +1045,8 @@ std::string study_line_plot(size_t idx, const StudyMetric& m, const std::string&
     s += fmt::format("<polyline class=\"curve\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" points=\"{}\"><title>{}"
                      "</title></polyline>\n",
                      si, color(si), line, esc(series[si].first));
-    for (const auto& [x, mean, ci, v] : row)
-      for (double y : v)
+    for (const auto& [x, ps] : row)
+      for (double y : ps.values)
         s += fmt::format("<circle class=\"rep\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.2\" fill=\"{}\"/>\n", xp(x), yp(y),
                          color(si));
     double ly = T + 12 + 16.0 * static_cast<double>(si);
@@ -1056,10 +1063,7 @@ std::string study_dot_plot(size_t idx, const StudyMetric& m, const std::vector<S
                            const std::vector<std::string>& names) {
   const double W = 960, L = 300, R = 30, T = 12, row = 26, B = 42;
   const double pw = W - L - R, ph = row * static_cast<double>(points.size()), H = T + ph + B;
-  double ymax = 0;
-  for (const auto& p : points)
-    for (const Record* r : p.recs)
-      if (auto v = study_value(*r, m)) ymax = std::max(ymax, *v);
+  const double ymax = largest_value(points, m);
   const double step = round_step(ymax, 5);
   const double top = std::max(step, std::ceil(ymax / step) * step);
   auto xp = [&](double v) { return L + v / top * pw; };
@@ -1078,17 +1082,11 @@ std::string study_dot_plot(size_t idx, const StudyMetric& m, const std::vector<S
   for (size_t pi = 0; pi < points.size(); ++pi) {
     const double yc = T + row * (static_cast<double>(pi) + 0.5);
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"barlabel\">{}</text>\n", L - 8, yc + 4, esc(names[pi]));
-    std::vector<double> v;
-    for (const Record* r : points[pi].recs)
-      if (auto x = study_value(*r, m)) v.push_back(*x);
+    const auto [v, mean, ci] = point_stats(points[pi], m);
     if (v.empty()) {
       s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">no value</text>\n", L + 6, yc + 4);
       continue;
     }
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    const stats::Interval ci = stats::mean_ci(v, 0.95);
     if (!std::isnan(ci.lo))
       s += fmt::format("<line class=\"ci\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n",
                        xp(std::max(0.0, ci.lo)), yc, xp(std::min(top, ci.hi)), yc, color(pi));
@@ -1222,17 +1220,11 @@ std::string render_study_report(const std::vector<RecordFile>& files, const std:
   for (size_t pi = 0; pi < points.size(); ++pi) {
     s += fmt::format("<tr><td>{}</td><td>{}</td>", esc(point_names[pi]), points[pi].recs.size());
     for (const auto& m : kStudyMetrics) {
-      std::vector<double> v;
-      for (const Record* r : points[pi].recs)
-        if (auto x = study_value(*r, m)) v.push_back(*x);
+      const auto [v, mean, ci] = point_stats(points[pi], m);
       if (v.empty()) {
         s += "<td>-</td>";
         continue;
       }
-      double mean = 0;
-      for (double x : v) mean += x;
-      mean /= static_cast<double>(v.size());
-      const stats::Interval ci = stats::mean_ci(v, 0.95);
       s += std::isnan(ci.lo) ? fmt::format("<td>{}</td>", fmt_value(mean))
                              : fmt::format("<td>{} <span class=\"delta\">[{}, {}]</span></td>", fmt_value(mean),
                                            fmt_value(ci.lo), fmt_value(ci.hi));

@@ -56,6 +56,25 @@ inline std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+/// The simulated-vs-observed tables' marks (text and HTML): an observed figure with a note is
+/// marked ">=" (a lower bound) or "*", and each note is explained once under the table by
+/// observed_note_line().
+inline std::string observed_mark(const std::string& note) {
+  if (note.empty()) return "";
+  return note.rfind("lower bound", 0) == 0 ? ">=" : "*";
+}
+inline std::string observed_note_line(const std::string& note) {
+  return observed_mark(note) + " observed wakeup_latency is a " + note;
+}
+/// The distinct notes of `rows`' figures, in first-seen order.
+template <class Rows>
+std::vector<std::string> observed_notes(const Rows& rows) {
+  std::vector<std::string> notes;
+  for (const auto& x : rows)
+    if (!x.note.empty() && std::find(notes.begin(), notes.end(), x.note) == notes.end()) notes.push_back(x.note);
+  return notes;
+}
+
 /// Numbers in CSV and JSON-like text: integers as is, fractions with up to 6 decimals, no
 /// trailing zeros (fixed, locale-independent).
 inline std::string num(double v) {

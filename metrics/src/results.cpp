@@ -362,14 +362,9 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     out += elsewhere ? "\nsimulated vs observed on another machine (" + c.observed_elsewhere + ")\n"
                      : std::string("\nsimulated vs observed (recorded trace)\n");
     TextTable t({"metric", "simulated", elsewhere ? "observed elsewhere" : "observed", "rel error"});
-    std::vector<std::string> notes;
     for (const auto& x : r.observed) {
       // A figure with a note is marked ">=" (a lower bound) or "*" and its note printed once below.
-      std::string mark;
-      if (!x.note.empty()) {
-        mark = x.note.rfind("lower bound", 0) == 0 ? ">=" : "*";
-        if (std::find(notes.begin(), notes.end(), x.note) == notes.end()) notes.push_back(x.note);
-      }
+      const std::string mark = report_util::observed_mark(x.note);
       // A mean or percentile of no samples (no preemption simulated, say) is undefined: "-",
       // and so is its error, rather than 0 and -100%.
       const ComparisonEmpty e = comparison_empty(r.observed, x);
@@ -377,7 +372,7 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
              x.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
     }
     out += t.render();
-    for (const auto& n : notes) out += "  " + std::string(n.rfind("lower bound", 0) == 0 ? ">=" : "*") + " observed wakeup_latency is a " + n + "\n";
+    for (const auto& n : report_util::observed_notes(r.observed)) out += "  " + report_util::observed_note_line(n) + "\n";
   }
   if (!c.provenance.empty()) {
     out += "\nprovenance\n";
