@@ -61,39 +61,36 @@ int run_report(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
-  // Results of single runs make the run report; repetitions and sweeps (records) the study report.
+  // Results of single runs make the run report; repetitions and sweeps (records) the study
+  // report, which every file joins (a results file as one record).
   std::vector<RunResults> runs;
-  std::vector<RecordFile> studies;
-  std::vector<size_t> study_at;  ///< which of `paths` each of `studies` is
+  std::vector<std::optional<RecordFile>> records(paths.size());  ///< the files that are not results
+  bool study = false;
   for (size_t i = 0; i < paths.size(); ++i) {
     try {
       runs.push_back(load_results_json(paths[i]));
     } catch (const InputError& not_results) {
-      std::optional<RecordFile> f;
       try {
-        f = load_record_file(paths[i]);
+        records[i] = load_record_file(paths[i]);
       } catch (const InputError&) {
         // A JSON Lines file is records or nothing: the records reader says which line is wrong
         // (a truncated sweep file); anything else gets the results reader's message.
         if (not_results.message().find("JSON Lines") != std::string::npos) throw;
         throw not_results;
       }
-      if (f->kind == "results") throw not_results;
-      studies.push_back(std::move(*f));
-      study_at.push_back(i);
+      if (records[i]->kind == "results") throw not_results;
+      study = true;
     }
   }
   std::string html;
-  if (studies.empty()) {
+  if (!study) {
     for (const auto& w : report_warnings(runs, names)) log::get("metrics")->warn("{}", log::brief(w));
     html = render_html_report(runs, vm["title"].as<std::string>(), names);
   } else {
-    // Every file joins the study: a results file as one record.
     std::vector<RecordFile> files;
-    size_t next_study = 0;
+    size_t next_run = 0;
     for (size_t i = 0; i < paths.size(); ++i)
-      files.push_back(next_study < study_at.size() && study_at[next_study] == i ? std::move(studies[next_study++])
-                                                                                : load_record_file(paths[i]));
+      files.push_back(records[i] ? std::move(*records[i]) : record_file_of(std::move(runs[next_run++]), paths[i]));
     std::vector<std::string> warnings;
     html = render_study_report(files, vm["title"].as<std::string>(), names, warnings);
     for (const auto& w : warnings) log::get("metrics")->warn("{}", log::brief(w));

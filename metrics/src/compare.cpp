@@ -745,17 +745,6 @@ std::string render_compare_html(const CompareResult& c, const std::string& id,
   return out;
 }
 
-RecordFile record_file_of(const RunResults& r, const std::string& where) {
-  RecordFile f;
-  f.path = where;
-  f.kind = "results";
-  f.version = kResultsVersion;
-  f.records.push_back(make_record(r, kNoiseUnrecorded, 0, r.config.seed));
-  f.where.push_back(where);
-  f.results = r;
-  return f;
-}
-
 Gate parse_gate(const std::string& given) {
   Gate g;
   g.text = given;

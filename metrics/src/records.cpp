@@ -461,15 +461,7 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
     if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
       fail(path, "JSON /schema: expected \"schedsim-results\", \"schedsim-repeat\" or \"schedsim-record\"");
     std::string schema = doc["schema"].get<std::string>();
-    if (schema == kResultsSchema) {
-      f.kind = "results";
-      RunResults r = parse_results_json(text, path);
-      f.version = kResultsVersion;
-      f.records.push_back(make_record(r, kNoiseUnrecorded, 0, r.config.seed));
-      f.where.push_back(path);
-      f.results = std::move(r);
-      return f;
-    }
+    if (schema == kResultsSchema) return record_file_of(parse_results_json(text, path), path);
     if (schema == kRepeatSchema) {
       f.kind = "repeat";
       f.version = read_identity(doc, path, kRepeatSchema, 0);
@@ -546,6 +538,17 @@ RecordFile parse_record_text(const std::string& text, const std::string& path) {
     f.where.push_back(path + ":" + std::to_string(line));
   }
   if (f.records.empty()) fail(path, "no records");
+  return f;
+}
+
+RecordFile record_file_of(RunResults r, const std::string& where) {
+  RecordFile f;
+  f.path = where;
+  f.kind = "results";
+  f.version = kResultsVersion;
+  f.records.push_back(make_record(r, kNoiseUnrecorded, 0, r.config.seed));
+  f.where.push_back(where);
+  f.results = std::move(r);
   return f;
 }
 

@@ -82,9 +82,6 @@ std::string render_compare_csv(const CompareResult& c);
 std::string render_compare_html(const CompareResult& c, const std::string& id,
                                 std::string (*esc)(const std::string&));
 
-/// The records view of one results file, for comparing runs outside `compare` (the report).
-RecordFile record_file_of(const RunResults& r, const std::string& where);
-
 /// A --fail-on condition: METRIC>+5% or METRIC<-5%.
 struct Gate {
   std::string text, metric;

@@ -94,6 +94,10 @@ struct RecordFile {
 /// file, line or JSON path: missing or empty file, malformed or truncated JSON, unknown schema,
 /// unsupported version, versions mixed within the file, missing or mistyped members.
 RecordFile load_record_file(const std::string& path);
+/// The records view of one run's results (kind "results", one record, the noise unrecorded):
+/// what load_record_file makes of a plain results file, for results already read (the report's
+/// comparisons and studies).
+RecordFile record_file_of(RunResults r, const std::string& where);
 RecordFile parse_record_text(const std::string& text, const std::string& path);
 
 }  // namespace schedsim
