@@ -117,6 +117,14 @@ void SchedViews::on_event(const TraceEvent& ev) {
   }
 }
 
+// A timehist row for a switch-out: time, CPU, the task, wait time, sch delay, run time. With -w
+// perf pads the row to the width of an "awakened:" row's columns.
+void SchedViews::spill_switch_row(const TraceEvent& ev, const std::string& name, int64_t wait, int64_t delay,
+                                  int64_t run) {
+  spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} {}\n", usec_time(ev.ts), ev.cpu, name, ms_trunc(wait),
+                    ms_trunc(delay), ms_trunc(run), opt_.wakeups ? std::string(32, ' ') : std::string()));
+}
+
 // timehist -w / -M: the event's time and CPU, the task current there (the trace line's), the
 // three time columns left blank, then what happened.
 void SchedViews::spill_event_row(const TraceEvent& ev, const std::string& what) {
@@ -152,8 +160,7 @@ void SchedViews::on_switch(const TraceEvent& ev) {
     int64_t& out = idle_last_out_[cpu];
     const int64_t run = last >= 0 ? ev.ts - last : 0;
     const int64_t wait = (last >= 0 && out >= 0 && out <= last) ? last - out : 0;
-    spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} {}\n", usec_time(ev.ts), ev.cpu, "<idle>", ms_trunc(wait),
-                      ms_trunc(0), ms_trunc(run), opt_.wakeups ? std::string(32, ' ') : std::string()));
+    spill_switch_row(ev, "<idle>", wait, 0, run);
     out = ev.ts;
   }
   // prev: its run on this CPU began at the CPU's previous switch (unknown for the first one).
@@ -166,14 +173,10 @@ void SchedViews::on_switch(const TraceEvent& ev) {
       // sch delay counts from a wakeup only (perf timehist's definition): a preempted task's
       // time off the CPU is in its wait time.
       const int64_t delay = (last >= 0 && p.woken >= 0 && p.woken <= last) ? last - p.woken : 0;
-      // With -w perf pads the row to the width of an "awakened:" row's columns.
       // The name perf prints is the sample's thread's (the line's comm: perf's own comm tracking,
       // "kworker/0:2-eve" where prev_comm says "kworker/0:2"), when the line is prev's.
       const bool line_is_prev = ev.line_pid == ev.pid && !ev.line_comm.empty() && ev.line_comm != "<...>";
-      spill(fmt::format("{:>15} [{:04}]  {:<30}  {}  {}  {} {}\n", usec_time(ev.ts), ev.cpu,
-                        fmt::format("{}[{}]", line_is_prev ? ev.line_comm : p.comm, ev.pid), ms_trunc(wait),
-                        ms_trunc(delay), ms_trunc(run),
-                        opt_.wakeups ? std::string(32, ' ') : std::string()));
+      spill_switch_row(ev, fmt::format("{}[{}]", line_is_prev ? ev.line_comm : p.comm, ev.pid), wait, delay, run);
     }
     p.ready = -1;
     p.woken = -1;

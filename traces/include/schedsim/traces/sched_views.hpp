@@ -72,6 +72,8 @@ class SchedViews {
   void on_migrate(const TraceEvent& ev);
   /// timehist: the task a wake or migration row names as current on the CPU ("<idle>" for pid 0).
   void spill_event_row(const TraceEvent& ev, const std::string& what);
+  /// timehist: the row of a switch-out, the task named `name` (ns figures, printed in ms).
+  void spill_switch_row(const TraceEvent& ev, const std::string& name, int64_t wait, int64_t delay, int64_t run);
   Task& task(int64_t pid, const std::string& comm);
   std::string render_latency() const;
 
