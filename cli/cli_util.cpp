@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -160,6 +161,69 @@ void refuse_empty_value(const char* name, const char* command) {
                    fmt::format("expected a value, got '' (leave the option out for its default; 'schedsim help {}' "
                                "lists the values)",
                                command));
+}
+
+void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups) {
+  using driver::OptionType;
+  for (const auto& o : driver::run_options()) {
+    if (std::find(groups.begin(), groups.end(), o.group) == groups.end()) continue;
+    const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
+    const po::value_semantic* v = nullptr;
+    switch (o.type) {
+      case OptionType::kText: {
+        auto* t = po::value<std::string>();
+        if (o.default_text) t->default_value(o.default_text);
+        v = t;
+        break;
+      }
+      case OptionType::kTexts: v = po::value<std::vector<std::string>>()->composing(); break;
+      case OptionType::kFlag: v = po::bool_switch(); break;
+      case OptionType::kCount32: {
+        auto* t = po::value<uint32_t>();
+        if (o.default_text) t->default_value(static_cast<uint32_t>(std::stoul(o.default_text)));
+        v = t;
+        break;
+      }
+      case OptionType::kCount64: {
+        auto* t = po::value<uint64_t>();
+        if (o.default_text) t->default_value(std::stoull(o.default_text));
+        v = t;
+        break;
+      }
+      case OptionType::kInt: v = po::value<int64_t>(); break;
+      case OptionType::kInts: v = po::value<std::vector<int64_t>>()->composing(); break;
+    }
+    d.add_options()(name.c_str(), v, o.group == driver::OptionGroup::kPositional ? "" : o.help);
+  }
+}
+
+void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
+                       std::initializer_list<driver::OptionGroup> groups, const char* command) {
+  using driver::OptionType;
+  for (const auto& o : driver::run_options()) {
+    if (std::find(groups.begin(), groups.end(), o.group) == groups.end() || !vm.count(o.name)) continue;
+    const po::variable_value& given = vm[o.name];
+    driver::OptionValue v;
+    std::string shown;  // the value as the error quotes it
+    switch (o.type) {
+      case OptionType::kText:
+        v.text = shown = given.as<std::string>();
+        if (o.refuse_empty && v.text.empty() && !given.defaulted())
+          throw InputError(SourceLoc{std::string("--") + o.name}, driver::empty_value_message(o, command));
+        break;
+      case OptionType::kTexts: v.texts = given.as<std::vector<std::string>>(); break;
+      case OptionType::kFlag: v.flag = given.as<bool>(); break;
+      case OptionType::kCount32: v.count = given.as<uint32_t>(); shown = std::to_string(v.count); break;
+      case OptionType::kCount64: v.count = given.as<uint64_t>(); shown = std::to_string(v.count); break;
+      case OptionType::kInt: v.integer = given.as<int64_t>(); shown = std::to_string(v.integer); break;
+      case OptionType::kInts: v.integers = given.as<std::vector<int64_t>>(); break;
+    }
+    try {
+      o.set(r, v);
+    } catch (const driver::OptionValueError& e) {
+      throw po::error(fmt::format("the argument ('{}') for option '--{}' is invalid: {}", shown, o.name, e.what()));
+    }
+  }
 }
 
 void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command) {

@@ -10,6 +10,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "schedsim/driver/run_options.hpp"
+
 namespace schedsim {
 struct KernelProfile;
 enum class WorkloadFormat;
@@ -94,6 +96,16 @@ std::string format_by_name(const std::string& output, std::initializer_list<std:
 
 /// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
 double parse_fraction(const std::string& text, const char* flag);
+
+/// Adds the rows of the run option table (driver/run_options.hpp) in `groups` to `d`, each with
+/// the Boost value of its type and its default.
+void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups);
+/// Puts every option of `groups` that `vm` holds (given, or defaulted) into `r` through the
+/// table's setters: a given empty value of an option that refuses one is an InputError naming
+/// it (`command` for the hint), a value a setter refuses a usage error (po::error) naming the
+/// option and the value.
+void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
+                       std::initializer_list<driver::OptionGroup> groups, const char* command);
 
 /// Throws InputError naming the first of `names` (string options) given with an empty value:
 /// the requests keep "" for "not given, use the default", and a value that expanded to nothing

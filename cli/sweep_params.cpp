@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/driver/run_options.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/sweep/jsonl.hpp"
 #include "schedsim/sweep/slurm.hpp"
@@ -19,15 +20,6 @@ namespace schedsim::cli {
 
 namespace {
 
-const char* const kSlots[] = {"placement", "idle-cores", "util", "queue", "balance"};
-
-bool parse_bool(const std::string& v, bool& out) {
-  if (v == "on" || v == "true" || v == "1" || v == "yes") out = true;
-  else if (v == "off" || v == "false" || v == "0" || v == "no") out = false;
-  else return false;
-  return true;
-}
-
 std::string point_name(const sweep::Point& p) {
   return p.label.empty() ? fmt::format("point {}", p.index) : fmt::format("point {} ({})", p.index, p.label);
 }
@@ -35,31 +27,24 @@ std::string point_name(const sweep::Point& p) {
 }  // namespace
 
 const std::vector<std::string>& sweep_param_keys() {
-  static const std::vector<std::string> keys = {
-      "input", "workload-gen", "topology", "kernel", "placement", "idle-cores", "util", "queue", "balance",
-      "feature", "cost", "jitter", "preempt", "update-curr", "slice", "stop-at", "max-sim-time", "check-invariants", "comm", "pid", "descendants-of",
-      "exclude-kthreads", "all-tasks", "background-comm", "background-pid", "strict", "clock-hz", "kernel-version", "buffer", "noise", "smt-normalize", "recorded-on", "channels"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& o : driver::run_options())
+      if (!o.not_swept) k.emplace_back(o.name);
+    return k;
+  }();
   return keys;
 }
 
 const std::vector<std::pair<std::string, std::string>>& sweep_excluded_keys() {
-  static const std::vector<std::pair<std::string, std::string>> keys = {
-      {"seed", "each run's seed derives from the sweep's --seed, the point and the repetition"},
-      {"repeat", "use the sweep's --repeat (or \"repeat\" in the spec file)"},
-      {"format", "a sweep writes JSON Lines records (-o) and a summary (--summary)"},
-      {"output", "a sweep writes JSON Lines records (-o) and a summary (--summary)"},
-      {"label", "labels name what differs between points"},
-      {"tasks", "a sweep prints no per-task table"},
-      {"cpus", "a sweep prints no per-CPU table"},
-      {"view", "run the point alone with `schedsim run --view`"},
-      {"progress", "the sweep shows its own progress (--progress)"},
-      {"quiet", "a sweep prints no run's notes; each record keeps them (summary.notes)"},
-      {"explain", "every command takes it (sweep --explain prints its warnings in full)"},
-      {"trace-out", "run the point alone with `schedsim run --trace-out`"},
-      {"trace-window", "run the point alone with `schedsim run --trace-out`"},
-      {"allow-incomplete", "a sweep keeps going past incomplete runs: each record says \"complete\" and the summary counts the incomplete ones"},
-      {"max-memory", "resident memory is the whole sweep process's, shared by its --jobs workers: limit the process instead (ulimit -v, a Slurm --mem)"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> keys = [] {
+    std::vector<std::pair<std::string, std::string>> k;
+    for (const auto& o : driver::run_options())
+      if (o.not_swept) k.emplace_back(o.name, o.not_swept);
+    // Not a run option but every command's (common_options()).
+    k.emplace_back("explain", "every command takes it (sweep --explain prints its warnings in full)");
+    return k;
+  }();
   return keys;
 }
 
@@ -107,76 +92,14 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
       return InputError(fmt::format("{}: parameter {}={}: {}", point_name(point), key, value, what));
     };
     bool b = false;
-    if (key == "input") req.input = value;
-    else if (key == "workload-gen") req.workload_gen = value;
-    else if (key == "topology") req.topology = value;
-    else if (key == "kernel") req.kernel = value;
-    else if (std::find(std::begin(kSlots), std::end(kSlots), key) != std::end(kSlots)) req.modules[key] = value;
-    else if (key == "feature") {
-      for (const auto& f : split_command_line(value)) req.features.push_back(f);
-    } else if (key == "cost") {
-      for (const auto& c : split_command_line(value)) req.costs.push_back(c);
-    } else if (key == "jitter") req.jitter = value;
-    else if (key == "preempt") req.preempt = value;
-    else if (key == "update-curr") req.update_curr = value;
-    else if (key == "slice") {
-      for (const auto& sl : split_command_line(value)) req.slices.push_back(sl);
-    }
-    else if (key == "noise") req.noise = value;
-    else if (key == "stop-at") req.stop_at = value;
-    else if (key == "max-sim-time") req.max_sim_time = value;
-    else if (key == "check-invariants") {
-      if (!parse_bool(value, b)) throw bad("expected on or off");
-      req.check_invariants = b;
-    } else if (key == "comm") req.extract.comm_regex = value;
-    else if (key == "background-comm") req.extract.background_comm_regex = value;
-    else if (key == "pid" || key == "background-pid") {
-      for (const auto& p : split_command_line(value)) {
-        try {
-          size_t used = 0;
-          (key == "pid" ? req.extract.pids : req.extract.background_pids).push_back(std::stoll(p, &used));
-          if (used != p.size()) throw std::invalid_argument(p);
-        } catch (const std::exception&) {
-          throw bad("expected pids (integers, space-separated)");
-        }
-      }
-    } else if (key == "descendants-of") {
+    if (const driver::RunOption* o = driver::find_run_option(key); o && !o->not_swept) {
       try {
-        size_t used = 0;
-        req.extract.descendants_of = std::stoll(value, &used);
-        if (used != value.size()) throw std::invalid_argument(value);
-      } catch (const std::exception&) {
-        throw bad("expected a pid");
+        driver::set_option_text(req, *o, value);
+      } catch (const driver::OptionValueError& e) {
+        throw bad(e.what());
       }
-    } else if (key == "exclude-kthreads" || key == "strict" || key == "all-tasks") {
-      if (!parse_bool(value, b)) throw bad("expected on or off");
-      (key == "strict" ? req.extract.strict : key == "all-tasks" ? req.extract.all_tasks : req.extract.exclude_kthreads) = b;
-    } else if (key == "clock-hz") {
-      try {
-        size_t used = 0;
-        req.extract.clock_hz = std::stoll(value, &used);
-        if (used != value.size() || req.extract.clock_hz <= 0) throw std::invalid_argument(value);
-      } catch (const std::exception&) {
-        throw bad("expected a positive tick rate (Hz)");
-      }
-    } else if (key == "kernel-version") {
-      req.extract.kernel_version = value;
-    } else if (key == "buffer") {
-      req.extract.buffer = value;
-    } else if (key == "channels") {
-      try {
-        req.extract.channels = traces::parse_trace_channels(value);
-      } catch (const InputError&) {
-        throw bad("expected off, pipe or socket");
-      }
-    } else if (key == "smt-normalize") {
-      if (!parse_bool(value, b)) throw bad("expected on or off");
-      req.smt_normalize = b;
-    } else if (key == "recorded-on") {
-      if (value.empty()) throw bad("expected a machine (preset, topology file or 'host')");
-      req.recorded_on = value;
     } else if (key.rfind("feature.", 0) == 0) {
-      if (!parse_bool(value, b)) throw bad("expected on or off");
+      if (!driver::parse_on_off(value, b)) throw bad("expected on or off");
       req.features.push_back((b ? "" : "NO_") + key.substr(8));
     } else if (key.rfind("cost.", 0) == 0) {
       req.costs.push_back(key.substr(5) + "=" + value);

@@ -23,62 +23,15 @@ namespace schedsim::cli {
 namespace {
 
 po::options_description run_options() {
-  // Grouped for --help: the essentials first, then one section per concern.
-  po::options_description d = option_group("options (the essentials)");
-  d.add_options()
-      ("workload-gen", po::value<std::string>(), "generate the workload instead of reading one: 'KIND [options]' (see schedsim gen list)")
-      ("topology,t", po::value<std::string>(), "preset name, smpN, topology JSON, saved sysfs dir, lscpu -p file, or 'host' ('list' for the presets). Default: a trace's recording machine (a topology.json, lscpu-p.txt or sysfs/ beside the trace, else smpN for the N CPUs the trace names), anything else xeon-e5-2690v2")
-      ("kernel,k", po::value<std::string>(), "set every slot and flag to a kernel version's defaults ('list' to list, 'host' = the running kernel's); a version without a profile gets the nearest at or below, with a warning; explicit options override. Without it: 6.12's modules and flags (as --kernel 6.12 gives them; results say kernel \"6.12 (default)\"). 6.18 is the 6.18.y stable kernel (NI_RANDOM newidle), 6.17 also stands for 6.18.0 (newidle cost bump)")
-      ("placement", po::value<std::string>(), "placement module ('list' to list)")
-      ("feature,F", po::value<std::vector<std::string>>()->composing(), "sched_feat flag X or NO_X, repeatable ('list' to list)")
-      ("cost,c", po::value<std::vector<std::string>>()->composing(), "cost parameter name=value, a JSON file of them, or 'list', repeatable; idle_wake=table charges the idle exit by the target's idle time from idle_exit_table=FROM:COST,... (e.g. 0:3400ns,50us:6400ns,100us:16400ns; written by `trace info --idle-wake-costs`)")
-      ("repeat", po::value<uint32_t>()->default_value(1), "repetitions with modelled run-to-run noise; prints each and their statistics (docs/compare.md)")
-      ("seed", po::value<uint64_t>()->default_value(1), "seed for jitter and randomized modules (random-idle placement, NI_RANDOM newidle balance); given explicitly, it also seeds a --workload-gen generator whose spec has no --seed of its own (docs/generators.md \"Seeds\"). --repeat reuses one generated workload")
-      ("output,o", po::value<std::string>()->default_value("-"), "write results here (atomically; NAME.gz gzip-compressed) instead of stdout")
-      ("format,f", po::value<std::string>(), "table, json, csv, or jsonl (one record per repetition, for compare); with --repeat, csv gives each value's unit (times in ns). Default: the -o name's extension (.json, .jsonl, .csv, each also .gz), else table");
-  {
-    po::options_description g = option_group("policy modules (each defaults to --kernel's)");
-    g.add_options()
-        ("idle-cores", po::value<std::string>(), "idle-core tracking module ('list' to list)")
-        ("util", po::value<std::string>(), "utilization estimation module ('list' to list)")
-        ("queue", po::value<std::string>(), "run-queue module ('list' to list)")
-        ("balance", po::value<std::string>(), "load-balance module ('list' to list)");
-    d.add(g);
-  }
-  {
-    po::options_description g = option_group("the model");
-    g.add_options()
-        ("jitter", po::value<std::string>(), "scale each run() by U[1-j,1+j], e.g. 5%")
-        ("noise", po::value<std::string>(), "noise between repetitions: 'speed=S,jitter=J' or 'none' (default speed=1%,jitter=5%)")
-        ("slice", po::value<std::vector<std::string>>()->composing(), "REGEX=DURATION: give every task whose name matches REGEX a custom EEVDF slice, as sched_setattr()'s sched_runtime does (100us..100ms; traces do not record slices, so tasks otherwise get the base slice); repeatable, a later match wins; with PREEMPT_SHORT (6.12+) a shorter slice may wake-up preempt (docs/kernel-versions.md)")
-        ("preempt", po::value<std::string>(), "preemption model of the kernel replayed: full (default: a preemption is immediate), none or voluntary (a task inside a system call is switched at its return to user space; if it blocks first it just sleeps), lazy (also waits for the next tick or syscall return in user space); only tasks whose program marks its system calls (a trace recorded with syscall events, with or without --channels) are affected (docs/fidelity.md); recorded as cost override preempt when not the default")
-        ("update-curr", po::value<std::string>(), "when the running task's CPU time reaches the run queue (its vruntime, the average V): actions (default, schedsim's historical rule: at every end of a replayed run action, except at a syscall entry or exit), events (the kernel's: only at scheduler events, the tick, an enqueue or dequeue on that CPU, the wakeup-preemption check, schedule(), a migration; a DELAY_DEQUEUE'd wakee woken in place is then re-placed against a V without the waker's latest run, docs/fidelity.md \"Local wakeup preemption\"); recorded as cost override update_curr when not the default")
-        ("smt-normalize", po::bool_switch(), "trace input recorded on an SMT machine (--recorded-on, else --topology): replay on-CPU time during which an SMT sibling was busy as work at that machine's co-run rate, so the replay machine's co-run slowdown is applied once (docs/fidelity.md)")
-        ("recorded-on", po::value<std::string>(), "with --smt-normalize: the machine the trace was recorded on (preset, topology JSON, sysfs dir, lscpu -p file, or 'host'), when --topology is another machine to replay on");
-    d.add(g);
-  }
-  {
-    po::options_description g = option_group("output");
-    g.add_options()
-        ("label", po::value<std::string>(), "label of this run in reports")
-        ("trace-out", po::value<std::string>(), "also write the simulated schedule as ftrace text (Perfetto opens it; '-' = stdout when -o names a file, NAME.gz gzip-compressed); it ends where the run's span ends (background tasks' events after it are left out)")
-        ("view", po::value<std::string>(), "after the results, print the perf sched view of the simulated schedule: latency, timehist or map (as 'schedsim sched VIEW' on its --trace-out; the schedule is held in memory)")
-        ("trace-window", po::value<std::string>(), "only that time window in --trace-out: START,END (e.g. 10ms,20ms)")
-        ("tasks", po::value<size_t>()->default_value(20), "per-task rows in the table (0 = all)")
-        ("cpus", po::value<size_t>()->default_value(64), "per-CPU rows in the table: a machine with more CPUs shows this many busiest, in CPU order (0 = all; the per-LLC table covers every CPU)")
-        ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr after a second (events, simulated time, rate, share of the work done and time left): auto (if a terminal), always, never")
-        ("quiet,q", po::bool_switch(), "leave the notes (stderr lines 'schedsim: note: ...') off stderr; the results keep them (summary.notes). Warnings and errors are always printed");
-    d.add(g);
-  }
-  {
-    po::options_description g = option_group("limits and checks");
-    g.add_options()
-        ("stop-at", po::value<std::string>(), "stop the simulation at this simulated time (e.g. 2s): the results cover the run up to it, the makespan ends there; complete: false, exit 0")
-        ("max-sim-time", po::value<std::string>()->default_value("86400s"), "simulated-time limit: an action, start time or wakeup past it is an error (at most 366 days)")
-        ("max-memory", po::value<std::string>(), "fail (exit 5) when resident memory exceeds SIZE: 512M, 4G, 50% (of MemAvailable) or none; default 80% of MemAvailable")
-        ("allow-incomplete", po::bool_switch(), "exit 0 even when the run is incomplete (tasks blocked forever, tokens never consumed, work not conserved); still reported")
-        ("check-invariants", po::bool_switch(), "check every engine invariant after every event (slow)");
-    d.add(g);
+  // Grouped for --help: the essentials first, then one section per concern; the rows and their
+  // order come from the run option table (driver/run_options.hpp).
+  using driver::OptionGroup;
+  po::options_description d = option_group(driver::option_group_title(OptionGroup::kEssentials));
+  add_run_options(d, {OptionGroup::kEssentials});
+  for (OptionGroup g : {OptionGroup::kModules, OptionGroup::kModel, OptionGroup::kOutput, OptionGroup::kLimits}) {
+    po::options_description sub = option_group(driver::option_group_title(g));
+    add_run_options(sub, {g});
+    d.add(sub);
   }
   d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
   return d;
@@ -113,7 +66,7 @@ std::string help_run() {
 
 int run_run(const std::vector<std::string>& args) {
   po::options_description d = run_options();
-  d.add_options()("input", po::value<std::string>(), "");
+  add_run_options(d, {driver::OptionGroup::kPositional});
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
@@ -155,34 +108,19 @@ int run_run(const std::vector<std::string>& args) {
       }
 
   RunRequest req;
+  apply_run_options(vm, req, {driver::OptionGroup::kPositional, driver::OptionGroup::kEssentials, driver::OptionGroup::kModules,
+                              driver::OptionGroup::kModel, driver::OptionGroup::kOutput, driver::OptionGroup::kLimits,
+                              driver::OptionGroup::kTraceSelection, driver::OptionGroup::kTraceReading},
+                    "run");
   std::vector<std::string> argv{"schedsim", "run"};
   argv.insert(argv.end(), args.begin(), args.end());
   req.command_line = quoted_command_line(argv);
-  if (vm.count("input")) req.input = vm["input"].as<std::string>();
-  if (vm.count("workload-gen")) req.workload_gen = vm["workload-gen"].as<std::string>();
   // A missing argument is a usage error (exit 2), as for any other command.
   if (!vm.count("input") && !vm.count("workload-gen"))
     throw po::error("no workload: give a WORKLOAD or TRACE file, or --workload-gen 'KIND opts'");
-  if (vm.count("topology")) req.topology = vm["topology"].as<std::string>();
-  if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
-  for (const char* slot : {"placement", "idle-cores", "util", "queue", "balance"})
-    if (vm.count(slot)) req.modules[slot] = vm[slot].as<std::string>();
-  if (vm.count("feature")) req.features = vm["feature"].as<std::vector<std::string>>();
-  if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
-  req.seed = vm["seed"].as<uint64_t>();
   req.seed_given = !vm["seed"].defaulted();
-  if (vm.count("jitter")) req.jitter = vm["jitter"].as<std::string>();
-  if (vm.count("slice")) req.slices = vm["slice"].as<std::vector<std::string>>();
-  if (vm.count("preempt")) req.preempt = vm["preempt"].as<std::string>();
-  if (vm.count("update-curr")) req.update_curr = vm["update-curr"].as<std::string>();
-  req.repeat = vm["repeat"].as<uint32_t>();
-  if (vm.count("noise")) req.noise = vm["noise"].as<std::string>();
-  req.output = vm["output"].as<std::string>();
-  req.format = vm.count("format") ? vm["format"].as<std::string>()
-                                  : format_by_name(req.output, {{".jsonl", "jsonl"}, {".json", "json"}, {".csv", "csv"}}, "table");
-  if (vm.count("label")) req.label = vm["label"].as<std::string>();
-  if (vm.count("trace-out")) req.trace_out = vm["trace-out"].as<std::string>();
-  if (vm.count("trace-window")) req.trace_window = vm["trace-window"].as<std::string>();
+  if (!vm.count("format"))
+    req.format = format_by_name(req.output, {{".jsonl", "jsonl"}, {".json", "json"}, {".csv", "csv"}}, "table");
   // Two streams on one standard output cannot be told apart afterwards.
   if (req.trace_out == "-" && req.output == "-")
     throw InputError(SourceLoc{"--trace-out"},
@@ -190,7 +128,7 @@ int run_run(const std::vector<std::string>& args) {
                      "a file (-o FILE) or the schedule one (--trace-out FILE)");
   std::optional<traces::SchedView> view;
   if (vm.count("view")) {
-    const std::string v = vm["view"].as<std::string>();
+    const std::string& v = req.view;
     if (v == "latency") view = traces::SchedView::kLatency;
     else if (v == "timehist") view = traces::SchedView::kTimehist;
     else if (v == "map") view = traces::SchedView::kMap;
@@ -200,23 +138,6 @@ int run_run(const std::vector<std::string>& args) {
     if (req.repeat > 1) throw po::error("--view shows one schedule; it cannot be combined with --repeat");
     req.trace_out = "-";  // the schedule in memory (RunOutcome::trace_text), not printed
   }
-  if (vm.count("stop-at")) req.stop_at = vm["stop-at"].as<std::string>();
-  req.max_sim_time = vm["max-sim-time"].as<std::string>();
-  req.check_invariants = vm["check-invariants"].as<bool>();
-  req.progress = vm["progress"].as<std::string>();
-  if (vm.count("max-memory")) req.max_memory = vm["max-memory"].as<std::string>();
-  req.table_tasks = vm["tasks"].as<size_t>();
-  req.table_cpus = vm["cpus"].as<size_t>();
-  req.extract = trace_selection(vm);
-  req.smt_normalize = vm["smt-normalize"].as<bool>();
-  if (vm.count("recorded-on")) {
-    req.recorded_on = vm["recorded-on"].as<std::string>();
-    if (req.recorded_on.empty())
-      throw InputError(SourceLoc{"--recorded-on"}, "expected a machine (preset, topology file or 'host'), got ''");
-  }
-  refuse_empty_values(vm, {"topology", "kernel", "jitter", "noise", "output", "trace-out", "trace-window", "stop-at", "max-sim-time", "max-memory",
-                           "workload-gen"},
-                      "run");
 
   // SIGINT/SIGTERM end the simulation at its next poll (exit 130/143, temporaries removed). The
   // outputs of the run are committed together, after all of them are complete.
@@ -249,7 +170,7 @@ int run_run(const std::vector<std::string>& args) {
   } else if (req.trace_out == "-") {
     write_output("-", out.trace_text);
   }
-  return run_exit_code(out, vm["allow-incomplete"].as<bool>(), std::cerr, vm["quiet"].as<bool>());
+  return run_exit_code(out, req.allow_incomplete, std::cerr, req.quiet);
 }
 
 }  // namespace schedsim::cli

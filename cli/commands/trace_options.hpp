@@ -15,61 +15,30 @@ namespace schedsim::cli {
 
 /// How to read a trace (no task selection): `schedsim sched` takes these alone.
 inline void add_trace_reading_options(po::options_description& d) {
-  d.add_options()
-      ("strict", po::bool_switch(), "make every repair (lost events, inconsistencies) an error")
-      ("clock-hz", po::value<int64_t>(), "ticks per second of an integer trace clock (counter, x86-tsc)")
-      ("kernel-version", po::value<std::string>(), "kernel MAJOR.MINOR, to decode numeric prev_state (default: inferred from the values, docs/traces.md)")
-      ("buffer", po::value<std::string>(), "trace-cmd multi-buffer report: the buffer to keep");
+  add_run_options(d, {driver::OptionGroup::kTraceReading});
 }
 
-/// --channels (import, trace info, run, calibrate): docs/traces.md "Channels from syscalls".
-inline constexpr const char* kChannelsHelp =
-    "read/write syscalls recorded in the trace (record --extra-events syscalls): 'pipe' or 'socket' "
-    "replays the fds that wakeups pair as channels of that kind (write/read actions: the simulated "
-    "pipe decides who sleeps and who is woken) instead of wake/block tokens; 'off' ignores them "
-    "(default: off)";
-
-/// Which tasks of a trace become workload tasks, then the reading options. `title` names the
-/// group in --help.
+/// Which tasks of a trace become workload tasks, then the reading options (the run option
+/// table's two trace groups). `title` names the group in --help.
 inline po::options_description trace_selection_options(const char* title = "trace options") {
   po::options_description d = option_group(title);
-  d.add_options()
-      ("comm", po::value<std::string>(), "keep tasks whose comm (any name they had) matches REGEX")
-      ("pid", po::value<std::vector<int64_t>>()->composing(), "keep this pid (repeatable)")
-      ("descendants-of", po::value<int64_t>(), "keep PID and every task it forks, transitively")
-      ("exclude-kthreads", po::bool_switch(), "drop kernel threads")
-      ("all-tasks", po::bool_switch(), "keep every task even in a trace made by schedsim record (which selects the recorded command's descendants by default)")
-      ("background-comm", po::value<std::string>(), "also import the unselected tasks whose comm (any name they had) matches REGEX as background tasks: replayed as load, left out of every metric and the makespan (the selection wins)")
-      ("background-pid", po::value<std::vector<int64_t>>()->composing(), "also import this unselected pid as a background task (repeatable)")
-      ("channels", po::value<std::string>(), kChannelsHelp);
-  add_trace_reading_options(d);
+  add_run_options(d, {driver::OptionGroup::kTraceSelection, driver::OptionGroup::kTraceReading});
   return d;
 }
 
 /// The options of add_trace_reading_options() into `o`.
 inline void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o) {
-  o.strict = vm["strict"].as<bool>();
-  if (vm.count("clock-hz")) {
-    o.clock_hz = vm["clock-hz"].as<int64_t>();
-    if (o.clock_hz <= 0) throw po::error("--clock-hz must be positive");
-  }
-  if (vm.count("kernel-version")) o.kernel_version = vm["kernel-version"].as<std::string>();
-  if (vm.count("buffer")) o.buffer = vm["buffer"].as<std::string>();
+  driver::RunRequest r;
+  r.extract = o;
+  apply_run_options(vm, r, {driver::OptionGroup::kTraceReading}, "sched");
+  o = r.extract;
 }
 
 /// The options of trace_selection_options().
 inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
-  traces::ExtractOptions o;
-  if (vm.count("comm")) o.comm_regex = vm["comm"].as<std::string>();
-  if (vm.count("pid")) o.pids = vm["pid"].as<std::vector<int64_t>>();
-  if (vm.count("descendants-of")) o.descendants_of = vm["descendants-of"].as<int64_t>();
-  o.exclude_kthreads = vm["exclude-kthreads"].as<bool>();
-  o.all_tasks = vm["all-tasks"].as<bool>();
-  if (vm.count("background-comm")) o.background_comm_regex = vm["background-comm"].as<std::string>();
-  if (vm.count("background-pid")) o.background_pids = vm["background-pid"].as<std::vector<int64_t>>();
-  if (vm.count("channels")) o.channels = traces::parse_trace_channels(vm["channels"].as<std::string>());
-  apply_trace_reading(vm, o);
-  return o;
+  driver::RunRequest r;
+  apply_run_options(vm, r, {driver::OptionGroup::kTraceSelection, driver::OptionGroup::kTraceReading}, "run");
+  return r.extract;
 }
 
 /// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be

@@ -2,40 +2,32 @@
 // `run` cannot silently be missing from sweeps; parameters land in the RunRequest.
 #include <catch2/catch.hpp>
 
-#include <regex>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "run_request.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/driver/run_options.hpp"
 #include "schedsim/metrics/records.hpp"
 #include "sweep_params.hpp"
 
 using namespace schedsim;
 
-namespace schedsim::cli {
-std::string help_run();
-}
-
-TEST_CASE("sweep params: every run option is sweepable or excluded with a reason") {
-  // The option lines of the help: "  --name ..." or "  -x [ --name ] ...", after the first "options" section heading.
-  std::string help = cli::help_run();
-  help = help.substr(help.find("\noptions"));
-  std::regex opt(R"(\n  (?:-[A-Za-z] \[ )?--([a-z][a-z0-9-]*))");
-  std::set<std::string> names;
-  for (auto it = std::sregex_iterator(help.begin(), help.end(), opt); it != std::sregex_iterator(); ++it) names.insert((*it)[1]);
-  REQUIRE(names.size() > 20);
-  REQUIRE(names.count("placement"));
-  for (const auto& n : names) {
-    if (n == "help") continue;
-    bool sweepable = false;
-    for (const auto& k : cli::sweep_param_keys()) sweepable |= k == n;
-    bool excluded = false;
-    for (const auto& [k, why] : cli::sweep_excluded_keys()) excluded |= k == n;
-    INFO("run option --" << n);
-    CHECK((sweepable || excluded));
+TEST_CASE("sweep params: the keys are the run option table's, each refusal with its reason") {
+  // Every row of the table (driver/run_options.hpp) is a key or a refusal, and nothing else is.
+  size_t rows = 0;
+  for (const auto& o : driver::run_options()) {
+    ++rows;
+    INFO("--" << o.name);
+    sweep::Spec s = sweep::spec_from_cli({std::string(o.name) + "=1"}, {});
+    if (!o.not_swept) {
+      CHECK_NOTHROW(cli::check_sweep_keys(s));
+      continue;
+    }
+    CHECK_THROWS_WITH(cli::check_sweep_keys(s), Catch::Contains(std::string("cannot be a sweep parameter: ") + o.not_swept));
   }
+  CHECK(cli::sweep_param_keys().size() + cli::sweep_excluded_keys().size() == rows + 1);  // + explain
+  CHECK_THROWS_WITH(cli::check_sweep_keys(sweep::spec_from_cli({"placment=prev"}, {})), Catch::Contains("did you mean 'placement'"));
 }
 
 TEST_CASE("sweep params: a point becomes a RunRequest") {
