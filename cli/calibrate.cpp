@@ -47,7 +47,7 @@ const std::vector<CalibrationRange>& calibration_ranges() {
        "the reschedule IPI of a remote wakeup preemption (resched_curr() -> smp_send_reschedule(), the switch at "
        "the target's scheduler_ipi() return): an IPI's delivery (ipi_same_package's bound) up to the waker's hold "
        "of the target's run-queue lock on a guest whose IPI send exits to the host; measured from traces by "
-       "`trace info` (docs/fidelity.md 'The reschedule IPI': 4-15 us p50 on the 2-vCPU guest, 4 us on the "
+       "`trace info` (docs/model.md 'The reschedule IPI': 4-15 us p50 on the 2-vCPU guest, 4 us on the "
        "16-vCPU guest)"},
       {"timer_wake_local", 200, 20000,
        "interrupt exit and the switch from idle after a local timer wake (16-vCPU guest trace periodic-t24: 1-5 us)"},
@@ -82,7 +82,7 @@ std::vector<std::string> default_fit_params(bool multi_package, IdleWakeMode mod
     p.emplace_back("timer_wake_local");
   } else if (mode == IdleWakeMode::kTable) {
     // The table's exit costs are measured per idle class (trace info --idle-wake-costs): a fit
-    // would trade them against the mechanisms the replay lacks (docs/fidelity.md "fork-2000
+    // would trade them against the mechanisms the replay lacks (docs/model.md "fork-2000
     // hold-out"), so no idle-exit parameter is searched.
   } else {
     p.emplace_back("idle_exit");
@@ -340,7 +340,7 @@ InputError refusal_error(const std::string& path, const TraceRefusal& r) {
 // The import options of calibrate's traces. A trace's on-CPU time already ran at its recording
 // machine's co-run rate: with --smt-normalize (the traces recorded on -t, the machine whose costs
 // are fitted) the time during which an SMT sibling was busy becomes reference work at -t's
-// starting smt_corun_permille, as run --smt-normalize does (docs/fidelity.md "SMT normalisation
+// starting smt_corun_permille, as run --smt-normalize does (docs/model.md "SMT normalisation
 // of recorded on-CPU time"); without it on an SMT machine every replay slows that time a second
 // time, and `notes` (when given) gets the warning.
 traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topology& topo, const CostModel& base,
@@ -359,7 +359,7 @@ traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topo
     notes->push_back(fmt::format(
         "warning: {} has SMT siblings: if the traces were recorded there, their on-CPU times already hold the co-run "
         "slowdown and every replay of the fit applies it again ({} permille while a sibling is busy), which the "
-        "fitted costs then absorb; add --smt-normalize (docs/fidelity.md \"SMT normalisation of recorded on-CPU "
+        "fitted costs then absorb; add --smt-normalize (docs/model.md \"SMT normalisation of recorded on-CPU "
         "time\")",
         topo.name(), base.smt_corun_permille));
   }

@@ -137,7 +137,7 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
                                          "please report it with this workload)", what));
   }
   r.complete = sum.complete && r.incomplete.empty();
-  // Token banking (docs/fidelity.md "The pipe's wakeup rule and what it means for replays"): a wake
+  // Token banking (docs/model.md "The pipe's wakeup rule and what it means for replays"): a wake
   // the trace records is replayed when its waker gets there; if the wakee has not yet reached the
   // sleep the trace records, the wake is banked and the wakee later runs on through that sleep.
   // Each banked wake is a wakeup, a wake latency and a sleep the real run had and this replay
@@ -1034,7 +1034,7 @@ RunOutcome execute_run(const RunRequest& req) {
   traces::ExtractOptions extract = req.extract;
   // A preemption model other than full acts only on tasks whose runs say where their syscalls
   // are: a trace with syscall events gets those marks (not under full, whose replay the finer
-  // runs would move: docs/fidelity.md "Syscall marks in plain replays").
+  // runs would move: docs/model.md "Syscall marks in plain replays").
   if (sim.preempt != PreemptModel::kFull) extract.syscall_marks = true;
   refuse_recorded_on_alone(req);
   // Without --topology a trace is replayed on the machine it was recorded on, as far as it says
@@ -1151,7 +1151,7 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   // A trace replayed on an SMT model without --smt-normalize: the recorded on-CPU time of a thread
   // whose sibling was busy already ran at the recording machine's co-run rate, and the replay
-  // slows it again by -t's (docs/fidelity.md "SMT normalisation of recorded on-CPU time": +52% on
+  // slows it again by -t's (docs/model.md "SMT normalisation of recorded on-CPU time": +52% on
   // a same-machine replay of messaging). Which machine recorded it is unknown to the replay: a
   // trace with -t's CPU count was probably recorded there (a warning); one from another machine
   // double counts only if that machine had SMT too (a note).
@@ -1161,13 +1161,13 @@ RunOutcome execute_run(const RunRequest& req) {
           "warning: the trace comes from a {}-CPU machine like {}, which has SMT siblings: if it was recorded there, "
           "its on-CPU times already hold the co-run slowdown and this replay applies it again (a thread runs at {} "
           "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%;\nadd --smt-normalize "
-          "(docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
+          "(docs/model.md \"SMT normalisation of recorded on-CPU time\")",
           traced, topo.name(), run_cost.smt_corun_permille, 100.0 * (1000.0 / static_cast<double>(run_cost.smt_corun_permille) - 1.0)));
     else
       caveats.push_back(fmt::format(
           "note: {} has SMT siblings: if the machine that recorded the trace had SMT too, its on-CPU times already "
           "hold that machine's co-run slowdown and this replay applies {}'s on top;\nadd --smt-normalize --recorded-on "
-          "MACHINE (docs/fidelity.md \"SMT normalisation of recorded on-CPU time\")",
+          "MACHINE (docs/model.md \"SMT normalisation of recorded on-CPU time\")",
           topo.name(), topo.name()));
   }
   if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);

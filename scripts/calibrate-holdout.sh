@@ -69,7 +69,7 @@ D=$here/tests/data/traces
 X=$D/xeon-vm-16cpu
 Q=$D/smp2-quiet
 # The quiet recordings made by `schedsim record` replay the recorder as background load, as
-# scripts/fidelity.sh does (docs/fidelity.md "The recorder as background load").
+# scripts/fidelity.sh does (docs/model.md "The recorder as background load").
 QB='--background-comm ^schedsim$'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -2,7 +2,7 @@
 # The channel model against the real messaging traces: generates the workload each trace
 # recorded (`gen messaging` with the trace's parameters) once with `--channel-model token` (the
 # default: a message is a wake token, capacity as credits) and once with `--channel-model pipe`
-# (write/read actions decided by the kernel's pipe/socket rules, docs/fidelity.md "The pipe
+# (write/read actions decided by the kernel's pipe/socket rules, docs/model.md "The pipe
 # channel model"), simulates both on the recording machine, and prints a markdown table per
 # trace and kernel: observed (from the trace), token, pipe, and their relative errors.
 #

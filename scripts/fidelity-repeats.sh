@@ -4,7 +4,7 @@
 # prints the observed makespan, wakeups and wake-latency p50/p90/p99 of every repeat, their mean
 # and coefficient of variation (sample standard deviation / mean), and which repeat is the median
 # by makespan. The CV says how much of a simulated-vs-observed error one recording can be off by
-# noise alone (docs/fidelity.md, "Quiet 2-vCPU recordings").
+# noise alone (docs/model.md, "Measurement caveats of the traces").
 #
 #   scripts/fidelity-repeats.sh SCHEDSIM DIR [TOPOLOGY] [KERNEL]   (defaults: smp2, 6.18)
 #

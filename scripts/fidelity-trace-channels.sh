@@ -21,7 +21,7 @@
 #      CHANNELS_SEEDS=N (N >= 2) also replays each column N times with `--repeat N --noise none`
 #      (N derived seeds, no noise) and prints the wakeups and context switches of the N replays
 #      (median, quartiles, range): a channel replay of a messaging recording moves by a factor of
-#      2-4 with the seed alone (docs/fidelity.md, "Socket channel replays under `--update-curr
+#      2-4 with the seed alone (docs/model.md, "Socket channel replays under `--update-curr
 #      events`"), so one seed's figure does not judge an option there.
 #
 # Output is deterministic for a given binary. Requires python3.

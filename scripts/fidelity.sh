@@ -15,7 +15,7 @@
 #   quiet 2-vCPU rows recorded by `schedsim record` replay the recorder itself (comm schedsim,
 #   the command's parent, a quarter to half of CPU 0 during the messaging runs) as a background
 #   task, `--background-comm ^schedsim$`: load the command competed with, left out of every
-#   metric (docs/fidelity.md, "The recorder as background load").
+#   metric (docs/model.md, "The recorder as background load").
 #   env: FIDELITY_COST='name=value ...'  extra --cost arguments for every run (model changes)
 #        FIDELITY_EXTRA='...'            extra run options for every run (e.g. -F NO_X); the run
 #                                        choices the results record (--preempt, --update-curr

@@ -19,7 +19,7 @@ po::options_description import_options() {
       ("trace", po::value<std::string>(), "input trace (positional)")
       ("output,o", po::value<std::string>(), "output workload file (required; '-' = stdout, '*.gz' is gzip-compressed)")
       ("format", po::value<std::string>(), "output format: json or cbor (default: cbor if the name ends in .cbor or .cbor.gz, else json)")
-      ("syscall-marks", po::bool_switch(), "flag the time inside read/write syscalls (a trace recorded with --extra-events syscalls) as runs marked 'syscall', for run --preempt none|voluntary|lazy; wakeups stay wake/block tokens (--channels marks them too); off by default: the finer runs move a --preempt full replay (docs/fidelity.md)");
+      ("syscall-marks", po::bool_switch(), "flag the time inside read/write syscalls (a trace recorded with --extra-events syscalls) as runs marked 'syscall', for run --preempt none|voluntary|lazy; wakeups stay wake/block tokens (--channels marks them too); off by default: the finer runs move a --preempt full replay (docs/model.md \"Syscall marks in plain replays\")");
   d.add(trace_selection_options());
   return d;
 }

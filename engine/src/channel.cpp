@@ -1,4 +1,4 @@
-// The channel model (channel.hpp). Written from the behaviour described in docs/fidelity.md
+// The channel model (channel.hpp). Written from the behaviour described in docs/model.md
 // ("The pipe channel model"), which cites the kernel sources; no kernel code is used.
 #include "channel.hpp"
 

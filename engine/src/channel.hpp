@@ -1,7 +1,7 @@
 #pragma once
 /// The channel model: pipes and unix stream sockets between the tasks of a workload, driven by
 /// the `write` and `read` actions (docs/workload-format.md "Channels"; the rules and their
-/// kernel sources are in docs/fidelity.md "The pipe channel model").
+/// kernel sources are in docs/model.md "The pipe channel model").
 ///
 /// Unlike wake/block tokens, a channel decides *whether* a write wakes anybody and *whether* a
 /// read sleeps from the simulated state of the channel, as the kernel does:

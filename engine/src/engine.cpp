@@ -210,7 +210,7 @@ void Simulation::Impl::preempt_curr(uint32_t cpu, bool from_tick) {
 // (smp_send_reschedule()); the target acts on it when the IPI is handled (scheduler_ipi(), then
 // __schedule() at the interrupt's return) or earlier at a return to user space that finds the
 // flag. CostModel::resched_ipi is that delay, measured from the preemption decision to the
-// switch (docs/fidelity.md "The reschedule IPI"); meanwhile curr keeps running. Under lazy the
+// switch (docs/model.md "The reschedule IPI"); meanwhile curr keeps running. Under lazy the
 // fair class's resched_curr_lazy() sends no IPI, so a task whose syscalls are known gets
 // preempt_curr()'s lazy rule at once. With resched_ipi = 0 nothing is delayed (the behaviour
 // before the parameter, and every event sequence is unchanged).
@@ -323,7 +323,7 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
   activate(t, waker, waker_cpu, sync);
 }
 
-// `--log engine=debug`: where a banked wake found its wakee (docs/fidelity.md "Where the banked
+// `--log engine=debug`: where a banked wake found its wakee (docs/model.md "Where the banked
 // wakes start"). The run still ahead of it before its next block() is what the wakee would have
 // had to finish earlier for the wake to find it asleep, as the recorded one was: its current
 // run() (a running wakee's progress since its CPU's last accounting taken off) plus the runs up

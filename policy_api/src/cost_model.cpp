@@ -38,7 +38,7 @@ const Binding kBindings[] = {
      "a wakeup's preemption of another CPU's running task takes effect this late (0: at once)",
      "resched_curr() -> smp_send_reschedule(), scheduler_ipi() and __schedule() on the target; measured per machine "
      "(scripts/analysis/wake_latency.py --preempting: remote preempting wakes, waking to switch-in, or `trace info --idle-wake-costs`); "
-     "docs/fidelity.md 'The reschedule IPI'"},
+     "docs/model.md 'The reschedule IPI'"},
     {"idle_exit", &CostModel::idle_exit, nullptr, "ns",
      "exit latency of a CPU's idle state when a task is placed on it",
      "shallow C-state: drivers/idle/intel_idle.c tables give C1 1-2 us exit latency; deeper states 10-290 us"},
@@ -81,7 +81,7 @@ const Binding kBindings[] = {
     // idle-wake cost model (idle_wake.hpp); "idle_wake" itself is a mode, handled in get/set
     {"halt_poll_min", &CostModel::halt_poll_min, nullptr, "ns",
      "vm-halt-poll: a target idle at most this long pays idle_exit_polled",
-     "16-vCPU KVM guest traces: wakes to CPUs idle < 50 us take 4 us waking-to-enqueue (docs/fidelity.md)"},
+     "16-vCPU KVM guest traces: wakes to CPUs idle < 50 us take 4 us waking-to-enqueue (docs/model.md 'Idle-wake cost model')"},
     {"halt_poll_window", &CostModel::halt_poll_window, nullptr, "ns",
      "vm-halt-poll: a target idle at least this long pays idle_exit_halted (linear between)",
      "KVM halt_poll_ns, x86 default 200 us (Documentation/virt/kvm/halt-polling.rst); traces step at 50-250 us"},
@@ -97,7 +97,7 @@ const Binding kBindings[] = {
     {"wake_local", &CostModel::wake_local, nullptr, "ns",
      "replay_wakes=modelled: waker CPU time of a wake to a task on the waker's CPU",
      "2-vCPU KVM guest, syscalls/hb-sock-proc-g1-l100.r2: write() of 100 bytes waking a reader on its own CPU 3.8 us mean, "
-     "1.3 us waking nobody (scripts/analysis/syscall_wake_cost.py; docs/fidelity.md 'The waker's wake cost in replays')"},
+     "1.3 us waking nobody (scripts/analysis/syscall_wake_cost.py; docs/model.md 'The waker's wake cost in replays')"},
     {"wake_remote", &CostModel::wake_remote, nullptr, "ns",
      "replay_wakes=modelled: waker CPU time of a wake to a task on another CPU (IPI included)",
      "same recording: write() waking a reader on the other CPU 6.0 us mean against 1.3 us waking nobody"},
@@ -115,7 +115,7 @@ const TableBinding kTables[] = {
     {"idle_exit_table", &CostModel::idle_exit_table,
      "table: wake cost after the IPI by the target's idle time, steps idle_from:cost (ns), e.g. 0:5400,150us:13400",
      "measured per machine by `trace info --idle-wake-costs` (p50 waking-to-switch-in by idle class, minus the IPI); "
-     "docs/fidelity.md 'The idle-exit table'"},
+     "docs/model.md 'The idle-exit table'"},
     {"timer_wake_table", &CostModel::timer_wake_table,
      "table: timer wake on the sleeper's own idle CPU by its idle time, steps idle_from:cost (ns); - = timer_wake_local",
      "measured per machine by `trace info --idle-wake-costs` from local timer wakes with a recorded switch from idle"},
@@ -292,7 +292,7 @@ const std::vector<CostModel::Param>& CostModel::params() {
         v.push_back({kIdleWake, "mode",
                      "idle-wake cost model: constant (ipi + idle_exit), vm-halt-poll (exit cost ramps with the target's idle "
                      "time) or table (exit cost by idle time from idle_exit_table)",
-                     "docs/fidelity.md 'Idle-wake cost model'"});
+                     "docs/model.md 'Idle-wake cost model'"});
       v.push_back({b.name, b.unit, b.doc, b.source});
       if (std::string(b.name) == "timer_wake_local")
         for (const auto& t : kTables) v.push_back({t.name, "table", t.doc, t.source});
@@ -306,7 +306,7 @@ const std::vector<CostModel::Param>& CostModel::params() {
                  "recorded (a replayed waker's recorded time holds the cost of the wakes the recording made) or "
                  "modelled (that cost is taken off; each wake the replay performs charges wake_local or wake_remote, "
                  "a banked one nothing)",
-                 "try_to_wake_up() runs in the waker's context (docs/fidelity.md 'The waker's wake cost in replays')"});
+                 "try_to_wake_up() runs in the waker's context (docs/model.md 'The waker's wake cost in replays')"});
     for (const auto& g : kGenCostParams)
       v.push_back({g.name, "ns", g.doc, std::string(g.name) == "rr_op" ? kRrSource : kGenSource});
     return v;

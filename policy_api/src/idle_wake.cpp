@@ -2,7 +2,7 @@
 //
 // Why it exists: on the 16-vCPU KVM guest whose traces are in tests/data/traces/xeon-vm-16cpu/,
 // a remote wake to an idle CPU takes 4-5 us from the waking to the enqueue when the target had
-// been idle < 50 us, 8-10 us at 50-200 us and 10-19 us beyond (docs/fidelity.md, "Wake-to-run
+// been idle < 50 us, 8-10 us at 50-200 us and 10-19 us beyond (docs/model.md, "Wake-to-run
 // latency by target state"); a constant cannot produce that. The step is where KVM's default
 // halt-polling window (halt_poll_ns = 200 us on x86) ends: a wake inside it resumes a vCPU
 // that is still polling in the host, after it the host scheduler must first wake the vCPU

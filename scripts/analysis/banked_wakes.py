@@ -15,7 +15,7 @@ find it asleep, as the recorded wakee was), and how many CPUs were idle.
 The table splits the banked wakes into *first* (the wakee held no token before: the replay fell
 behind the recording here) and *held* (the wakee already held one: it was behind already, and
 every wake until it catches up banks too), by state, with the run-ahead p50/p90 and the share
-banked while at least one CPU was idle. docs/fidelity.md ("Where the banked wakes start")
+banked while at least one CPU was idle. docs/model.md ("Where the banked wakes start")
 uses it. Standard library only.
 """
 import argparse

@@ -17,7 +17,7 @@ the trace's commands (sched_waking -> sched_wakeup) it reports whether the chose
 waker's (local) or the other one (remote), what the chosen CPU was running at that moment
 (a reader, a writer, or something else/idle, from sched_switch), the delay from the waking to
 the wakee's switch-in, and whether that switch-in preempted the running task (prev_state R)
-or came after it slept. docs/fidelity.md ("Why channel replays overshoot on messaging") uses it.
+or came after it slept. docs/model.md ("Why channel replays overshoot on messaging") uses it.
 Standard library only.
 """
 import collections

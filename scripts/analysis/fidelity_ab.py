@@ -7,7 +7,7 @@ after and their relative errors per metric (markdown).
         [--kernel 6.18] [--label-before B] [--label-after A] ENTRY...
     ENTRY = name|trace|topology|selection options|cost file (the last two may be empty)
 
-Example (docs/fidelity.md, "Refill of replay-only migrations"):
+Example (docs/model.md, "Refill of replay-only migrations"):
     X=tests/data/traces/xeon-vm-16cpu
     scripts/analysis/fidelity_ab.py build-ci/cli/schedsim --before replay_overheads=recorded \\
         --after replay_overheads=migration-delta \\

@@ -7,7 +7,7 @@
 SIM_TRACE is the ftrace text a replay writes with `schedsim run ... --trace-out FILE`. For each
 wakeup of a task on another CPU that was idle, the simulated wake-to-run latency contains the
 model's constant wake delay (--current, default 2.6 us = 600 ns IPI + 2 us idle exit). This
-script replaces that constant by the proposed `vm-halt-poll` delay of docs/fidelity.md, which
+script replaces that constant by the proposed `vm-halt-poll` delay of docs/model.md, which
 depends on how long the target had been idle (d):
     d < poll-min                 -> fast
     poll-min <= d < poll-max     -> linear from fast to slow

@@ -31,7 +31,7 @@ with no need-resched flag on any line outside interrupt context shows "-" in tha
 Tasks: by default every task but the idle task and the recorder (`schedsim record`, comm
 `schedsim`, replayed as background with `--background-comm '^schedsim$'`) and kernel threads
 (kworker, ksoftirqd, migration, rcu*, cpuhp); `--comm REGEX` keeps only the wakes whose waker
-and wakee both match. docs/fidelity.md ("Local wakeup preemption: ...") uses it.
+and wakee both match. docs/model.md ("Local wakeup preemption") uses it.
 Standard library only.
 """
 import argparse

@@ -19,7 +19,7 @@ it reports:
 It also reports the share of the benchmark tasks' on-CPU time spent inside read/write
 syscalls. Under preempt=none a preemption requested while curr is in the kernel takes effect
 only at its return to user space; if curr blocks first, the switch is a sleep (prev_state S)
-and the wakee merely waited. docs/fidelity.md ("Where a preemption takes effect") uses it.
+and the wakee merely waited. docs/model.md ("Where a preemption takes effect") uses it.
 Standard library only.
 """
 import collections

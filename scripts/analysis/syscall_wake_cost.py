@@ -13,7 +13,7 @@ was preempted, inside the call: the duration then includes that time off the CPU
 
 A channel replay (`--channels`) keeps each call's recorded duration wherever its simulated
 wakes fall, so the difference between the "woke nobody" and the "woke" rows is the cost of a
-wake that a replayed call gains or loses without being charged for it. docs/fidelity.md
+wake that a replayed call gains or loses without being charged for it. docs/model.md
 ("Socket channel replays under `--update-curr events`") uses it. Standard library only.
 """
 import argparse

@@ -11,7 +11,7 @@ CPU. A CPU's current task comes from sched_switch and from the task named on eve
 (switches from idle are missing on some VMs); a CPU is taken as busy from a sched_wakeup onto it
 until the wakee's switch-out. Also: each sched_migrate_task by context (inside a wakeup, a pull
 by the destination CPU from task or softirq context, a migration/N kthread), and per class the
-waking -> switch-in latency where the switch-in is recorded. docs/fidelity.md, "The periodic
+waking -> switch-in latency where the switch-in is recorded. docs/model.md, "The periodic
 tail". Standard library only.
 """
 import argparse

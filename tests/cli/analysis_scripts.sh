@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/analysis/local_preempt.py, wake_placement.py and banked_wakes.py on committed recordings:
-# the figures docs/fidelity.md quotes ("Local wakeup preemption", "Placement on the 2-vCPU guest",
+# the figures docs/model.md quotes ("Local wakeup preemption", "Placement on the 2-vCPU guest",
 # "Where the banked wakes start"), the same counts on a replay's --trace-out, and clear errors
 # (exit 1, nothing on stdout) for bad input.
 set -uo pipefail

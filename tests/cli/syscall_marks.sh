@@ -1,5 +1,5 @@
 #!/bin/bash
-# Syscall marks in plain trace replays (docs/fidelity.md "Syscall marks in plain replays"):
+# Syscall marks in plain trace replays (docs/model.md "Syscall marks in plain replays"):
 # import --syscall-marks keeps them through a JSON and a CBOR workload file, and run --preempt
 # none acts on them there as on the trace itself; without the marks it changes nothing.
 # Usage: syscall_marks.sh SCHEDSIM SRCDIR WORKDIR

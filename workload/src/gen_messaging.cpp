@@ -24,7 +24,7 @@
 //   n = ceil((F*L - W) / R) credits per receiver = blocks per sender (0 when F*L <= W).
 // A sender thus waits for the group's receivers to drain, not for one channel.
 //
-// --channel-model pipe (docs/fidelity.md "The pipe channel model"): each receiver's pipe or
+// --channel-model pipe (docs/model.md "The pipe channel model"): each receiver's pipe or
 // socket is a channel, senders `write` DATASIZE bytes to it and the receiver `read`s DATASIZE
 // bytes per message. Whether a write wakes the receiver, whether a read sleeps and when a sender
 // blocks on a full channel are then decided by the engine from the channel's state (the kernel's
@@ -63,7 +63,7 @@ Workload gen_messaging(const std::vector<std::string>& args, bool help_only, std
       .flag("no-main", "leave out the main task: children start runnable at time 0, no barrier")
       .value("channel-model", "token (default: a message is a wake token, capacity as credits) or pipe\n"
                               "(write/read actions on one channel per receiver: the kernel's pipe or\n"
-                              "socket rules decide wakes and blocking; docs/fidelity.md)");
+                              "socket rules decide wakes and blocking; docs/model.md \"The pipe channel model\")");
   if (help_only) {
     *help = o.help();
     return {};

@@ -1,5 +1,5 @@
 // The channel model (engine/src/channel.hpp) through the engine: hand-written workloads whose
-// answers follow from the pipe and socket rules (docs/fidelity.md "The pipe channel model").
+// answers follow from the pipe and socket rules (docs/model.md "The pipe channel model").
 #include <catch2/catch.hpp>
 
 #include "schedsim/engine/engine.hpp"

@@ -1,7 +1,7 @@
 // SimConfig::update_curr (engine.cpp on_run_done(), work.cpp update_progress()): when the running
 // task's time reaches the queue, and what that decides for a DELAY_DEQUEUE'd wakee woken in place
 // (ttwu_runnable() -> requeue_delayed_entity(), which calls no update_curr(), then the
-// wakeup-preemption check, which does). docs/fidelity.md "Local wakeup preemption".
+// wakeup-preemption check, which does). docs/model.md "Local wakeup preemption".
 #include <catch2/catch.hpp>
 
 #include "schedsim/engine/engine.hpp"

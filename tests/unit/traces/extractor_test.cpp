@@ -448,7 +448,7 @@ TEST_CASE("extract: an unrecorded switch-in on a CPU with no earlier event is pl
   // placed at the wakeup, as when the CPU's previous event precedes the wakeup: C ran 58 us.
   // (Placing it at the switch-out instead dropped C's first run to 0 us and shifted every later
   // action of C: on periodic-t24 the first sleeps of the 14 first-forked threads started 16-48 us
-  // early, docs/fidelity.md "The periodic tail".)
+  // early, docs/model.md "The periodic tail".)
   TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + fork_ev("A", 10, 0, "1.000010", "C", 20) +
               ev("A", 10, 0, "1.000012", "sched_wakeup_new", "comm=C pid=20 prio=120 target_cpu=001", "d..2.") +
               sw("C", 20, 1, "1.000070", "S", "swapper/1", 0) + sw("A", 10, 0, "1.000300", "S", "swapper/0", 0));

@@ -57,7 +57,7 @@ enum class UpdateCurr : uint8_t {
   /// child at fork (QueuePolicy::task_fork_reads_queue()), a fork. In between the time is held
   /// back (the quiet mode of Simulation::Impl::update_progress()). What it changes: ttwu_runnable() ->
   /// requeue_delayed_entity() re-places a DELAY_DEQUEUE'd wakee against a V that does not yet
-  /// hold the waker's run since its last scheduler event (docs/fidelity.md "Local wakeup
+  /// hold the waker's run since its last scheduler event (docs/model.md "Local wakeup
   /// preemption").
   kEvents,
 };

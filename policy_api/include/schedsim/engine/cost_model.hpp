@@ -77,7 +77,7 @@ struct CostModel {
   /// after the wake action, or after the channel write/read whose recorded wake a channel replay
   /// replaced; wake_local or wake_remote by the recording's CPUs, Action::reserved), and each
   /// wake the replay performs charges the waker wake_local or wake_remote by the replay's
-  /// placement; a banked wake (the wakee was not asleep) charges nothing (docs/fidelity.md "The
+  /// placement; a banked wake (the wakee was not asleep) charges nothing (docs/model.md "The
   /// waker's wake cost in replays"). Generated and native workloads are never modelled.
   ReplayWakes replay_wakes = ReplayWakes::kRecorded;
   /// Waker CPU time of a try_to_wake_up() whose wakee goes to (recorded: had last run on) the

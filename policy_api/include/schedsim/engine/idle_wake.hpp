@@ -1,7 +1,7 @@
 #pragma once
 /// The idle-wake cost model: how long a wakeup takes to reach a task placed on an idle CPU, as a
 /// function of how long that CPU had been idle. A named mechanism of the cost model, chosen with
-/// `--cost idle_wake=MODE` (or "idle_wake" in a cost file); docs/fidelity.md ("Idle-wake cost
+/// `--cost idle_wake=MODE` (or "idle_wake" in a cost file); docs/model.md ("Idle-wake cost
 /// model") gives the measurements and sources.
 ///
 ///   constant      ipi + idle_exit whenever the target is idle, whatever its idleness and
@@ -22,7 +22,7 @@
 ///                 largest idle_from <= d. A timer wake on its own idle CPU costs
 ///                 timer_wake_table's step the same way, or timer_wake_local when that table is
 ///                 empty. Steps, not a ramp: the 16-vCPU guest's exit cost is flat to ~150 us of
-///                 idle and then steps up (docs/fidelity.md "fork-2000 hold-out"); a table
+///                 idle and then steps up (docs/model.md "fork-2000 hold-out"); a table
 ///                 measured by idle class carries whatever shape the machine has.
 #include <cstddef>
 #include <string>

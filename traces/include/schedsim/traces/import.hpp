@@ -116,7 +116,7 @@ struct ExtractOptions {
   TraceChannels channels = TraceChannels::kOff;
   /// Flag the time inside read/write syscalls (a trace recorded with syscall events) as runs
   /// with kRunSyscall without turning them into channels, so that `run --preempt none` holds a
-  /// preemption of such a task until the syscall returns (docs/fidelity.md "Syscall marks in
+  /// preemption of such a task until the syscall returns (docs/model.md "Syscall marks in
   /// plain replays"). `--channels` marks them anyway. `run --preempt` other than full sets it;
   /// `import --syscall-marks` writes the marks into a workload file. Off by default: splitting
   /// runs at syscall boundaries moves a `--preempt full` replay (the same docs section).
