@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/topology/topology.hpp"
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     SimSummary sum;
     for (int r = 0; r < reps; ++r) {
       RunConfig rc;
-      PolicyStack st = cli::build_policy_stack(c.kernel, c.modules, {}, rc);
+      PolicyStack st = driver::build_policy_stack(c.kernel, c.modules, {}, rc);
       Simulation sim(*wl, topo, std::move(st), CostModel{}, SimConfig{});
       double t0 = cpu_seconds();
       sum = sim.run();

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/metrics/collector.hpp"
 #include "schedsim/metrics/ftrace_writer.hpp"
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     for (int m = kNone; m <= kMetricsTrace; ++m) {
       RunConfig rc;
-      PolicyStack st = cli::build_policy_stack(kernel, {}, {}, rc);
+      PolicyStack st = driver::build_policy_stack(kernel, {}, {}, rc);
       Simulation sim(w, topo, std::move(st), CostModel{}, SimConfig{});
       MetricsCollector metrics(w);
       ProgressReporter progress;  // auto: silent when stderr is not a terminal, as in `run`

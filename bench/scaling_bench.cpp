@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/workload/generators.hpp"
@@ -76,7 +76,7 @@ void memory_table() {
     double build_ms = cpu_ms() - t0;
     size_t h1 = heap_in_use();
     RunConfig rc;
-    auto sim = std::make_unique<Simulation>(one, *topo, cli::build_policy_stack("6.12", {}, {}, rc), CostModel{},
+    auto sim = std::make_unique<Simulation>(one, *topo, driver::build_policy_stack("6.12", {}, {}, rc), CostModel{},
                                             SimConfig{});
     size_t h2 = heap_in_use();
     std::printf("%-6u %8zu %14.1f %14.0f %10.1f %16.1f %14.0f\n", cpus, topo->levels().size(), mb(h1 - h0),
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
         const uint64_t wake_acts = w.expanded_action_counts()[static_cast<size_t>(ActionKind::kWake)];
         RunConfig rc;
         double t0 = cpu_ms();
-        Simulation sim(w, topo, cli::build_policy_stack(kernel, {}, {}, rc), CostModel{}, SimConfig{});
+        Simulation sim(w, topo, driver::build_policy_stack(kernel, {}, {}, rc), CostModel{}, SimConfig{});
         double t1 = cpu_ms();
         SimSummary sum = sim.run();
         double t2 = cpu_ms();

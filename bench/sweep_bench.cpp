@@ -21,7 +21,7 @@
 
 #include "schedsim/sweep/executor.hpp"
 #include "schedsim/sweep/spec.hpp"
-#include "sweep_params.hpp"
+#include "schedsim/driver/sweep_params.hpp"
 
 using namespace schedsim;
 
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
       double c0 = cpu_seconds();
       auto t0 = std::chrono::steady_clock::now();
       sweep::execute_ordered(units, eo,
-                             [&](size_t u) { return cli::run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat); },
+                             [&](size_t u) { return driver::run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat); },
                              [&](size_t, std::string&& line) { all += line; });
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double c = cpu_seconds() - c0;

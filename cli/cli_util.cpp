@@ -110,23 +110,6 @@ po::options_description common_options() {
   return g;
 }
 
-const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
-  note.clear();
-  for (const auto& p : kernel_profiles())
-    if (p.version == version) return p;
-  bool parsed = false;
-  const KernelProfile* best = newest_profile_not_newer(version, &parsed);
-  if (!parsed) return kernel_profile(version);  // throws, naming the choices
-  if (!best) {
-    std::vector<std::string> names;
-    for (const auto& p : kernel_profiles()) names.push_back(p.version);
-    throw InputError(SourceLoc{"--kernel"}, fmt::format("no profile for kernel {}: it is older than every profile "
-                                                        "(valid: {})", version, join(names, ", ")));
-  }
-  note = fmt::format("--kernel {}: no profile of its own; using {}, the newest profile not newer than it ({}); "
-                     "give --kernel {} to silence this", version, best->version, best->summary, best->version);
-  return *best;
-}
 
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc) {
@@ -231,16 +214,6 @@ void refuse_empty_values(const po::variables_map& vm, std::initializer_list<cons
     if (vm.count(name) && !vm[name].defaulted() && vm[name].as<std::string>().empty()) refuse_empty_value(name, command);
 }
 
-double parse_fraction(const std::string& text, const char* flag) {
-  std::string t = text;
-  bool pct = !t.empty() && t.back() == '%';
-  if (pct) t.pop_back();
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-    throw InputError(SourceLoc{flag}, "expected a fraction like 5% or 0.05, got '" + text + "'");
-  return pct ? v / 100.0 : v;
-}
 
 WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
   if (format == "json") return WorkloadFormat::kJson;
@@ -258,41 +231,11 @@ std::string format_by_name(const std::string& output, std::initializer_list<std:
   return fallback;
 }
 
-std::string read_standard_input() {
-  std::string data;
-  char buf[1 << 16];
-  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
-    data.append(buf, n);
-    if (data.size() > kMaxInMemoryInput)
-      throw InputError(SourceLoc{"-"}, fmt::format("standard input holds more than {} MiB, the most it may (it is read whole, "
-                                                   "so it can be read twice); give a file name instead, which is read as a stream",
-                                                   kMaxInMemoryInput >> 20));
-  }
-  if (std::ferror(stdin)) throw InputError(SourceLoc{"-"}, std::string("cannot read standard input: ") + std::strerror(errno));
-  return data;
-}
 
 void write_output(const std::string& path, const std::string& content) {
   write_file_atomic(path, content, "output", Compress::kByName);
 }
 
-void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
-                               const std::string& option) {
-  if (output.empty() || output == "-") return;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(output, ec)) return;
-  for (const auto& in : inputs)
-    if (!in.empty() && in != "-" && fs::exists(in, ec) && fs::equivalent(output, in, ec))
-      throw InputError(SourceLoc{output}, option + " names an input file ('" + in + "'); it would be overwritten");
-}
 
-void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
-                             const std::vector<std::string>& costs) {
-  if (!workload_gen.empty())
-    for (auto& word : split_command_line(workload_gen)) inputs.push_back(std::move(word));
-  for (const auto& c : costs)
-    if (c.find('=') == std::string::npos) inputs.push_back(c);
-}
 
 }  // namespace schedsim::cli

@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "schedsim/driver/inputs.hpp"
 #include "schedsim/driver/run_options.hpp"
 
 namespace schedsim {
@@ -20,6 +21,8 @@ enum class WorkloadFormat;
 namespace schedsim::cli {
 
 namespace po = boost::program_options;
+/// The commands are the driver library's front end: its requests, runs and checks are theirs.
+using namespace driver;  // NOLINT(google-build-using-namespace)
 
 /// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
 /// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
@@ -78,11 +81,6 @@ std::string format_help(const std::string& usage, const std::string& description
 /// what `run -t list` prints.
 std::string render_topology_list();
 
-/// The kernel profile `--kernel VERSION` names. A MAJOR.MINOR with no profile of its own gets the
-/// newest profile not newer than it, and `note` says so ("" for an exact match); the caller
-/// prints it as a warning and records the choice. Throws InputError for an unknown name or a
-/// version older than every profile.
-const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note);
 
 /// The workload file format: `format` ("json", "cbor") when given, else by the output's name
 /// (".cbor" or ".cbor.gz": CBOR, else JSON). Throws po::error for another format.
@@ -94,8 +92,6 @@ WorkloadFormat workload_format_for(const std::string& format, const std::string&
 std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
                            const char* fallback);
 
-/// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
-double parse_fraction(const std::string& text, const char* flag);
 
 /// Adds the rows of the run option table (driver/run_options.hpp) in `groups` to `d`, each with
 /// the Boost value of its type and its default.
@@ -115,25 +111,12 @@ void refuse_empty_values(const po::variables_map& vm, std::initializer_list<cons
 /// The same error for one option `name` (without dashes) parsed by hand (gen), always throws.
 [[noreturn]] void refuse_empty_value(const char* name, const char* command);
 
-/// All of standard input (binary). Throws InputError when it cannot be read.
-std::string read_standard_input();
 
 /// Writes `content` to `path` atomically (temporary file in the same directory, then rename);
 /// "-" or "" writes to stdout. A path ending in ".gz" is written gzip-compressed. Never leaves a
 /// partial file behind. Throws InputError.
 void write_output(const std::string& path, const std::string& content);
 
-/// Throws InputError when `output` (an option's file, "-" and "" = stdout) is the same file as one
-/// of `inputs` (by path, hard or symbolic link): the atomic rename would replace the input with
-/// the output, as `run w.json -o w.json` replaced the workload with its results. Inputs that are
-/// no file (a preset name, "-") are skipped.
-void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
-                               const std::string& option = "--output");
 
-/// Appends the arguments of a run or calibrate that may name input files, for
-/// refuse_output_over_inputs(): the words of a --workload-gen spec (the mix file of `mix FILE`)
-/// and every --cost that is a file rather than name=value.
-void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
-                             const std::vector<std::string>& costs);
 
 }  // namespace schedsim::cli

@@ -9,7 +9,7 @@
 
 #include "command.hpp"
 #include "schedsim_commit.h"  // generated: SCHEDSIM_COMMIT (cmake/Commit.cmake)
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"

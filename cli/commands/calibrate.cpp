@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "../calibrate.hpp"
+#include "schedsim/driver/calibrate.hpp"
 #include "../command.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"

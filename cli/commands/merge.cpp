@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "../sweep_params.hpp"
+#include "schedsim/driver/sweep_params.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"

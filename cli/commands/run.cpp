@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "../command.hpp"
-#include "../run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "trace_options.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/log.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/engine/cost_profile.hpp"
@@ -22,7 +23,7 @@ namespace schedsim::cli {
 
 namespace {
 
-po::options_description run_options() {
+po::options_description run_option_groups() {
   // Grouped for --help: the essentials first, then one section per concern; the rows and their
   // order come from the run option table (driver/run_options.hpp).
   using driver::OptionGroup;
@@ -51,6 +52,31 @@ const char* kDescription =
     "  schedsim run --workload-gen 'messaging --group 10 --pipe' -t xeon-gold-6248 --kernel 6.6\n"
     "  schedsim run w.json --placement sis-fold-opt --feature NO_SIS_UTIL -o r.json";
 
+/// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
+/// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
+/// `quiet` (run -q) leaves the notes off `err`; warnings and errors are printed whatever it says.
+int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet) {
+  // A note explains a figure; a warning says it may be wrong, and is never silenced.
+  for (const auto& n : out.notes)
+    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << log::brief(n) << "\n";
+  const RunResults& r = out.results;
+  if (r.complete) return kExitOk;
+  if (out.summary.stop == StopReason::kStopAt) {
+    if (!quiet)
+      err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
+             "(\"complete\": false)\n";
+    // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
+    for (size_t i = 1; i < r.incomplete.size(); ++i) err << "schedsim: warning: " << r.incomplete[i] << "\n";
+    return kExitOk;
+  }
+  err << "schedsim: " << (allow_incomplete ? "warning" : "error")
+      << ": simulation incomplete (\"complete\": false in the results):\n";
+  for (const auto& line : r.incomplete) err << "  " << line << "\n";
+  if (allow_incomplete) return kExitOk;
+  err << "  (exit code 4; --allow-incomplete accepts an incomplete run with exit code 0)\n";
+  return kExitIncomplete;
+}
+
 std::string list_modules(const std::string& slot) {
   std::string out;
   for (const auto& m : builtin_registry().all())
@@ -61,11 +87,11 @@ std::string list_modules(const std::string& slot) {
 }  // namespace
 
 std::string help_run() {
-  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_options()) + "\n" + kExitCodesHelp;
+  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_option_groups()) + "\n" + kExitCodesHelp;
 }
 
 int run_run(const std::vector<std::string>& args) {
-  po::options_description d = run_options();
+  po::options_description d = run_option_groups();
   add_run_options(d, {driver::OptionGroup::kPositional});
   po::positional_options_description pos;
   pos.add("input", 1);

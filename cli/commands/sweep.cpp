@@ -1,5 +1,5 @@
 // `schedsim sweep`: options -> a sweep::Spec -> points run in parallel through execute_run ->
-// ordered JSON Lines records -> a summary. The logic lives in sweep/ and cli/sweep_params.cpp.
+// ordered JSON Lines records -> a summary. The logic lives in sweep/ and driver/src/sweep_params.cpp.
 #include <unistd.h>
 
 #include <chrono>
@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "../command.hpp"
-#include "../run_request.hpp"
-#include "../sweep_params.hpp"
+#include "schedsim/driver/run.hpp"
+#include "schedsim/driver/sweep_params.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"

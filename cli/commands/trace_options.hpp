@@ -41,23 +41,6 @@ inline traces::ExtractOptions trace_selection(const po::variables_map& vm) {
   return r.extract;
 }
 
-/// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
-/// read twice like a file (--comm, an inferred prev_state layout).
-inline Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep) {
-  if (path != "-") return traces::import_trace(path, o, rep);
-  const std::string data = read_standard_input();
-  return traces::import_trace_buffer(data, "-", o, rep);
-}
 
-/// A trace whose selection (--comm, --pid, the recorded root) kept no task is an input error
-/// (exit 1), not an incomplete run: nothing about the simulation failed, the options selected
-/// nothing. `consequence` says what is not done ("no workload written", "nothing to simulate").
-inline void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,
-                                   const char* consequence) {
-  if (!w.tasks.empty()) return;
-  throw InputError(SourceLoc{path}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
-                                                "in the trace; {} (`schedsim trace info` lists the tasks)",
-                                                rep.selection, rep.tasks_seen, consequence));
-}
 
 }  // namespace schedsim::cli

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "../command.hpp"
-#include "../run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/driver/validation.hpp"

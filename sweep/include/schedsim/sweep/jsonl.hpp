@@ -15,7 +15,7 @@ namespace schedsim::sweep {
 inline constexpr const char* kSweepSchema = "schedsim-sweep";
 inline constexpr int kSweepVersion = 1;
 /// The record members this module reads (the rest of a record is opaque to it): the point index
-/// and the repetition index. cli/sweep_params.cpp write_record() writes the rest.
+/// and the repetition index. driver/src/sweep_params.cpp write_record() writes the rest.
 inline constexpr const char* kRecordType = "run";
 inline constexpr const char* kRecordPoint = "point";
 inline constexpr const char* kRecordRep = "rep";

@@ -1,8 +1,8 @@
 #pragma once
 /// A sweep specification: fixed parameters, crossed axes and zipped groups, repetitions and the
 /// sweep seed; its expansion into points, labels and seeds. Parameters are opaque KEY=VALUE
-/// strings here (what a key means is the caller's business: cli/sweep_params.cpp maps them onto
-/// `run` options); this module only checks the shape (docs/sweep.md, "Spec file").
+/// strings here (what a key means is the caller's business: driver/src/sweep_params.cpp maps
+/// them onto `run` options); this module only checks the shape (docs/sweep.md, "Spec file").
 #include <cstdint>
 #include <string>
 #include <utility>

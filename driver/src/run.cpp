@@ -1,4 +1,4 @@
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -17,8 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "command.hpp"
-#include "commands/trace_options.hpp"
+#include "schedsim/driver/inputs.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -37,7 +36,7 @@
 #define SCHEDSIM_VERSION "0.0.0"
 #endif
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 const char* const kSchedsimVersion = SCHEDSIM_VERSION;
 
@@ -244,27 +243,6 @@ void refuse_recorded_on_alone(const RunRequest& req) {
                      "--smt-normalize (without it the recording machine changes nothing)");
 }
 
-int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet) {
-  // A note explains a figure; a warning says it may be wrong, and is never silenced.
-  for (const auto& n : out.notes)
-    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << log::brief(n) << "\n";
-  const RunResults& r = out.results;
-  if (r.complete) return kExitOk;
-  if (out.summary.stop == StopReason::kStopAt) {
-    if (!quiet)
-      err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
-             "(\"complete\": false)\n";
-    // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
-    for (size_t i = 1; i < r.incomplete.size(); ++i) err << "schedsim: warning: " << r.incomplete[i] << "\n";
-    return kExitOk;
-  }
-  err << "schedsim: " << (allow_incomplete ? "warning" : "error")
-      << ": simulation incomplete (\"complete\": false in the results):\n";
-  for (const auto& line : r.incomplete) err << "  " << line << "\n";
-  if (allow_incomplete) return kExitOk;
-  err << "  (exit code 4; --allow-incomplete accepts an incomplete run with exit code 0)\n";
-  return kExitIncomplete;
-}
 
 std::string NoiseModel::text() const {
   std::vector<std::string> parts;
@@ -1265,4 +1243,4 @@ RunOutcome execute_run(const RunRequest& req) {
   return out;
 }
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

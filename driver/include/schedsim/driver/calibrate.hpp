@@ -27,11 +27,11 @@
 #include <utility>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/traces/import.hpp"
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 /// A parameter calibrate may fit: its plausible range and where the range comes from.
 struct CalibrationRange {
@@ -284,4 +284,4 @@ std::string render_cost_file(const CalibrateResult& r);
 /// simulated at the start and fitted, and the relative error.
 std::string render_calibration_report(const CalibrateResult& r);
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <map>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/traces/import.hpp"
 
 using namespace schedsim;
@@ -23,17 +23,17 @@ std::vector<std::string> zero_costs() {
 }
 
 struct Roundtrip {
-  cli::RunOutcome sim;
+  driver::RunOutcome sim;
   Workload back;
   traces::ImportReport report;
 };
 
-Roundtrip roundtrip(cli::RunRequest req, const std::string& name) {
+Roundtrip roundtrip(driver::RunRequest req, const std::string& name) {
   req.costs = zero_costs();
   req.trace_out = (std::filesystem::temp_directory_path() / (name + ".ftrace.txt")).string();
   req.progress = "never";
   Roundtrip r;
-  r.sim = cli::execute_run(req);
+  r.sim = driver::execute_run(req);
   REQUIRE(r.sim.trace_file);  // streamed to a file, complete but not yet renamed into place
   r.sim.trace_file->commit();
   r.back = traces::import_trace(req.trace_out, traces::ExtractOptions{}, &r.report);
@@ -67,7 +67,7 @@ void check_same_schedule(const Roundtrip& r) {
 }  // namespace
 
 TEST_CASE("a simulated ping-pong re-imports to the same schedule", "[cli][roundtrip]") {
-  cli::RunRequest req;
+  driver::RunRequest req;
   req.input = std::string(SCHEDSIM_SOURCE_DIR) + "/examples/pingpong.json";
   req.topology = "smt2x2";
   Roundtrip r = roundtrip(req, "schedsim-rt-pingpong");
@@ -75,7 +75,7 @@ TEST_CASE("a simulated ping-pong re-imports to the same schedule", "[cli][roundt
 }
 
 TEST_CASE("a simulated hackbench re-imports to the same schedule", "[cli][roundtrip]") {
-  cli::RunRequest req;
+  driver::RunRequest req;
   req.workload_gen = "messaging --group 1 --nr_loops 5 --pipe --thread";
   req.topology = "llc2-smt2";
   req.kernel = "6.6";

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/engine/cost_profile.hpp"
 
@@ -28,25 +28,25 @@ double rel(const RunResults& r, const std::string& metric) {
 }  // namespace
 
 TEST_CASE("smt-normalize applies the co-run slowdown once on a re-imported schedule", "[cli][smt]") {
-  cli::RunRequest sim;
+  driver::RunRequest sim;
   sim.workload_gen = "messaging --pipe --thread -g 1 -l 30";
   sim.topology = "smt2x2";
   sim.trace_out = "-";
   sim.progress = "never";
   sim.max_memory = "none";
-  cli::RunOutcome orig = cli::execute_run(sim);
+  driver::RunOutcome orig = driver::execute_run(sim);
   REQUIRE(orig.results.complete);
   auto path = (std::filesystem::temp_directory_path() / "schedsim-smt-normalize-test.txt").string();
   std::ofstream(path) << orig.trace_text;
 
-  cli::RunRequest rep;
+  driver::RunRequest rep;
   rep.input = path;
   rep.topology = "smt2x2";
   rep.progress = "never";
   rep.max_memory = "none";
-  cli::RunOutcome plain = cli::execute_run(rep);
+  driver::RunOutcome plain = driver::execute_run(rep);
   rep.smt_normalize = true;
-  cli::RunOutcome norm = cli::execute_run(rep);
+  driver::RunOutcome norm = driver::execute_run(rep);
   REQUIRE(norm.results.complete);
   // Without normalisation the co-run time is slowed down twice.
   CHECK(rel(plain.results, "total_runtime_ns") > 0.20);
@@ -58,7 +58,7 @@ TEST_CASE("smt-normalize applies the co-run slowdown once on a re-imported sched
   for (const auto& n : norm.notes) CHECK(n.find("differs from the trace's on-CPU time") == std::string::npos);
 
   rep.topology = "smp2";
-  CHECK_THROWS_AS(cli::execute_run(rep), InputError);
+  CHECK_THROWS_AS(driver::execute_run(rep), InputError);
 }
 
 namespace {
@@ -67,8 +67,8 @@ namespace {
 // normalisation undoes. With them, a trace's time also holds the recording's switches, refills
 // and probes (0.9% of the work here for the probes alone), which the replay charges again or not
 // (docs/calibrate.md) and a direct run charges by its own schedule.
-cli::RunRequest request(const std::string& topology, const std::vector<std::string>& costs) {
-  cli::RunRequest r;
+driver::RunRequest request(const std::string& topology, const std::vector<std::string>& costs) {
+  driver::RunRequest r;
   r.topology = topology;
   r.progress = "never";
   r.max_memory = "none";
@@ -85,10 +85,10 @@ TEST_CASE("smt-normalize --recorded-on: a trace from an SMT machine replayed on 
           "[cli][smt]") {
   const std::string gen = "messaging --pipe --thread -g 4 -l 100";
   const std::string a = "xeon-e5-2690v2";  // the recording machine: SMT2, co-run 650 permille
-  cli::RunRequest sim = request(a, {});
+  driver::RunRequest sim = request(a, {});
   sim.workload_gen = gen;
   sim.trace_out = "-";
-  cli::RunOutcome orig = cli::execute_run(sim);
+  driver::RunOutcome orig = driver::execute_run(sim);
   REQUIRE(orig.results.complete);
   auto path = (std::filesystem::temp_directory_path() / "schedsim-smt-recorded-on-test.txt").string();
   std::ofstream(path) << orig.trace_text;
@@ -107,15 +107,15 @@ TEST_CASE("smt-normalize --recorded-on: a trace from an SMT machine replayed on 
     INFO("replayed on " << b);
     std::vector<std::string> direct_costs = msg;
     direct_costs.insert(direct_costs.end(), extra.begin(), extra.end());
-    cli::RunRequest req = request(b, direct_costs);
+    driver::RunRequest req = request(b, direct_costs);
     req.workload_gen = gen;
-    const RunResults direct = cli::execute_run(req).results;
+    const RunResults direct = driver::execute_run(req).results;
     req = request(b, extra);
     req.input = path;
-    const RunResults plain = cli::execute_run(req).results;
+    const RunResults plain = driver::execute_run(req).results;
     req.smt_normalize = true;
     req.recorded_on = a;
-    const cli::RunOutcome norm_out = cli::execute_run(req);
+    const driver::RunOutcome norm_out = driver::execute_run(req);
     const RunResults& norm = norm_out.results;
     // The recording machine's profile has no measured co-run rate: a note says the reference
     // rate was used.
@@ -144,25 +144,25 @@ TEST_CASE("smt-normalize --recorded-on: a trace from an SMT machine replayed on 
 
   // -t alone, naming a machine with twice the CPUs: its siblings (c and c+40) are not the
   // recording's, nothing is normalised, and a note says so.
-  cli::RunRequest wrong = request("xeon-gold-6248", {});
+  driver::RunRequest wrong = request("xeon-gold-6248", {});
   wrong.input = path;
   wrong.smt_normalize = true;
-  const cli::RunOutcome w = cli::execute_run(wrong);
+  const driver::RunOutcome w = driver::execute_run(wrong);
   CHECK(std::any_of(w.notes.begin(), w.notes.end(),
                     [](const std::string& n) { return n.find("nothing was normalised") != std::string::npos; }));
   CHECK(std::any_of(w.notes.begin(), w.notes.end(),
                     [](const std::string& n) { return n.find("header says 40 CPUs were online") != std::string::npos; }));
 
-  cli::RunRequest bad = request(nosmt, {});
+  driver::RunRequest bad = request(nosmt, {});
   bad.input = path;
   // Without --recorded-on the recording machine is -t, which has no SMT: refused.
   bad.smt_normalize = true;
-  CHECK_THROWS_WITH(cli::execute_run(bad), Catch::Contains("has no SMT siblings"));
+  CHECK_THROWS_WITH(driver::execute_run(bad), Catch::Contains("has no SMT siblings"));
   // A recording machine with fewer CPUs than the trace uses: refused, not half normalised.
   bad.recorded_on = "smt2x2";
-  CHECK_THROWS_WITH(cli::execute_run(bad), Catch::Contains("has 4 CPUs"));
+  CHECK_THROWS_WITH(driver::execute_run(bad), Catch::Contains("has 4 CPUs"));
   // --recorded-on alone would change nothing: refused.
   bad.smt_normalize = false;
   bad.recorded_on = a;
-  CHECK_THROWS_WITH(cli::execute_run(bad), Catch::Contains("add --smt-normalize"));
+  CHECK_THROWS_WITH(driver::execute_run(bad), Catch::Contains("add --smt-normalize"));
 }

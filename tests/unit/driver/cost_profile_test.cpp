@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/workload/generators.hpp"
@@ -16,25 +16,25 @@ using namespace schedsim;
 TEST_CASE("a preset's cost profile is applied under --cost", "[cli][cost_profile]") {
   Topology xeon = load_topology("xeon-e5-2690v2");
   RunConfig config;
-  CostModel c = cli::build_cost_model({}, xeon, &config);
+  CostModel c = driver::build_cost_model({}, xeon, &config);
   CHECK(config.provenance.cost_profile == "xeon-e5-2690v2");
   CHECK(c.get("ipi_same_package") == "533");
   CHECK(c.get("idle_exit") == "1000");
   CHECK(c.get("msg_write_pipe_thread") == "2591");
   CHECK(c.get("msg_write_socket_process") == "1172");  // not in the profile: the reference value
   // --cost wins over the profile.
-  CostModel u = cli::build_cost_model({"ipi_same_package=900ns", "msg_write_pipe_thread=1us"}, xeon, nullptr);
+  CostModel u = driver::build_cost_model({"ipi_same_package=900ns", "msg_write_pipe_thread=1us"}, xeon, nullptr);
   CHECK(u.get("ipi_same_package") == "900");
   CHECK(u.get("msg_write_pipe_thread") == "1000");
   // Machines without a profile of their own use the reference (the built-in defaults).
-  CostModel s = cli::build_cost_model({}, load_topology("smp2"), &config);
+  CostModel s = driver::build_cost_model({}, load_topology("smp2"), &config);
   CHECK(config.provenance.cost_profile == "reference");
   CHECK(s.get("ipi_same_package") == CostModel{}.get("ipi_same_package"));
   CHECK(cost_profile_for("no-such-machine").name == "reference");
 }
 
 TEST_CASE("generators take their per-operation costs from the machine", "[cli][cost_profile]") {
-  CostModel c = cli::build_cost_model({}, load_topology("xeon-e5-2690v2"), nullptr);
+  CostModel c = driver::build_cost_model({}, load_topology("xeon-e5-2690v2"), nullptr);
   const std::string spec = "messaging --pipe --thread --group 1 --nr_loops 2";
   Workload ref = generate_workload_from_spec(spec);
   Workload xeon = generate_workload_from_spec(spec, c.gen_ops);
@@ -46,26 +46,26 @@ TEST_CASE("generators take their per-operation costs from the machine", "[cli][c
 }
 
 TEST_CASE("a run notes generator costs that are not the machine's", "[cli][cost_profile]") {
-  CostModel xeon = cli::build_cost_model({}, load_topology("xeon-e5-2690v2"), nullptr);
+  CostModel xeon = driver::build_cost_model({}, load_topology("xeon-e5-2690v2"), nullptr);
   // Generated here: pipe+thread has the machine's costs, sockets+processes do not.
   Workload pt = generate_workload_from_spec("messaging --pipe --thread --group 1 --nr_loops 2", xeon.gen_ops);
-  CHECK(cli::gen_cost_notes(pt, xeon, "xeon-e5-2690v2", true).empty());
+  CHECK(driver::gen_cost_notes(pt, xeon, "xeon-e5-2690v2", true).empty());
   Workload sp = generate_workload_from_spec("messaging --group 1 --nr_loops 2", xeon.gen_ops);
-  auto notes = cli::gen_cost_notes(sp, xeon, "xeon-e5-2690v2", true);
+  auto notes = driver::gen_cost_notes(sp, xeon, "xeon-e5-2690v2", true);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("msg_write_socket_process, msg_read_socket_process") != std::string::npos);
   // ... unless the user gave them.
-  CostModel given = cli::build_cost_model({"msg_write_socket_process=3us", "msg_read_socket_process=3us"},
+  CostModel given = driver::build_cost_model({"msg_write_socket_process=3us", "msg_read_socket_process=3us"},
                                           load_topology("xeon-e5-2690v2"), nullptr);
-  CHECK(cli::gen_cost_notes(sp, given, "xeon-e5-2690v2", true).empty());
+  CHECK(driver::gen_cost_notes(sp, given, "xeon-e5-2690v2", true).empty());
   // A workload file made with the reference costs, run on a machine whose profile has its own.
   Workload file = generate_workload_from_spec("messaging --pipe --thread --group 1 --nr_loops 2");
-  auto fnotes = cli::gen_cost_notes(file, xeon, "xeon-e5-2690v2", false);
+  auto fnotes = driver::gen_cost_notes(file, xeon, "xeon-e5-2690v2", false);
   REQUIRE(fnotes.size() == 1);
   CHECK(fnotes[0].find("run --workload-gen") != std::string::npos);
-  CostModel smp2 = cli::build_cost_model({}, load_topology("smp2"), nullptr);
-  CHECK(cli::gen_cost_notes(file, smp2, "smp2", false).empty());
-  CHECK(cli::gen_cost_notes(sp, smp2, "smp2", true).empty());
+  CostModel smp2 = driver::build_cost_model({}, load_topology("smp2"), nullptr);
+  CHECK(driver::gen_cost_notes(file, smp2, "smp2", false).empty());
+  CHECK(driver::gen_cost_notes(sp, smp2, "smp2", true).empty());
 }
 
 TEST_CASE("a replayed trace is not charged switch and refill costs again", "[cli][cost_profile]") {
@@ -114,7 +114,7 @@ TEST_CASE("every preset's cost profile has its documented values and sources", "
     INFO(preset);
     const CostProfile& prof = cost_profile_for(preset);
     REQUIRE(prof.entries.size() == expect.size());
-    CostModel c = cli::build_cost_model({}, load_topology(preset), nullptr);
+    CostModel c = driver::build_cost_model({}, load_topology(preset), nullptr);
     for (size_t i = 0; i < expect.size(); ++i) {
       INFO(expect[i].param);
       CHECK(prof.entries[i].param == expect[i].param);
@@ -140,17 +140,17 @@ TEST_CASE("results and listings say which costs are the machine's own", "[cli][c
   // cost_profile is the key ("reference", what JSON consumers group by), the why is in
   // cost_profile_note, and the table shows both in one row as before.
   RunConfig config;
-  (void)cli::build_cost_model({}, load_topology("epyc-milan-2s"), &config);
+  (void)driver::build_cost_model({}, load_topology("epyc-milan-2s"), &config);
   CHECK(config.provenance.cost_profile == "reference");
   CHECK(config.provenance.cost_profile_note == "epyc-milan-2s has no measured costs");
   CHECK(config.provenance.cost_profile_text() == "reference (epyc-milan-2s has no measured costs)");
-  (void)cli::build_cost_model({}, load_topology("dense-2s-1024"), &config);
+  (void)driver::build_cost_model({}, load_topology("dense-2s-1024"), &config);
   CHECK(config.provenance.cost_profile == "reference");
   CHECK(config.provenance.cost_profile_note == "dense-2s-1024 is synthetic");
-  (void)cli::build_cost_model({}, load_topology("power9-smt4"), &config);
+  (void)driver::build_cost_model({}, load_topology("power9-smt4"), &config);
   CHECK(config.provenance.cost_profile == "power9-smt4");
   CHECK(config.provenance.cost_profile_note.empty());
-  (void)cli::build_cost_model({}, load_topology("numa2-smt2"), &config);
+  (void)driver::build_cost_model({}, load_topology("numa2-smt2"), &config);
   CHECK(config.provenance.cost_profile == "reference");
   CHECK(config.provenance.cost_profile_note.empty());
   // Every profile's provenance value is a key of cost_profiles() (a fixed vocabulary), never prose.
@@ -168,7 +168,7 @@ TEST_CASE("results and listings say which costs are the machine's own", "[cli][c
   CHECK(cost_profile_summary(cost_profile_for("big-little")).find("synthetic") != std::string::npos);
   // run --cost list: each row says machine or reference.
   const CostProfile& p9 = cost_profile_for("power9-smt4");
-  const std::string list = describe_costs(cli::build_cost_model({}, load_topology("power9-smt4"), nullptr), p9);
+  const std::string list = describe_costs(driver::build_cost_model({}, load_topology("power9-smt4"), nullptr), p9);
   CHECK(list.find("idle_exit                  1000 ns        machine") != std::string::npos);
   CHECK(list.find("ipi_same_package            600 ns        reference") != std::string::npos);
 }

@@ -3,12 +3,12 @@
 // no memory limit (the tests run in parallel).
 #include <string>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 
 namespace cli_test {
 
-inline schedsim::cli::RunRequest gen_request(const std::string& gen) {
-  schedsim::cli::RunRequest req;
+inline schedsim::driver::RunRequest gen_request(const std::string& gen) {
+  schedsim::driver::RunRequest req;
   req.workload_gen = gen;
   req.topology = "smp2";
   req.progress = "never";

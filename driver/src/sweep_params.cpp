@@ -1,5 +1,5 @@
 // Sweep parameters -> RunRequest, and the record line of one run.
-#include "sweep_params.hpp"
+#include "schedsim/driver/sweep_params.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -16,7 +16,7 @@
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/workload/generators.hpp"
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 namespace {
 
@@ -258,4 +258,4 @@ sweep::SummaryOptions summary_options(const std::string& format) {
   return o;
 }
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/driver/run_options.hpp"
 #include "schedsim/metrics/records.hpp"
-#include "sweep_params.hpp"
+#include "schedsim/driver/sweep_params.hpp"
 
 using namespace schedsim;
 
@@ -21,13 +21,13 @@ TEST_CASE("sweep params: the keys are the run option table's, each refusal with 
     INFO("--" << o.name);
     sweep::Spec s = sweep::spec_from_cli({std::string(o.name) + "=1"}, {});
     if (!o.not_swept) {
-      CHECK_NOTHROW(cli::check_sweep_keys(s));
+      CHECK_NOTHROW(driver::check_sweep_keys(s));
       continue;
     }
-    CHECK_THROWS_WITH(cli::check_sweep_keys(s), Catch::Contains(std::string("cannot be a sweep parameter: ") + o.not_swept));
+    CHECK_THROWS_WITH(driver::check_sweep_keys(s), Catch::Contains(std::string("cannot be a sweep parameter: ") + o.not_swept));
   }
-  CHECK(cli::sweep_param_keys().size() + cli::sweep_excluded_keys().size() == rows + 1);  // + explain
-  CHECK_THROWS_WITH(cli::check_sweep_keys(sweep::spec_from_cli({"placment=prev"}, {})), Catch::Contains("did you mean 'placement'"));
+  CHECK(driver::sweep_param_keys().size() + driver::sweep_excluded_keys().size() == rows + 1);  // + explain
+  CHECK_THROWS_WITH(driver::check_sweep_keys(sweep::spec_from_cli({"placment=prev"}, {})), Catch::Contains("did you mean 'placement'"));
 }
 
 TEST_CASE("sweep params: a point becomes a RunRequest") {
@@ -35,9 +35,9 @@ TEST_CASE("sweep params: a point becomes a RunRequest") {
                                         "feature.SIS_UTIL=off", "cost.probe_cpu=20ns", "placement=sis-fold-opt",
                                         "exclude-kthreads=on", "pid=12 13"},
                                        {});
-  cli::check_sweep_keys(s);
+  driver::check_sweep_keys(s);
   auto pts = sweep::expand(s);
-  cli::RunRequest r = cli::point_request(pts[0], 99);
+  driver::RunRequest r = driver::point_request(pts[0], 99);
   CHECK(r.workload_gen == "messaging --pipe --group 2 --thread");
   CHECK(r.features == std::vector<std::string>{"NO_SIS_UTIL"});
   CHECK(r.costs == std::vector<std::string>{"probe_cpu=20ns"});
@@ -46,7 +46,7 @@ TEST_CASE("sweep params: a point becomes a RunRequest") {
   CHECK(r.extract.pids == std::vector<int64_t>{12, 13});
   CHECK(r.seed == 99);
   sweep::Spec bad = sweep::spec_from_cli({"feature.SIS_UTIL=maybe", "workload-gen=pipe"}, {});
-  CHECK_THROWS_WITH(cli::point_request(sweep::expand(bad)[0], 1),
+  CHECK_THROWS_WITH(driver::point_request(sweep::expand(bad)[0], 1),
                     "error: point 0: parameter feature.SIS_UTIL=maybe: expected on or off");
 }
 
@@ -57,7 +57,7 @@ sweep::Point messaging_point(const std::string& noise) {
   std::vector<std::string> sets = {"workload-gen=messaging --pipe --thread --group 2 --loops 20", "topology=smp2"};
   if (!noise.empty()) sets.push_back("noise=" + noise);
   sweep::Spec s = sweep::spec_from_cli(sets, {});
-  cli::check_sweep_keys(s);
+  driver::check_sweep_keys(s);
   return sweep::expand(s).at(0);
 }
 }  // namespace
@@ -65,7 +65,7 @@ sweep::Point messaging_point(const std::string& noise) {
 TEST_CASE("sweep repetitions: run --repeat's noise model, the same runs as run --repeat") {
   sweep::Point p = messaging_point("");
   std::vector<nlohmann::json> reps;
-  for (uint32_t r = 0; r < 3; ++r) reps.push_back(inner_record(cli::run_unit(p, r, 3)));
+  for (uint32_t r = 0; r < 3; ++r) reps.push_back(inner_record(driver::run_unit(p, r, 3)));
   // Repetitions differ (speed factor and jitter), and each names the noise model and its seed.
   CHECK(reps[0].at("metrics") != reps[1].at("metrics"));
   CHECK(reps[1].at("metrics") != reps[2].at("metrics"));
@@ -75,11 +75,11 @@ TEST_CASE("sweep repetitions: run --repeat's noise model, the same runs as run -
     CHECK(reps[r].at("rep") == r);
   }
   // A unit does not depend on what ran before it on the thread (so not on --jobs).
-  CHECK(inner_record(cli::run_unit(p, 1, 3)) == reps[1]);
+  CHECK(inner_record(driver::run_unit(p, 1, 3)) == reps[1]);
   // Repetition r equals repetition r of `run --seed POINT_SEED --repeat 3`.
-  cli::RunRequest req = cli::point_request(p, p.seed);
+  driver::RunRequest req = driver::point_request(p, p.seed);
   req.repeat = 3;
-  cli::RunOutcome whole = cli::execute_run(req);
+  driver::RunOutcome whole = driver::execute_run(req);
   REQUIRE(whole.records.size() == 3);
   for (uint32_t r = 0; r < 3; ++r) {
     nlohmann::json run_rec = nlohmann::json::parse(render_jsonl({whole.records[r]}));
@@ -90,10 +90,10 @@ TEST_CASE("sweep repetitions: run --repeat's noise model, the same runs as run -
 
 TEST_CASE("sweep repetitions: noise=none makes the repetitions of a deterministic point equal") {
   sweep::Point p = messaging_point("none");
-  nlohmann::json a = inner_record(cli::run_unit(p, 0, 2)), b = inner_record(cli::run_unit(p, 1, 2));
+  nlohmann::json a = inner_record(driver::run_unit(p, 0, 2)), b = inner_record(driver::run_unit(p, 1, 2));
   CHECK(a.at("params").at("noise") == "none");
   CHECK(a.at("metrics") == b.at("metrics"));
   CHECK(a.at("seed") != b.at("seed"));
   sweep::Point bad = messaging_point("speed=2");
-  CHECK_THROWS_AS(cli::validate_points({bad}), InputError);
+  CHECK_THROWS_AS(driver::validate_points({bad}), InputError);
 }

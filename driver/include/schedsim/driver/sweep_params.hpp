@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/sweep/spec.hpp"
 #include "schedsim/sweep/summary.hpp"
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 /// The keys that name `run` options (without the prefixed families gen./cost./feature.).
 const std::vector<std::string>& sweep_param_keys();
@@ -45,4 +45,4 @@ std::string run_unit(const sweep::Point& point, uint32_t rep, uint32_t repeat);
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

@@ -4,18 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include "gen_request.hpp"
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/metrics/results.hpp"
 
 using namespace schedsim;
 
 namespace {
-cli::RunRequest pipe_request() { return cli_test::gen_request("pipe --loops 20"); }
+driver::RunRequest pipe_request() { return cli_test::gen_request("pipe --loops 20"); }
 }  // namespace
 
 TEST_CASE("run --preempt other than full is recorded as cost override preempt", "[cli]") {
-  cli::RunOutcome full = cli::execute_run(pipe_request());
+  driver::RunOutcome full = driver::execute_run(pipe_request());
   CHECK(full.results.config.cost_overrides.count("preempt") == 0);
   CHECK(full.results.config.display_label().find("preempt") == std::string::npos);
   REQUIRE(full.records.size() == 1);
@@ -23,9 +23,9 @@ TEST_CASE("run --preempt other than full is recorded as cost override preempt", 
 
   for (const char* model : {"none", "voluntary", "lazy"}) {
     INFO(model);
-    cli::RunRequest req = pipe_request();
+    driver::RunRequest req = pipe_request();
     req.preempt = model;
-    cli::RunOutcome out = cli::execute_run(req);
+    driver::RunOutcome out = driver::execute_run(req);
     CHECK(out.results.config.cost_overrides.at("preempt") == model);
     CHECK(out.results.config.display_label().find(std::string("+preempt=") + model + "@") != std::string::npos);
     REQUIRE(out.records.size() == 1);
@@ -35,25 +35,25 @@ TEST_CASE("run --preempt other than full is recorded as cost override preempt", 
     CHECK(back.config.cost_overrides.at("preempt") == model);
   }
   // Given explicitly, the default is not recorded either: a full run reads as before.
-  cli::RunRequest req = pipe_request();
+  driver::RunRequest req = pipe_request();
   req.preempt = "full";
-  CHECK(cli::execute_run(req).results.config.cost_overrides.count("preempt") == 0);
+  CHECK(driver::execute_run(req).results.config.cost_overrides.count("preempt") == 0);
 }
 
 TEST_CASE("run --preempt '' and --update-curr '' are errors naming the option and the choices", "[cli]") {
   // The rendered error, as main prints it ("" if none was thrown).
-  auto error_of = [](const cli::RunRequest& req) {
+  auto error_of = [](const driver::RunRequest& req) {
     try {
-      cli::execute_run(req);
+      driver::execute_run(req);
     } catch (const InputError& e) {
       return e.render();
     }
     return std::string();
   };
-  cli::RunRequest p = pipe_request();
+  driver::RunRequest p = pipe_request();
   p.preempt = "";
   CHECK(error_of(p) == "--preempt: error: unknown preemption model ''; valid: full, none, voluntary, lazy");
-  cli::RunRequest u = pipe_request();
+  driver::RunRequest u = pipe_request();
   u.update_curr = "";
   CHECK(error_of(u) == "--update-curr: error: unknown run-time accounting rule ''; valid: actions, events");
   // Not given at all: the defaults.

@@ -17,7 +17,7 @@
 #include "schedsim/traces/import.hpp"
 #include "schedsim/workload/workload.hpp"
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 using driver::RunRequest;
 
@@ -166,9 +166,5 @@ std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig&
 SimConfig sim_config_of(const RunRequest& req, RunConfig& config);
 RunOutcome execute_run(const RunRequest& req);
 
-/// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
-/// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
-/// `quiet` (run -q) leaves the notes off `err`; warnings and errors are printed whatever it says.
-int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet = false);
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

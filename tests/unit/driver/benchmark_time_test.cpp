@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "gen_request.hpp"
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/workload/generators.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -17,23 +17,23 @@
 using namespace schedsim;
 
 namespace {
-cli::RunOutcome run_gen(const std::string& gen) { return cli::execute_run(cli_test::gen_request(gen)); }
+driver::RunOutcome run_gen(const std::string& gen) { return driver::execute_run(cli_test::gen_request(gen)); }
 
 /// Runs a workload built in the test, through a native workload file as `run FILE` reads it.
-cli::RunOutcome run_workload(const Workload& w, const std::string& name) {
+driver::RunOutcome run_workload(const Workload& w, const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   write_workload(w, path, WorkloadFormat::kJson);
-  cli::RunRequest req = cli_test::gen_request("");
+  driver::RunRequest req = cli_test::gen_request("");
   req.workload_gen.clear();
   req.input = path;
-  cli::RunOutcome out = cli::execute_run(req);
+  driver::RunOutcome out = driver::execute_run(req);
   std::filesystem::remove(path);
   return out;
 }
 }  // namespace
 
 TEST_CASE("messaging reports its benchmark time beside the makespan", "[cli][benchmark-time]") {
-  cli::RunOutcome a = run_gen("messaging -g 1 -l 10");
+  driver::RunOutcome a = run_gen("messaging -g 1 -l 10");
   REQUIRE(a.results.complete);
   const int64_t bt = a.results.benchmark_time_ns;
   CHECK(bt > 0);
@@ -41,7 +41,7 @@ TEST_CASE("messaging reports its benchmark time beside the makespan", "[cli][ben
   // by at least that.
   CHECK(bt < a.results.makespan_ns - 40 * 12000);
   // More loops lengthen the timed part; the fork phase does not change.
-  cli::RunOutcome b = run_gen("messaging -g 1 -l 20");
+  driver::RunOutcome b = run_gen("messaging -g 1 -l 20");
   CHECK(b.results.benchmark_time_ns > bt);
   CHECK(b.results.makespan_ns - b.results.benchmark_time_ns ==
         Catch::Detail::Approx(a.results.makespan_ns - bt).epsilon(0.2));
@@ -50,7 +50,7 @@ TEST_CASE("messaging reports its benchmark time beside the makespan", "[cli][ben
 }
 
 TEST_CASE("workloads without a benchmark timer report none", "[cli][benchmark-time]") {
-  cli::RunOutcome a = run_gen("messaging -g 1 -l 10 --no-main");
+  driver::RunOutcome a = run_gen("messaging -g 1 -l 10 --no-main");
   CHECK(a.results.benchmark_time_ns == -1);
   CHECK(a.rendered.find("benchmark_time_ns") == std::string::npos);
   // No record metric either: a stored 0 would compare as an infinitely fast benchmark.
@@ -61,7 +61,7 @@ TEST_CASE("workloads without a benchmark timer report none", "[cli][benchmark-ti
   // harness: no timer (docs/generators.md "Benchmark time").
   for (const char* gen : {"schbench -m 1 -t 2 --requests 3", "periodic -n 2 --count 3", "fork -n 3"}) {
     CAPTURE(gen);
-    cli::RunOutcome p = run_gen(gen);
+    driver::RunOutcome p = run_gen(gen);
     CHECK(p.results.benchmark_time_ns == -1);
     RunResults back = parse_results_json(p.rendered, "p.json");
     CHECK(back.benchmark_time_ns == -1);
@@ -75,7 +75,7 @@ TEST_CASE("pipe reports perf bench sched pipe's Total time and usecs/op", "[cli]
   // final write: on its own the modelled interval is the whole run.
   for (const char* gen : {"pipe -l 100", "pipe -l 100 -T"}) {
     CAPTURE(gen);
-    cli::RunOutcome p = run_gen(gen);
+    driver::RunOutcome p = run_gen(gen);
     REQUIRE(p.results.complete);
     CHECK(p.results.benchmark_time_ns > 0);
     CHECK(p.results.benchmark_time_ns == p.results.makespan_ns);
@@ -102,12 +102,12 @@ TEST_CASE("the pipe timer runs from pipe-1's start to its exit, not over the who
   early.pid = early.tgid = 2000;
   early.program = {Action::run(Duration::us(100)), Action::exit()};
   w.add_task(std::move(early));
-  cli::RunOutcome out = run_workload(w, "schedsim-bench-timer-pipe.json");
+  driver::RunOutcome out = run_workload(w, "schedsim-bench-timer-pipe.json");
   REQUIRE(out.results.complete);
   CHECK(out.results.benchmark_time_ns > 0);
   CHECK(out.results.makespan_ns - out.results.benchmark_time_ns == 1'000'000);
   // The same pipe run on its own takes as long from its start.
-  cli::RunOutcome alone = run_gen("pipe -l 50");
+  driver::RunOutcome alone = run_gen("pipe -l 50");
   CHECK(alone.results.benchmark_time_ns == out.results.benchmark_time_ns);
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("a workload's benchmark_timer_from other than barrier or start leaves 
           "[cli][benchmark-time]") {
   Workload w = generate_workload("pipe", {"-l", "20"});
   w.meta["benchmark_timer_from"] = "sometime";
-  cli::RunOutcome out = run_workload(w, "schedsim-bench-timer-bad.json");
+  driver::RunOutcome out = run_workload(w, "schedsim-bench-timer-bad.json");
   CHECK(out.results.benchmark_time_ns == -1);
   CHECK(out.results.benchmark_ops == -1);
 }

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "calibrate.hpp"
-#include "run_request.hpp"
+#include "schedsim/driver/calibrate.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -21,14 +21,14 @@ namespace {
 const std::vector<std::string> kTruth = {"context_switch=3us", "ipi_same_package=1200ns", "idle_exit=6us"};
 
 std::string simulated_trace(const std::string& gen, const std::string& name) {
-  cli::RunRequest req;
+  driver::RunRequest req;
   req.workload_gen = gen;
   req.topology = "smp2";
   req.costs = kTruth;
   req.trace_out = "-";
   req.progress = "never";
   req.max_memory = "none";
-  cli::RunOutcome out = cli::execute_run(req);
+  driver::RunOutcome out = driver::execute_run(req);
   REQUIRE(out.results.complete);
   auto dir = std::filesystem::temp_directory_path() / "schedsim-calibrate-test";
   std::filesystem::create_directories(dir);
@@ -42,12 +42,12 @@ std::string simulated_trace(const std::string& gen, const std::string& name) {
 TEST_CASE("calibrate recovers the IPI and idle-exit costs a trace was simulated with", "[cli][calibrate]") {
   // pipe ping-pong: every wake goes to the other, idle CPU (IPI + idle exit); periodic threads:
   // timer wakes on their own idle CPU (idle exit only), which separates the two parameters.
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.traces = {simulated_trace("pipe -l 3000", "pipe.txt"),
                 simulated_trace("periodic -n 3 --period 1ms --run 300us --count 300", "periodic.txt")};
   req.topology = "smp2";
   req.max_evals = 200;
-  cli::CalibrateResult r = cli::calibrate(req);  // default set on smp2: ipi_same_package, idle_exit
+  driver::CalibrateResult r = driver::calibrate(req);  // default set on smp2: ipi_same_package, idle_exit
   REQUIRE(r.params.size() == 2);
   CHECK(r.params[0].name == "ipi_same_package");
   CHECK(r.params[0].start == 600);  // the defaults, far from the truth
@@ -63,9 +63,9 @@ TEST_CASE("calibrate recovers the IPI and idle-exit costs a trace was simulated 
   // context_switch is not fitted on a trace: the recorded on-CPU time already contains it and a
   // replay does not charge it again (replay_overheads=recorded, docs/calibrate.md).
   req.fit = {"context_switch"};
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
   // The cost file is valid input for run.
-  std::string file = cli::render_cost_file(r);
+  std::string file = driver::render_cost_file(r);
   CostModel back;
   back.load_json(file, "fitted.json");
   CHECK(back.get("idle_exit") == r.cost.get("idle_exit"));
@@ -73,24 +73,24 @@ TEST_CASE("calibrate recovers the IPI and idle-exit costs a trace was simulated 
 }
 
 TEST_CASE("calibrate is deterministic", "[cli][calibrate]") {
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.traces = {simulated_trace("pipe -l 500", "pipe-small.txt")};
   req.topology = "smp2";
   req.fit = {"idle_exit"};
   req.max_evals = 20;
-  cli::CalibrateResult a = cli::calibrate(req), b = cli::calibrate(req);
-  CHECK(cli::render_cost_file(a) == cli::render_cost_file(b));
-  CHECK(cli::render_calibration_report(a) == cli::render_calibration_report(b));
+  driver::CalibrateResult a = driver::calibrate(req), b = driver::calibrate(req);
+  CHECK(driver::render_cost_file(a) == driver::render_cost_file(b));
+  CHECK(driver::render_calibration_report(a) == driver::render_calibration_report(b));
 }
 
 TEST_CASE("calibrate refuses traces it cannot fit", "[cli][calibrate]") {
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.topology = "smp2";
   req.traces = {simulated_trace("pipe -l 20", "pipe-tiny.txt")};  // 40 wakeups, < 1 ms
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
   req.traces = {std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/xeon-vm-16cpu/fork-2000.trace.gz"};
   req.fit = {"no_such_cost"};
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
 }
 
 TEST_CASE("a replay does not charge the switch and refill costs its trace already contains", "[cli][calibrate]") {
@@ -99,14 +99,14 @@ TEST_CASE("a replay does not charge the switch and refill costs its trace alread
   // switch again (the former behaviour) adds one switch cost per switch-in.
   const std::string trace = simulated_trace("pipe -l 3000", "pipe-overheads.txt");
   auto replay = [&](const std::string& mode) {
-    cli::RunRequest req;
+    driver::RunRequest req;
     req.input = trace;
     req.topology = "smp2";
     req.costs = kTruth;
     req.costs.push_back("replay_overheads=" + mode);
     req.progress = "never";
     req.max_memory = "none";
-    cli::RunOutcome out = cli::execute_run(req);
+    driver::RunOutcome out = driver::execute_run(req);
     REQUIRE(out.results.complete);
     const Comparison* mk = nullptr;
     for (const auto& c : out.results.observed)
@@ -129,16 +129,16 @@ TEST_CASE("a workload imported from a trace is replayed like the trace: its swit
   const std::string file = (std::filesystem::temp_directory_path() / "pipe-imported.json").string();
   write_workload(traces::import_trace(trace, traces::ExtractOptions{}), file, WorkloadFormat::kJson);
   auto replay = [&](const std::string& input, const std::string& mode) {
-    cli::RunRequest req;
+    driver::RunRequest req;
     req.input = input;
     req.topology = "smp2";
     req.costs = kTruth;
     if (!mode.empty()) req.costs.push_back("replay_overheads=" + mode);
     req.progress = "never";
     req.max_memory = "none";
-    return cli::execute_run(req);
+    return driver::execute_run(req);
   };
-  const cli::RunOutcome from_trace = replay(trace, ""), from_file = replay(file, "");
+  const driver::RunOutcome from_trace = replay(trace, ""), from_file = replay(file, "");
   CHECK(from_file.results.makespan_ns == from_trace.results.makespan_ns);
   CHECK(from_file.results.context_switches == from_trace.results.context_switches);
   CHECK(from_file.results.config.cost_overrides.at("replay_overheads") == "recorded");
@@ -147,12 +147,12 @@ TEST_CASE("a workload imported from a trace is replayed like the trace: its swit
   CHECK_THROWS_WITH(replay(file, "migration-delta"), Catch::Contains("needs the trace itself"));
   std::filesystem::remove(file);
   // A generated workload holds no recorded switch: always charged, and a run asking otherwise is told.
-  cli::RunRequest gen;
+  driver::RunRequest gen;
   gen.workload_gen = "pipe -l 20";
   gen.topology = "smp2";
   gen.costs = {"replay_overheads=recorded"};
   gen.progress = "never";
-  const cli::RunOutcome g = cli::execute_run(gen);
+  const driver::RunOutcome g = driver::execute_run(gen);
   CHECK(g.results.config.cost_overrides.at("replay_overheads") == "charged");
   CHECK(std::any_of(g.notes.begin(), g.notes.end(),
                     [](const std::string& n) { return n.find("replay_overheads applies to kernel traces") != std::string::npos; }));
@@ -162,21 +162,21 @@ TEST_CASE("calibrate fits a generator's per-operation costs to a benchmark time"
   // The "machine": messaging with per-message costs 2.5x the reference. Its benchmark time is the
   // observed figure; calibrate starts from the reference and must find the factor.
   const std::string spec = "messaging --pipe --thread --group 1 --nr_loops 200";
-  cli::RunRequest run;
+  driver::RunRequest run;
   run.workload_gen = spec;
   run.topology = "smp2";
   run.costs = {"msg_write_pipe_thread=1495ns", "msg_read_pipe_thread=1375ns"};
   run.progress = "never";
   run.max_memory = "none";
-  cli::RunOutcome truth = cli::execute_run(run);
+  driver::RunOutcome truth = driver::execute_run(run);
   REQUIRE(truth.results.benchmark_time_ns > 0);
 
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.workload_gen = spec;
   req.benchmark_time_ns = truth.results.benchmark_time_ns;
   req.topology = "smp2";
   req.max_evals = 60;
-  cli::CalibrateResult r = cli::calibrate(req);
+  driver::CalibrateResult r = driver::calibrate(req);
   REQUIRE(r.params.size() == 2);
   CHECK(r.params[0].name == "msg_write_pipe_thread");
   CHECK(r.params[0].start == 598);
@@ -186,14 +186,14 @@ TEST_CASE("calibrate fits a generator's per-operation costs to a benchmark time"
   // The cost file carries them, and a run with it reproduces the benchmark time.
   run.costs = {};
   CostModel back;
-  back.load_json(cli::render_cost_file(r), "fitted.json");
+  back.load_json(driver::render_cost_file(r), "fitted.json");
   run.costs = {"msg_write_pipe_thread=" + back.get("msg_write_pipe_thread") + "ns",
                "msg_read_pipe_thread=" + back.get("msg_read_pipe_thread") + "ns"};
-  cli::RunOutcome again = cli::execute_run(run);
+  driver::RunOutcome again = driver::execute_run(run);
   CHECK(std::abs(static_cast<double>(again.results.benchmark_time_ns) / static_cast<double>(truth.results.benchmark_time_ns) - 1) < 0.02);
   // A trace and a generator together, or a generator cost on a trace, are refused.
   req.traces = {"x.trace"};
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
 }
 
 TEST_CASE("measured_prior: the exit is the samples' median minus the IPI, kept in their interquartile range",
@@ -201,7 +201,7 @@ TEST_CASE("measured_prior: the exit is the samples' median minus the IPI, kept i
   std::vector<int64_t> s;
   for (int i = 1; i <= 40; ++i) s.push_back(i * 1000);  // 1..40 us, in reverse-free order
   std::reverse(s.begin(), s.end());                    // the input order does not matter
-  auto p = cli::measured_prior(s, 600, 500, 30000, "wakes");
+  auto p = driver::measured_prior(s, 600, 500, 30000, "wakes");
   REQUIRE(p.has_value());
   CHECK(p->samples == 40);
   CHECK(p->wake_value == 20000);  // nearest rank 20 of 40
@@ -211,62 +211,62 @@ TEST_CASE("measured_prior: the exit is the samples' median minus the IPI, kept i
   CHECK(p->lo == 9400);
   CHECK(p->hi == 29400);
   // Intersected with the plausible range.
-  auto q = cli::measured_prior(s, 600, 500, 20000, "wakes");
+  auto q = driver::measured_prior(s, 600, 500, 20000, "wakes");
   REQUIRE(q.has_value());
   CHECK(q->hi == 20000);
   CHECK(q->value == 19400);
   // Identical samples (a 1 us clock): widened to one tick either side.
-  auto flat = cli::measured_prior(std::vector<int64_t>(25, 5000), 600, 500, 30000, "wakes");
+  auto flat = driver::measured_prior(std::vector<int64_t>(25, 5000), 600, 500, 30000, "wakes");
   REQUIRE(flat.has_value());
   CHECK(flat->lo == 3400);
   CHECK(flat->hi == 5400);
   // Too few samples, or a range outside the plausible one: no prior.
-  CHECK_FALSE(cli::measured_prior(std::vector<int64_t>(19, 5000), 600, 500, 30000, "wakes").has_value());
-  CHECK_FALSE(cli::measured_prior(std::vector<int64_t>(25, 5000), 600, 10000, 30000, "wakes").has_value());
+  CHECK_FALSE(driver::measured_prior(std::vector<int64_t>(19, 5000), 600, 500, 30000, "wakes").has_value());
+  CHECK_FALSE(driver::measured_prior(std::vector<int64_t>(25, 5000), 600, 10000, 30000, "wakes").has_value());
 }
 
 TEST_CASE("prior_penalty is a weighted squared log-ratio, zero at the measurement", "[cli][calibrate]") {
-  CHECK(cli::prior_penalty(5000, 5000, 1) == 0);
-  CHECK(cli::prior_penalty(10000, 5000, 1) == Approx(std::log(2.0) * std::log(2.0)));
-  CHECK(cli::prior_penalty(2500, 5000, 1) == Approx(cli::prior_penalty(10000, 5000, 1)));
-  CHECK(cli::prior_penalty(10000, 5000, 3) == Approx(3 * cli::prior_penalty(10000, 5000, 1)));
-  CHECK(cli::prior_penalty(10000, 5000, 0) == 0);
+  CHECK(driver::prior_penalty(5000, 5000, 1) == 0);
+  CHECK(driver::prior_penalty(10000, 5000, 1) == Approx(std::log(2.0) * std::log(2.0)));
+  CHECK(driver::prior_penalty(2500, 5000, 1) == Approx(driver::prior_penalty(10000, 5000, 1)));
+  CHECK(driver::prior_penalty(10000, 5000, 3) == Approx(3 * driver::prior_penalty(10000, 5000, 1)));
+  CHECK(driver::prior_penalty(10000, 5000, 0) == 0);
 }
 
 TEST_CASE("banked_weight: wake metrics count for the share of wakes replayed as wakes", "[cli][calibrate]") {
-  CHECK(cli::banked_weight(0, 1000) == 1);
-  CHECK(cli::banked_weight(99, 1000) == 1);          // under 10%: kept
-  CHECK(cli::banked_weight(100, 1000) == Approx(0.9));
-  CHECK(cli::banked_weight(400, 1000) == Approx(0.6));
-  CHECK(cli::banked_weight(499, 1000) == Approx(0.501));
-  CHECK(cli::banked_weight(500, 1000) == 0);         // half or more: excluded
-  CHECK(cli::banked_weight(5000, 1000) == 0);
-  CHECK(cli::banked_weight(5, 0) == 1);
+  CHECK(driver::banked_weight(0, 1000) == 1);
+  CHECK(driver::banked_weight(99, 1000) == 1);          // under 10%: kept
+  CHECK(driver::banked_weight(100, 1000) == Approx(0.9));
+  CHECK(driver::banked_weight(400, 1000) == Approx(0.6));
+  CHECK(driver::banked_weight(499, 1000) == Approx(0.501));
+  CHECK(driver::banked_weight(500, 1000) == 0);         // half or more: excluded
+  CHECK(driver::banked_weight(5000, 1000) == 0);
+  CHECK(driver::banked_weight(5, 0) == 1);
 }
 
 TEST_CASE("calibrate keeps a parameter the traces cannot identify at its start", "[cli][calibrate]") {
   // smp2 has one package: the cross-package IPI changes nothing in a replay on it.
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.traces = {simulated_trace("pipe -l 500", "pipe-ident.txt")};
   req.topology = "smp2";
   req.fit = {"idle_exit", "ipi_cross_package"};
   req.costs = {"ipi_cross_package=700ns"};
   req.max_evals = 40;
-  cli::CalibrateResult r = cli::calibrate(req);
+  driver::CalibrateResult r = driver::calibrate(req);
   REQUIRE(r.params.size() == 2);
   CHECK(r.params[0].identifiable);
-  CHECK(r.params[0].effect >= cli::kCalibrateMinEffect);
+  CHECK(r.params[0].effect >= driver::kCalibrateMinEffect);
   CHECK_FALSE(r.params[1].identifiable);
-  CHECK(r.params[1].effect < cli::kCalibrateMinEffect);
+  CHECK(r.params[1].effect < driver::kCalibrateMinEffect);
   CHECK(r.params[1].fitted == 700);
   CHECK(r.probes >= 4);  // two per parameter, and one per threshold check of a moved one
-  const std::string report = cli::render_calibration_report(r);
+  const std::string report = driver::render_calibration_report(r);
   CHECK(report.find("ipi_cross_package: not identifiable from these traces: kept at 700ns") != std::string::npos);
 }
 
 TEST_CASE("a prior holds a parameter near its measurement, in proportion to its weight", "[cli][calibrate]") {
   // The ping-pong was simulated with idle_exit 6 us; a prior says 3 us.
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.traces = {simulated_trace("pipe -l 1000", "pipe-prior.txt")};
   req.topology = "smp2";
   req.fit = {"idle_exit"};
@@ -274,28 +274,28 @@ TEST_CASE("a prior holds a parameter near its measurement, in proportion to its 
   req.max_evals = 60;
   req.prior_weight = 0;  // a given prior has no hard range: weight 0 is the data alone
   req.priors = {"idle_exit=3us"};
-  cli::CalibrateResult free_fit = cli::calibrate(req);
+  driver::CalibrateResult free_fit = driver::calibrate(req);
   REQUIRE(free_fit.params[0].prior.has_value());
   CHECK(free_fit.params[0].prior->value == 3000);
   CHECK(std::abs(free_fit.params[0].fitted / 6000.0 - 1) < 0.10);
   req.prior_weight = 100;
-  cli::CalibrateResult held = cli::calibrate(req);
+  driver::CalibrateResult held = driver::calibrate(req);
   CHECK(std::abs(held.params[0].fitted / 3000.0 - 1) < 0.15);
   CHECK(held.fitted_penalty < held.start_penalty);
   // A prior outside its plausible range, for a parameter calibrate does not fit, or a bad weight.
   req.priors = {"idle_exit=1s"};
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
   req.priors = {"no_such_cost=1us"};
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
   req.priors = {};
   req.prior_weight = -1;
-  CHECK_THROWS_AS(cli::calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::calibrate(req), InputError);
 }
 
 TEST_CASE("calibrate excludes the wake metrics of a trace whose replay banks most wakes as tokens",
           "[cli][calibrate]") {
   const std::string dir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/xeon-vm-16cpu/";
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.traces = {dir + "msg-g1-l400.trace.gz"};
   req.topology = dir + "lscpu-p.txt";
   req.costs = {dir + "costs.json"};
@@ -303,9 +303,9 @@ TEST_CASE("calibrate excludes the wake metrics of a trace whose replay banks mos
   req.extract.comm_regex = "loadgen";
   req.fit = {"idle_exit_polled"};
   req.max_evals = 3;
-  cli::CalibrateResult r = cli::calibrate(req);
+  driver::CalibrateResult r = driver::calibrate(req);
   REQUIRE(r.traces.size() == 1);
-  const cli::TraceFit& t = r.traces[0];
+  const driver::TraceFit& t = r.traces[0];
   CHECK(t.banked_at_start * 2 >= t.observed_wakeups);  // 67% banked on the 16-CPU guest
   CHECK(t.wake_weight == 0);
   CHECK(t.weight_reason.find("excluded") != std::string::npos);
@@ -315,17 +315,17 @@ TEST_CASE("calibrate excludes the wake metrics of a trace whose replay banks mos
   }
   // The measured prior of the polled exit comes from the trace's own idle wakes.
   REQUIRE(r.params[0].prior.has_value());
-  CHECK(r.params[0].prior->samples >= cli::kCalibrateMinPriorSamples);
+  CHECK(r.params[0].prior->samples >= driver::kCalibrateMinPriorSamples);
   CHECK(r.params[0].fitted >= r.params[0].search_lo);
   CHECK(r.params[0].fitted <= r.params[0].search_hi);
 }
 
 TEST_CASE("robust_loss: quadratic for small misses, damped beyond a factor e", "[cli][calibrate]") {
-  CHECK(cli::robust_loss(0) == 0);
-  CHECK(cli::robust_loss(0.01) == Approx(0.01).epsilon(0.01));  // a 10% miss: about l^2
+  CHECK(driver::robust_loss(0) == 0);
+  CHECK(driver::robust_loss(0.01) == Approx(0.01).epsilon(0.01));  // a 10% miss: about l^2
   const double l_small = 0.2, l_big = 3.4;                   // a 22% and a 30x miss
   // The pull on the costs (d loss / d l = 2l / (1 + l^2)): the 30x miss pulls less than the 22% one.
-  auto pull = [](double l) { return (cli::robust_loss((l + 1e-6) * (l + 1e-6)) - cli::robust_loss(l * l)) / 1e-6; };
+  auto pull = [](double l) { return (driver::robust_loss((l + 1e-6) * (l + 1e-6)) - driver::robust_loss(l * l)) / 1e-6; };
   CHECK(pull(l_small) == Approx(2 * l_small / (1 + l_small * l_small)).epsilon(1e-3));
   CHECK(pull(l_big) < pull(1.0));
   CHECK(pull(l_big) < 2 * l_big / 10);
@@ -333,17 +333,17 @@ TEST_CASE("robust_loss: quadratic for small misses, damped beyond a factor e", "
 
 TEST_CASE("calibrate --check-only lists every reason calibrate refuses a trace for, in calibrate's words",
           "[cli][calibrate]") {
-  cli::CalibrateRequest req;
+  driver::CalibrateRequest req;
   req.topology = "smp2";
   const std::string tiny = simulated_trace("pipe -l 20", "pipe-tiny.txt");  // 40 wakeups, < 1 ms
   const std::string hb = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/hackbench-pipe-g2.ftrace.gz";
   req.traces = {tiny, hb};
-  const cli::CalibrateCheck c = cli::check_calibrate(req);
+  const driver::CalibrateCheck c = driver::check_calibrate(req);
   REQUIRE(c.traces.size() == 2);
   CHECK(c.used == 1);
   CHECK_FALSE(c.all_usable());
   CHECK(c.set_refusal.empty());
-  const std::vector<cli::TraceRefusal>& r = c.traces[0].refusals;
+  const std::vector<driver::TraceRefusal>& r = c.traces[0].refusals;
   REQUIRE(r.size() == 2);  // both checks, where calibrate stops at the first
   CHECK(r[0].check == "too-short");
   CHECK(r[1].check == "too-few-wakeups");
@@ -353,17 +353,17 @@ TEST_CASE("calibrate --check-only lists every reason calibrate refuses a trace f
   // calibrate itself refuses the trace with the check's first message.
   req.traces = {tiny};
   try {
-    cli::calibrate(req);
+    driver::calibrate(req);
     FAIL("calibrate fitted a trace --check-only refuses");
   } catch (const InputError& e) {
     CHECK(e.message() == r[0].message);
   }
   // Every trace refused: the set is too.
-  const cli::CalibrateCheck none = cli::check_calibrate(req);
+  const driver::CalibrateCheck none = driver::check_calibrate(req);
   CHECK(none.used == 0);
   CHECK_FALSE(none.set_refusal.empty());
   // A generated workload has no trace to check.
   req.traces.clear();
   req.workload_gen = "pipe -l 20";
-  CHECK_THROWS_AS(cli::check_calibrate(req), InputError);
+  CHECK_THROWS_AS(driver::check_calibrate(req), InputError);
 }

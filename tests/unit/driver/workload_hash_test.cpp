@@ -2,7 +2,7 @@
 // differently never share a hash (compare and the HTML report trust it to pair runs).
 #include <catch2/catch.hpp>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 
 using namespace schedsim;
 
@@ -24,8 +24,8 @@ TEST_CASE("workload_hash tells a background task from the same task measured", "
   Workload bg = pair_and_hog();
   bg.tasks[1].background = true;
   // Another experiment (the hog is load, not measured): metrics differ, so must the hash.
-  CHECK(cli::workload_hash(plain) != cli::workload_hash(bg));
+  CHECK(driver::workload_hash(plain) != driver::workload_hash(bg));
   // Deterministic, and unchanged for workloads without the flag.
-  CHECK(cli::workload_hash(bg) == cli::workload_hash(Workload(bg)));
-  CHECK(cli::workload_hash(plain) == cli::workload_hash(pair_and_hog()));
+  CHECK(driver::workload_hash(bg) == driver::workload_hash(Workload(bg)));
+  CHECK(driver::workload_hash(plain) == driver::workload_hash(pair_and_hog()));
 }

@@ -1,4 +1,4 @@
-#include "calibrate.hpp"
+#include "schedsim/driver/calibrate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/metrics/collector.hpp"
@@ -21,7 +21,7 @@
 #include "schedsim/topology/virt.hpp"
 #include "schedsim/workload/generators.hpp"
 
-namespace schedsim::cli {
+namespace schedsim::driver {
 
 const std::vector<CalibrationRange>& calibration_ranges() {
   // Plausible ranges: wide enough for any machine the model is meant for, narrow enough that a
@@ -1218,4 +1218,4 @@ std::string render_calibration_report(const CalibrateResult& r) {
   return out;
 }
 
-}  // namespace schedsim::cli
+}  // namespace schedsim::driver

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "run_request.hpp"
+#include "schedsim/driver/run.hpp"
 #include "schedsim/metrics/compare.hpp"
 
 using namespace schedsim;
@@ -18,7 +18,7 @@ namespace {
 
 RecordFile repeated(const std::string& gen, const std::string& topo, uint64_t seed, uint32_t reps,
                     const std::string& kernel, const std::string& placement) {
-  cli::RunRequest req;
+  driver::RunRequest req;
   req.workload_gen = gen;
   req.topology = topo;
   req.kernel = kernel;
@@ -27,7 +27,7 @@ RecordFile repeated(const std::string& gen, const std::string& topo, uint64_t se
   req.repeat = reps;
   req.format = "jsonl";
   req.progress = "never";
-  cli::RunOutcome out = cli::execute_run(req);
+  driver::RunOutcome out = driver::execute_run(req);
   RecordFile f;
   f.path = "seed" + std::to_string(seed);
   f.kind = "jsonl";

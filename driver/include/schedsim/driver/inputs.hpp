@@ -1,0 +1,53 @@
+#pragma once
+/// What the commands and the run pipeline share about their inputs: standard input read whole,
+/// an output that would overwrite an input, fractions and kernel versions as options give them,
+/// and a trace argument imported with its selection checked.
+#include <string>
+#include <vector>
+
+#include "schedsim/traces/import.hpp"
+#include "schedsim/workload/workload.hpp"
+
+namespace schedsim {
+struct KernelProfile;
+}
+
+namespace schedsim::driver {
+
+/// The kernel profile `--kernel VERSION` names. A MAJOR.MINOR with no profile of its own gets the
+/// newest profile not newer than it, and `note` says so ("" for an exact match); the caller
+/// prints it as a warning and records the choice. Throws InputError for an unknown name or a
+/// version older than every profile.
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note);
+
+/// A non-negative fraction written "5%" or "0.05". Throws InputError naming `flag`.
+double parse_fraction(const std::string& text, const char* flag);
+
+/// All of standard input (binary). Throws InputError when it cannot be read.
+std::string read_standard_input();
+
+/// Throws InputError when `output` (an option's file, "-" and "" = stdout) is the same file as one
+/// of `inputs` (by path, hard or symbolic link): the atomic rename would replace the input with
+/// the output, as `run w.json -o w.json` replaced the workload with its results. Inputs that are
+/// no file (a preset name, "-") are skipped.
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               const std::string& option = "--output");
+
+/// Appends the arguments of a run or calibrate that may name input files, for
+/// refuse_output_over_inputs(): the words of a --workload-gen spec (the mix file of `mix FILE`)
+/// and every --cost that is a file rather than name=value.
+void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
+                             const std::vector<std::string>& costs);
+
+
+/// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
+/// read twice like a file (--comm, an inferred prev_state layout).
+Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep);
+
+/// A trace whose selection (--comm, --pid, the recorded root) kept no task is an input error
+/// (exit 1), not an incomplete run: nothing about the simulation failed, the options selected
+/// nothing. `consequence` says what is not done ("no workload written", "nothing to simulate").
+void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,
+                            const char* consequence);
+
+}  // namespace schedsim::driver

@@ -1,0 +1,96 @@
+// Inputs the commands and the run pipeline share (inputs.hpp).
+#include "schedsim/driver/inputs.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
+#include "schedsim/policies/registry.hpp"
+#include "schedsim/workload/generators.hpp"
+
+namespace schedsim::driver {
+
+const KernelProfile& resolve_kernel_profile(const std::string& version, std::string& note) {
+  note.clear();
+  for (const auto& p : kernel_profiles())
+    if (p.version == version) return p;
+  bool parsed = false;
+  const KernelProfile* best = newest_profile_not_newer(version, &parsed);
+  if (!parsed) return kernel_profile(version);  // throws, naming the choices
+  if (!best) {
+    std::vector<std::string> names;
+    for (const auto& p : kernel_profiles()) names.push_back(p.version);
+    throw InputError(SourceLoc{"--kernel"}, fmt::format("no profile for kernel {}: it is older than every profile "
+                                                        "(valid: {})", version, join(names, ", ")));
+  }
+  note = fmt::format("--kernel {}: no profile of its own; using {}, the newest profile not newer than it ({}); "
+                     "give --kernel {} to silence this", version, best->version, best->summary, best->version);
+  return *best;
+}
+
+double parse_fraction(const std::string& text, const char* flag) {
+  std::string t = text;
+  bool pct = !t.empty() && t.back() == '%';
+  if (pct) t.pop_back();
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+    throw InputError(SourceLoc{flag}, "expected a fraction like 5% or 0.05, got '" + text + "'");
+  return pct ? v / 100.0 : v;
+}
+
+std::string read_standard_input() {
+  std::string data;
+  char buf[1 << 16];
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
+    data.append(buf, n);
+    if (data.size() > kMaxInMemoryInput)
+      throw InputError(SourceLoc{"-"}, fmt::format("standard input holds more than {} MiB, the most it may (it is read whole, "
+                                                   "so it can be read twice); give a file name instead, which is read as a stream",
+                                                   kMaxInMemoryInput >> 20));
+  }
+  if (std::ferror(stdin)) throw InputError(SourceLoc{"-"}, std::string("cannot read standard input: ") + std::strerror(errno));
+  return data;
+}
+
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               const std::string& option) {
+  if (output.empty() || output == "-") return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(output, ec)) return;
+  for (const auto& in : inputs)
+    if (!in.empty() && in != "-" && fs::exists(in, ec) && fs::equivalent(output, in, ec))
+      throw InputError(SourceLoc{output}, option + " names an input file ('" + in + "'); it would be overwritten");
+}
+
+void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string& workload_gen,
+                             const std::vector<std::string>& costs) {
+  if (!workload_gen.empty())
+    for (auto& word : split_command_line(workload_gen)) inputs.push_back(std::move(word));
+  for (const auto& c : costs)
+    if (c.find('=') == std::string::npos) inputs.push_back(c);
+}
+
+Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep) {
+  if (path != "-") return traces::import_trace(path, o, rep);
+  const std::string data = read_standard_input();
+  return traces::import_trace_buffer(data, "-", o, rep);
+}
+
+void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,
+                            const char* consequence) {
+  if (!w.tasks.empty()) return;
+  throw InputError(SourceLoc{path}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
+                                                "in the trace; {} (`schedsim trace info` lists the tasks)",
+                                                rep.selection, rep.tasks_seen, consequence));
+}
+
+}  // namespace schedsim::driver
