@@ -525,86 +525,139 @@ std::string render_trace_rows(const TraceFit& t, const char* start_label, const 
 
 // calibrate() and, with `check`, calibrate --check-only: one path, so that the check makes exactly
 // the checks the fit makes. With `check` a trace's refusal is recorded there instead of thrown,
-// the refused traces are left out of what follows, and it returns before the fit.
-CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* check) {
-  const bool generated = !req.workload_gen.empty();
-  if (generated && !req.traces.empty())
-    throw InputError("calibrate: give either TRACE files or --workload-gen with --benchmark-time, not both");
-  if (generated && req.benchmark_time_ns <= 0)
-    throw InputError(SourceLoc{"--benchmark-time"}, "--workload-gen needs the real program's reported time on the "
-                                                    "machine, e.g. --benchmark-time 15.78s");
-  if (!generated && req.benchmark_time_ns > 0)
-    throw InputError(SourceLoc{"--benchmark-time"}, "applies to a generated workload (--workload-gen); a trace has "
-                                                    "its own observed figures");
-  if (!generated && req.traces.empty()) throw InputError("calibrate: give at least one TRACE");
-  if (req.max_evals == 0) throw InputError(SourceLoc{"--max-evals"}, "expected at least 1 evaluation");
-  CalibrateResult res;
-  res.generated = generated;
-  res.budget = req.max_evals;
-  res.kernel = req.kernel;
-  res.seed = req.seed;
-  Topology topo = load_topology(req.topology);
-  CostModel base = start_cost_model(req, topo);
-  res.topology = topo.name();
-  const traces::ExtractOptions extract = calibrate_extract(req, topo, base, generated, &res.notes);
-  {
-    RunConfig probe;  // the kernel name is checked before the traces are read
-    build_policy_stack(req.kernel, {}, {}, probe);
+// the refused traces are left out of what follows, and it returns before the fit. The phases, in
+// order: the request's checks, the parameters and their ranges, the traces, the priors, the start
+// replay (which refuses traces that do not complete and weighs the banked ones), the
+// identifiability probes, the search, the fitted replays.
+class Calibration {
+ public:
+  Calibration(const CalibrateRequest& req, CalibrateCheck* check)
+      : req_(req), check_(check), generated_(!req.workload_gen.empty()), topo_(check_request(req)) {}
+
+  CalibrateResult run() {
+    res_.generated = generated_;
+    res_.budget = req_.max_evals;
+    res_.kernel = req_.kernel;
+    res_.seed = req_.seed;
+    base_ = start_cost_model(req_, topo_);
+    base_ipi_ = std::stod(base_.get("ipi_same_package"));
+    res_.topology = topo_.name();
+    extract_ = calibrate_extract(req_, topo_, base_, generated_, &res_.notes);
+    {
+      RunConfig probe;  // the kernel name is checked before the traces are read
+      build_policy_stack(req_.kernel, {}, {}, probe);
+    }
+    if (generated_) {
+      Loaded g;
+      g.path = req_.workload_gen;
+      g.generated = true;
+      g.bench_obs_ns = req_.benchmark_time_ns;
+      g.w = generate_workload_from_spec(req_.workload_gen, base_.gen_ops);
+      loaded_.push_back(std::move(g));
+    }
+    choose_params();
+    load_traces();
+    if (!generated_) set_priors();
+    for (size_t i = 0; i < sp_.size(); ++i) active_.push_back(i);
+    x0_.reserve(sp_.size());
+    for (const auto& p : sp_) x0_.push_back(p.start);
+    replay_start();
+    if (check_) {
+      record_check();
+      return res_;
+    }
+    if (counted_ == 0) throw InputError(kExcludedAll);
+    if (!generated_) find_identifiable();
+    search();
+    finish();
+    return res_;
   }
-  std::vector<Loaded> loaded;
-  if (generated) {
-    Loaded g;
-    g.path = req.workload_gen;
-    g.generated = true;
-    g.bench_obs_ns = req.benchmark_time_ns;
-    g.w = generate_workload_from_spec(req.workload_gen, base.gen_ops);
-    loaded.push_back(std::move(g));
+
+ private:
+  static constexpr const char* kExcludedAll =
+      "calibrate: every trace's fitted metrics are excluded (their replays bank at least half of the wakes as tokens, "
+      "see the report's reasons): nothing to fit on; add traces whose wakes replay";
+
+  // The checks that need nothing loaded; returns the machine (-t).
+  static Topology check_request(const CalibrateRequest& req) {
+    const bool generated = !req.workload_gen.empty();
+    if (generated && !req.traces.empty())
+      throw InputError("calibrate: give either TRACE files or --workload-gen with --benchmark-time, not both");
+    if (generated && req.benchmark_time_ns <= 0)
+      throw InputError(SourceLoc{"--benchmark-time"}, "--workload-gen needs the real program's reported time on the "
+                                                      "machine, e.g. --benchmark-time 15.78s");
+    if (!generated && req.benchmark_time_ns > 0)
+      throw InputError(SourceLoc{"--benchmark-time"}, "applies to a generated workload (--workload-gen); a trace has "
+                                                      "its own observed figures");
+    if (!generated && req.traces.empty()) throw InputError("calibrate: give at least one TRACE");
+    if (req.max_evals == 0) throw InputError(SourceLoc{"--max-evals"}, "expected at least 1 evaluation");
+    return load_topology(req.topology);
   }
-  std::vector<std::string> names = req.fit;
-  if (names.empty() && generated) {
-    auto used = loaded[0].w.meta.find("gen_cost_params");
-    if (used == loaded[0].w.meta.end())
-      throw InputError(SourceLoc{"--workload-gen"}, "this generator has no per-operation costs to fit (docs/calibrate.md "
-                                                    "lists them); give --fit");
-    std::istringstream in(used->second);
-    for (std::string n; std::getline(in, n, ',');) names.push_back(n);
+
+  // The parameters to fit (--fit, else the generator's costs or the defaults), each checked
+  // against the input and given its range; for a generated workload the one common factor.
+  void choose_params() {
+    std::vector<std::string> names = req_.fit;
+    if (names.empty() && generated_) {
+      auto used = loaded_[0].w.meta.find("gen_cost_params");
+      if (used == loaded_[0].w.meta.end())
+        throw InputError(SourceLoc{"--workload-gen"}, "this generator has no per-operation costs to fit (docs/calibrate.md "
+                                                      "lists them); give --fit");
+      std::istringstream in(used->second);
+      for (std::string n; std::getline(in, n, ',');) names.push_back(n);
+    }
+    if (names.empty())
+      names = default_fit_params(topo_.nr_packages() > 1, base_.idle_wake,
+                                 base_.replay_overheads == ReplayOverheads::kCharged);
+    if (generated_ && !req_.priors.empty())
+      throw InputError(SourceLoc{"--prior"}, "applies to traces: a generated workload's parameters move by one common "
+                                             "factor fitted to one benchmark time");
+    if (!(req_.prior_weight >= 0) || !std::isfinite(req_.prior_weight))
+      throw InputError(SourceLoc{"--prior-weight"}, fmt::format("expected a finite weight >= 0, got {}", req_.prior_weight));
+    res_.prior_weight = req_.prior_weight;
+    for (const auto& n : names) add_param(n, names.size());
+    given_ = parse_priors(req_.priors, seen_, res_.notes);
+    // One benchmark time determines one degree of freedom: a generated workload's parameters move
+    // together, by one factor kept inside every parameter's range.
+    if (generated_) {
+      double lo = 0, hi = std::numeric_limits<double>::infinity();
+      for (const auto& p : res_.params) {
+        lo = std::max(lo, p.lo / p.start);
+        hi = std::min(hi, p.hi / p.start);
+      }
+      if (!(lo < hi))
+        throw InputError(SourceLoc{"--fit"}, "the parameters' ranges leave no common factor to fit (start them closer "
+                                             "with --cost)");
+      sp_ = {{"factor", lo, hi, std::clamp(1.0, lo, hi)}};
+    }
   }
-  if (names.empty())
-    names = default_fit_params(topo.nr_packages() > 1, base.idle_wake,
-                               base.replay_overheads == ReplayOverheads::kCharged);
-  if (generated && !req.priors.empty())
-    throw InputError(SourceLoc{"--prior"}, "applies to traces: a generated workload's parameters move by one common "
-                                           "factor fitted to one benchmark time");
-  if (!(req.prior_weight >= 0) || !std::isfinite(req.prior_weight))
-    throw InputError(SourceLoc{"--prior-weight"}, fmt::format("expected a finite weight >= 0, got {}", req.prior_weight));
-  res.prior_weight = req.prior_weight;
-  std::set<std::string> seen;
-  std::vector<double> raw_start;  // the start before clamping into a prior's narrower range
-  for (const auto& n : names) {
+
+  // One parameter of `count` to fit, checked against the input, with its range and start.
+  void add_param(const std::string& n, size_t count) {
     const CalibrationRange& r = range_of(n);
-    if (!seen.insert(n).second) throw InputError(SourceLoc{"--fit"}, "parameter '" + n + "' given twice");
+    if (!seen_.insert(n).second) throw InputError(SourceLoc{"--fit"}, "parameter '" + n + "' given twice");
     const bool gen_param = is_gen_cost(n);
-    if (generated && !gen_param && names.size() > 1)
+    if (generated_ && !gen_param && count > 1)
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' is not a generator cost: with --workload-gen the parameters move by "
                                            "one common factor, so fit it alone (--fit " + n + ")");
-    if (!generated && gen_param)
+    if (!generated_ && gen_param)
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' is a generator cost: a trace replay does not use it (fit it with "
                                            "--workload-gen SPEC --benchmark-time T)");
-    if (!generated && n == "smt_corun_permille")
+    if (!generated_ && n == "smt_corun_permille")
       throw InputError(SourceLoc{"--fit"}, "'smt_corun_permille' cannot be fitted on traces: their on-CPU times already "
                                            "ran at the recording machine's co-run rate, so a replay applying the rate "
                                            "again would fit it to cancel that double count (and one normalised with "
                                            "--smt-normalize cancels it by construction); fit it with --workload-gen "
                                            "SPEC --benchmark-time T");
-    if (!generated &&
-        ((base.replay_overheads != ReplayOverheads::kCharged && n == "context_switch") ||
-         (base.replay_overheads == ReplayOverheads::kRecorded && n.rfind("refill_", 0) == 0)))
+    if (!generated_ &&
+        ((base_.replay_overheads != ReplayOverheads::kCharged && n == "context_switch") ||
+         (base_.replay_overheads == ReplayOverheads::kRecorded && n.rfind("refill_", 0) == 0)))
       throw InputError(SourceLoc{"--fit"}, "'" + n + "' has no effect on a trace replay: the recorded on-CPU times "
-                                           "already contain it (replay_overheads=" + base.get("replay_overheads") +
+                                           "already contain it (replay_overheads=" + base_.get("replay_overheads") +
                                            ", docs/calibrate.md); fit "
                                            "it on a generated workload, or with -c replay_overheads=charged");
-    double start = std::stod(base.get(n));
-    raw_start.push_back(start);
+    double start = std::stod(base_.get(n));
+    raw_start_.push_back(start);
     FittedParam fp;
     fp.name = n;
     fp.lo = fp.search_lo = r.lo;
@@ -612,79 +665,65 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
     fp.start = std::clamp(start, r.lo, r.hi);
     fp.unit = is_permille(n) ? "permille" : "ns";
     fp.source = r.source;
-    res.params.push_back(std::move(fp));
-  }
-  std::map<std::string, Prior> given = parse_priors(req.priors, seen, res.notes);
-  std::vector<stats::SearchParam> sp;
-  // One benchmark time determines one degree of freedom: a generated workload's parameters move
-  // together, by one factor kept inside every parameter's range.
-  if (generated) {
-    double lo = 0, hi = std::numeric_limits<double>::infinity();
-    for (const auto& p : res.params) {
-      lo = std::max(lo, p.lo / p.start);
-      hi = std::min(hi, p.hi / p.start);
-    }
-    if (!(lo < hi))
-      throw InputError(SourceLoc{"--fit"}, "the parameters' ranges leave no common factor to fit (start them closer "
-                                           "with --cost)");
-    sp = {{"factor", lo, hi, std::clamp(1.0, lo, hi)}};
+    res_.params.push_back(std::move(fp));
   }
 
   // calibrate fits the costs of -t from traces recorded on it: a trace from a machine with another
   // CPU count (its header's, or more CPUs seen than -t has) measured another machine, as run's
   // note says of its observed figures; fitted to it, -t's costs would absorb the difference.
-  auto other_machine = [&](const Loaded& t) {
-    const int64_t cpus = topo.nr_cpus();
+  void note_other_machine(const Loaded& t) {
+    const int64_t cpus = topo_.nr_cpus();
     const int64_t traced = traced_cpus(t.header_cpus, t.w);
     if (traced <= 0 || traced == cpus) return;
     const std::string which = t.header_cpus > 0
                                   ? fmt::format("comes from a {}-CPU machine (its header)", traced)
                                   : fmt::format("shows events on {} CPUs (no CPU count in its header)", traced);
-    res.notes.push_back(fmt::format("{}: warning: the trace {} and {} has {}: calibrate fits the costs of the "
-                                    "machine the traces were recorded on (-t); if this trace comes from another "
-                                    "machine, the fitted costs absorb the difference",
-                                    t.path, which, topo.name(), cpus));
-  };
-  std::vector<size_t> check_index;  // with `check`: loaded[i] is check->traces[check_index[i]]
-  for (const auto& p : req.traces) {
-    if (!check) {
-      loaded.push_back(load_trace(p, extract, &res.notes));
-      other_machine(loaded.back());
-      continue;
-    }
-    TraceCheck tc;
-    tc.path = p;
-    Loaded t = check_trace(p, extract, tc.refusals, &res.notes);
-    if (t.w.observed.present) other_machine(t);
-    if (tc.refusals.empty()) {
-      loaded.push_back(std::move(t));
-      check_index.push_back(check->traces.size());
-    }
-    check->traces.push_back(std::move(tc));
+    res_.notes.push_back(fmt::format("{}: warning: the trace {} and {} has {}: calibrate fits the costs of the "
+                                     "machine the traces were recorded on (-t); if this trace comes from another "
+                                     "machine, the fitted costs absorb the difference",
+                                     t.path, which, topo_.name(), cpus));
   }
 
-  int ipi_index = -1;  // ipi_same_package among the fitted parameters
-  const bool prior_start = std::find(req.priors.begin(), req.priors.end(), "start") != req.priors.end();
+  void load_traces() {
+    for (const auto& p : req_.traces) {
+      if (!check_) {
+        loaded_.push_back(load_trace(p, extract_, &res_.notes));
+        note_other_machine(loaded_.back());
+        continue;
+      }
+      TraceCheck tc;
+      tc.path = p;
+      Loaded t = check_trace(p, extract_, tc.refusals, &res_.notes);
+      if (t.w.observed.present) note_other_machine(t);
+      if (tc.refusals.empty()) {
+        loaded_.push_back(std::move(t));
+        check_index_.push_back(check_->traces.size());
+      }
+      check_->traces.push_back(std::move(tc));
+    }
+  }
+
   // Priors: --prior first; else the idle exit measured from the training traces' own idle wakes
   // (the model's wake to an idle CPU is the IPI plus the exit, docs/calibrate.md).
-  if (!generated) {
-    const double ipi = std::stod(base.get("ipi_same_package"));
-    for (size_t i = 0; i < res.params.size(); ++i)
-      if (res.params[i].name == "ipi_same_package") ipi_index = static_cast<int>(i);
+  void set_priors() {
+    const bool prior_start = std::find(req_.priors.begin(), req_.priors.end(), "start") != req_.priors.end();
+    const double ipi = std::stod(base_.get("ipi_same_package"));
+    for (size_t i = 0; i < res_.params.size(); ++i)
+      if (res_.params[i].name == "ipi_same_package") ipi_index_ = static_cast<int>(i);
     auto pooled = [&](std::vector<int64_t> Loaded::*field) {
       std::vector<int64_t> v;
-      for (const auto& t : loaded) v.insert(v.end(), (t.*field).begin(), (t.*field).end());
+      for (const auto& t : loaded_) v.insert(v.end(), (t.*field).begin(), (t.*field).end());
       return v;
     };
-    for (size_t i = 0; i < res.params.size(); ++i) {
-      FittedParam& p = res.params[i];
-      if (auto g = given.find(p.name); g != given.end()) {
+    for (size_t i = 0; i < res_.params.size(); ++i) {
+      FittedParam& p = res_.params[i];
+      if (auto g = given_.find(p.name); g != given_.end()) {
         p.prior = g->second;
-      } else if (base.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_polled") {
+      } else if (base_.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_polled") {
         p.prior = measured_prior(pooled(&Loaded::idle_short), ipi, p.lo, p.hi, "remote wakes to a CPU idle under 50 us");
-      } else if (base.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_halted") {
+      } else if (base_.idle_wake == IdleWakeMode::kVmHaltPoll && p.name == "idle_exit_halted") {
         p.prior = measured_prior(pooled(&Loaded::idle_long), ipi, p.lo, p.hi, "remote wakes to a CPU idle 200 us or more");
-      } else if (base.idle_wake == IdleWakeMode::kConstant && p.name == "idle_exit") {
+      } else if (base_.idle_wake == IdleWakeMode::kConstant && p.name == "idle_exit") {
         p.prior = measured_prior(pooled(&Loaded::idle_all), ipi, p.lo, p.hi, "remote wakes to an idle CPU");
       }
       if (!p.prior && prior_start) {
@@ -697,235 +736,264 @@ CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* 
         p.search_lo = p.prior->lo;
         p.search_hi = p.prior->hi;
       }
-      p.start = std::clamp(raw_start[i], p.search_lo, p.search_hi);
+      p.start = std::clamp(raw_start_[i], p.search_lo, p.search_hi);
     }
     // A measured exit with the IPI fitted too: the samples fix the sum, so the exit's box is what
     // the IPI's box leaves of the wake's range (the sum is checked in the objective).
-    for (auto& p : res.params) {
-      if (!p.prior || p.prior->wake_value <= 0 || ipi_index < 0) continue;
-      const FittedParam& q = res.params[static_cast<size_t>(ipi_index)];
+    for (auto& p : res_.params) {
+      if (!p.prior || p.prior->wake_value <= 0 || ipi_index_ < 0) continue;
+      const FittedParam& q = res_.params[static_cast<size_t>(ipi_index_)];
       p.search_lo = std::max(p.lo, p.prior->wake_lo - q.search_hi);
       p.search_hi = std::min(p.hi, p.prior->wake_hi - q.search_lo);
     }
-    for (const auto& p : res.params) sp.push_back({p.name, p.search_lo, p.search_hi, p.start});
+    for (const auto& p : res_.params) sp_.push_back({p.name, p.search_lo, p.search_hi, p.start});
   }
 
-  // `active` lists the searched parameters (indices into sp); the others stay at their start.
-  std::vector<size_t> active;
-  for (size_t i = 0; i < sp.size(); ++i) active.push_back(i);
-  auto full_point = [&](const std::vector<double>& x) {
+  // Every searched parameter's value: `x` over active_ (indices into sp_), the others at their start.
+  std::vector<double> full_point(const std::vector<double>& x) const {
     std::vector<double> all;
-    all.reserve(sp.size());
-    for (const auto& p : sp) all.push_back(p.start);
-    for (size_t k = 0; k < active.size(); ++k) all[active[k]] = x[k];
+    all.reserve(sp_.size());
+    for (const auto& p : sp_) all.push_back(p.start);
+    for (size_t k = 0; k < active_.size(); ++k) all[active_[k]] = x[k];
     return all;
-  };
-  auto model_for = [&](const std::vector<double>& all) {
-    CostModel c = base;
-    if (generated) {
-      for (const auto& p : res.params) set_param(c, p.name, p.start * all[0]);
+  }
+
+  CostModel model_for(const std::vector<double>& all) const {
+    CostModel c = base_;
+    if (generated_) {
+      for (const auto& p : res_.params) set_param(c, p.name, p.start * all[0]);
       return c;
     }
-    for (size_t i = 0; i < sp.size(); ++i) set_param(c, sp[i].name, all[i]);
+    for (size_t i = 0; i < sp_.size(); ++i) set_param(c, sp_[i].name, all[i]);
     return c;
-  };
-  const double base_ipi = std::stod(base.get("ipi_same_package"));
-  auto ipi_at = [&](const std::vector<double>& all) {
-    return ipi_index >= 0 ? all[static_cast<size_t>(ipi_index)] : base_ipi;
-  };
-  auto penalty = [&](const std::vector<double>& all) {
+  }
+
+  double ipi_at(const std::vector<double>& all) const {
+    return ipi_index_ >= 0 ? all[static_cast<size_t>(ipi_index_)] : base_ipi_;
+  }
+
+  double penalty(const std::vector<double>& all) const {
     double pen = 0;
-    if (generated) return pen;
-    for (size_t i = 0; i < res.params.size(); ++i) {
-      const auto& pr = res.params[i].prior;
+    if (generated_) return pen;
+    for (size_t i = 0; i < res_.params.size(); ++i) {
+      const auto& pr = res_.params[i].prior;
       if (!pr) continue;
       if (pr->wake_value > 0)  // measured: on the wake the samples measured, IPI + exit
-        pen += prior_penalty(all[i] + ipi_at(all), pr->wake_value, req.prior_weight);
+        pen += prior_penalty(all[i] + ipi_at(all), pr->wake_value, req_.prior_weight);
       else
-        pen += prior_penalty(all[i], pr->value, req.prior_weight);
+        pen += prior_penalty(all[i], pr->value, req_.prior_weight);
     }
     return pen;
-  };
+  }
+
   // Outside a measured wake's range (IPI + exit), a candidate contradicts the samples.
-  auto feasible = [&](const std::vector<double>& all) {
-    if (generated) return true;
-    for (size_t i = 0; i < res.params.size(); ++i) {
-      const auto& pr = res.params[i].prior;
+  bool feasible(const std::vector<double>& all) const {
+    if (generated_) return true;
+    for (size_t i = 0; i < res_.params.size(); ++i) {
+      const auto& pr = res_.params[i].prior;
       if (!pr || pr->wake_value <= 0) continue;
       const double wake = all[i] + ipi_at(all);
       if (wake < pr->wake_lo - 0.5 || wake > pr->wake_hi + 0.5) return false;
     }
     return true;
-  };
-  std::vector<double> x0;
-  x0.reserve(sp.size());
-  for (const auto& p : sp) x0.push_back(p.start);
-  // The start point must replay completely: a trace that does not is refused, not fitted.
-  std::vector<RunResults> start_results;
-  {
-    CostModel c = model_for(x0);
+  }
+
+  double data_objective(const std::vector<RunResults>& rs) const {
+    double total = 0;
+    for (size_t i = 0; i < loaded_.size(); ++i)
+      if (counts(loaded_[i])) total += score(loaded_[i], rs[i]);
+    return total / static_cast<double>(counted_);
+  }
+
+  // Replays every trace with `all`; nullopt when one does not complete.
+  std::optional<std::vector<RunResults>> replay_all(const std::vector<double>& all) const {
+    CostModel c = model_for(all);
+    std::vector<RunResults> rs;
+    for (const auto& t : loaded_) {
+      bool complete = false;
+      rs.push_back(replay(t, topo_, req_.kernel, req_.seed, c, complete));
+      if (!complete) return std::nullopt;
+    }
+    return rs;
+  }
+
+  // The start point must replay completely: a trace that does not is refused, not fitted. Wake
+  // metrics of a trace whose replay banks its wakes as tokens describe the banking (a missing
+  // mechanism: the wakee's block is fixed at its recorded point), not the costs.
+  void replay_start() {
+    CostModel c = model_for(x0_);
     std::vector<Loaded> kept;
     std::vector<size_t> kept_index;
-    for (size_t i = 0; i < loaded.size(); ++i) {
+    for (size_t i = 0; i < loaded_.size(); ++i) {
       bool complete = false;
-      RunResults r = replay(loaded[i], topo, req.kernel, req.seed, c, complete);
+      RunResults r = replay(loaded_[i], topo_, req_.kernel, req_.seed, c, complete);
       if (!complete) {
         const TraceRefusal refusal{"replay-incomplete", "replay incomplete",
                                    "cannot fit: its replay does not complete (`schedsim run` on it says why: tasks "
                                    "blocked forever or wake tokens never consumed)",
                                    0};
-        if (!check) throw refusal_error(loaded[i].path, refusal);
-        check->traces[check_index[i]].refusals.push_back(refusal);
+        if (!check_) throw refusal_error(loaded_[i].path, refusal);
+        check_->traces[check_index_[i]].refusals.push_back(refusal);
         continue;
       }
-      start_results.push_back(std::move(r));
-      kept.push_back(std::move(loaded[i]));
-      if (check) kept_index.push_back(check_index[i]);
+      start_results_.push_back(std::move(r));
+      kept.push_back(std::move(loaded_[i]));
+      if (check_) kept_index.push_back(check_index_[i]);
     }
-    loaded = std::move(kept);
-    check_index = std::move(kept_index);
+    loaded_ = std::move(kept);
+    check_index_ = std::move(kept_index);
+    for (size_t i = 0; i < loaded_.size(); ++i)
+      if (!loaded_[i].generated)
+        loaded_[i].wake_weight = banked_weight(start_results_[i].tokens_banked, replayed_wakes(start_results_[i]));
+    for (const auto& t : loaded_) counted_ += counts(t) ? 1U : 0U;
   }
-  // Wake metrics of a trace whose replay banks its wakes as tokens describe the banking (a
-  // missing mechanism: the wakee's block is fixed at its recorded point), not the costs.
-  for (size_t i = 0; i < loaded.size(); ++i)
-    if (!loaded[i].generated)
-      loaded[i].wake_weight = banked_weight(start_results[i].tokens_banked, replayed_wakes(start_results[i]));
-  size_t counted = 0;
-  for (const auto& t : loaded) counted += counts(t) ? 1U : 0U;
-  const std::string excluded_all = "calibrate: every trace's fitted metrics are excluded (their replays bank at least "
-                                   "half of the wakes as tokens, see the report's reasons): nothing to fit on; add "
-                                   "traces whose wakes replay";
-  if (check) {
-    for (size_t i = 0; i < loaded.size(); ++i) {
-      TraceCheck& tc = check->traces[check_index[i]];
-      tc.wake_weight = loaded[i].wake_weight;
-      tc.counts = counts(loaded[i]);
+
+  void record_check() {
+    for (size_t i = 0; i < loaded_.size(); ++i) {
+      TraceCheck& tc = check_->traces[check_index_[i]];
+      tc.wake_weight = loaded_[i].wake_weight;
+      tc.counts = counts(loaded_[i]);
       tc.weight_reason =
-          weight_reason(loaded[i].wake_weight, start_results[i].tokens_banked, replayed_wakes(start_results[i]));
+          weight_reason(loaded_[i].wake_weight, start_results_[i].tokens_banked, replayed_wakes(start_results_[i]));
     }
-    check->used = loaded.size();
-    if (loaded.empty()) check->set_refusal = "calibrate: no trace can be fitted (every one is refused)";
-    else if (counted == 0) check->set_refusal = excluded_all;
-    return res;
+    check_->used = loaded_.size();
+    if (loaded_.empty()) check_->set_refusal = "calibrate: no trace can be fitted (every one is refused)";
+    else if (counted_ == 0) check_->set_refusal = kExcludedAll;
   }
-  if (counted == 0) throw InputError(excluded_all);
-  auto data_objective = [&](const std::vector<RunResults>& rs) {
-    double total = 0;
-    for (size_t i = 0; i < loaded.size(); ++i)
-      if (counts(loaded[i])) total += score(loaded[i], rs[i]);
-    return total / static_cast<double>(counted);
-  };
-  // Replays every trace with `all`; nullopt when one does not complete.
-  auto replay_all = [&](const std::vector<double>& all) -> std::optional<std::vector<RunResults>> {
-    CostModel c = model_for(all);
-    std::vector<RunResults> rs;
-    for (const auto& t : loaded) {
-      bool complete = false;
-      rs.push_back(replay(t, topo, req.kernel, req.seed, c, complete));
-      if (!complete) return std::nullopt;
-    }
-    return rs;
-  };
+
   // Identifiability: a parameter whose doubling and halving (inside its search range) leaves the
   // data objective unchanged within kCalibrateMinEffect cannot be told apart by these traces; the
   // search would move it along a flat valley (or by the prior alone), so it keeps its start.
-  if (!generated) {
-    const double j0 = data_objective(start_results);
-    active.clear();
-    for (size_t i = 0; i < sp.size(); ++i) {
+  void find_identifiable() {
+    const double j0 = data_objective(start_results_);
+    active_.clear();
+    for (size_t i = 0; i < sp_.size(); ++i) {
       double effect = 0;
       for (double f : {2.0, 0.5}) {
-        std::vector<double> probe = x0;
-        probe[i] = std::clamp(x0[i] * f, sp[i].lo, sp[i].hi);
-        if (probe[i] == x0[i]) continue;
-        ++res.probes;
+        std::vector<double> probe = x0_;
+        probe[i] = std::clamp(x0_[i] * f, sp_[i].lo, sp_[i].hi);
+        if (probe[i] == x0_[i]) continue;
+        ++res_.probes;
         auto rs = replay_all(probe);
         effect = rs ? std::max(effect, std::abs(data_objective(*rs) - j0)) : std::numeric_limits<double>::infinity();
       }
-      res.params[i].effect = effect;
-      res.params[i].identifiable = effect >= kCalibrateMinEffect;
-      if (res.params[i].identifiable) active.push_back(i);
+      res_.params[i].effect = effect;
+      res_.params[i].identifiable = effect >= kCalibrateMinEffect;
+      if (res_.params[i].identifiable) active_.push_back(i);
     }
   }
-  bool first = true;
-  auto objective = [&](const std::vector<double>& x) {
-    const std::vector<double> all = full_point(x);
-    if (first) {  // the start point was just replayed above
-      first = false;
-      return data_objective(start_results) + penalty(all);
+
+  // The coordinate search over the identifiable parameters; best_ is where it ends.
+  void search() {
+    best_ = x0_;
+    res_.start_penalty = penalty(x0_);
+    if (active_.empty()) {  // nothing identifiable: the start is the answer
+      res_.start_objective = res_.fitted_objective = data_objective(start_results_) + res_.start_penalty;
+      res_.converged = true;
+      return;
     }
-    if (!feasible(all)) {
-      ++res.infeasible;
-      return std::numeric_limits<double>::infinity();
-    }
-    auto rs = replay_all(all);
-    if (!rs) {
-      ++res.rejected;
-      return std::numeric_limits<double>::infinity();
-    }
-    return data_objective(*rs) + penalty(all);
-  };
-  std::vector<double> best = x0;
-  res.start_penalty = penalty(x0);
-  if (active.empty()) {  // nothing identifiable: the start is the answer
-    res.start_objective = res.fitted_objective = data_objective(start_results) + res.start_penalty;
-    res.converged = true;
-  } else {
+    bool first = true;
+    auto objective = [&](const std::vector<double>& x) {
+      const std::vector<double> all = full_point(x);
+      if (first) {  // the start point was just replayed
+        first = false;
+        return data_objective(start_results_) + penalty(all);
+      }
+      if (!feasible(all)) {
+        ++res_.infeasible;
+        return std::numeric_limits<double>::infinity();
+      }
+      auto rs = replay_all(all);
+      if (!rs) {
+        ++res_.rejected;
+        return std::numeric_limits<double>::infinity();
+      }
+      return data_objective(*rs) + penalty(all);
+    };
     std::vector<stats::SearchParam> asp;
-    asp.reserve(active.size());
-    for (size_t k : active) asp.push_back(sp[k]);
+    asp.reserve(active_.size());
+    for (size_t k : active_) asp.push_back(sp_[k]);
     stats::SearchOptions opt;
-    opt.max_evals = req.max_evals;
+    opt.max_evals = req_.max_evals;
     stats::SearchResult sr = stats::coordinate_search(
         asp, objective, opt, [&](uint32_t n, double b) {
-          if (req.progress) req.progress(n, req.max_evals, b);
+          if (req_.progress) req_.progress(n, req_.max_evals, b);
         });
-    res.evals = sr.evals;
-    res.converged = sr.converged;
-    res.start_objective = sr.start_value;
-    res.fitted_objective = sr.best_value;
-    best = full_point(sr.best);
-    // A move that buys less than kCalibrateMinEffect of objective is not kept: the fitted value
-    // would then differ from the start for a gain the identifiability test calls no effect (a
-    // percentile step, a rounding of one trace), which is what makes two folds disagree.
-    for (size_t k : active) {
-      if (std::llround(best[k]) == std::llround(x0[k])) continue;  // the cost file holds whole ns
-      std::vector<double> trial = best;
-      trial[k] = x0[k];
+    res_.evals = sr.evals;
+    res_.converged = sr.converged;
+    res_.start_objective = sr.start_value;
+    res_.fitted_objective = sr.best_value;
+    best_ = full_point(sr.best);
+    revert_small_moves();
+  }
+
+  // A move that buys less than kCalibrateMinEffect of objective is not kept: the fitted value
+  // would then differ from the start for a gain the identifiability test calls no effect (a
+  // percentile step, a rounding of one trace), which is what makes two folds disagree.
+  void revert_small_moves() {
+    for (size_t k : active_) {
+      if (std::llround(best_[k]) == std::llround(x0_[k])) continue;  // the cost file holds whole ns
+      std::vector<double> trial = best_;
+      trial[k] = x0_[k];
       if (!feasible(trial)) continue;
-      ++res.probes;
+      ++res_.probes;
       auto rs = replay_all(trial);
       if (!rs) continue;
       const double v = data_objective(*rs) + penalty(trial);
-      if (v <= res.fitted_objective + kCalibrateMinEffect) {
-        res.params[k].reverted_from = best[k];
-        res.params[k].revert_cost = v - res.fitted_objective;
-        best = trial;
-        res.fitted_objective = v;
+      if (v <= res_.fitted_objective + kCalibrateMinEffect) {
+        res_.params[k].reverted_from = best_[k];
+        res_.params[k].revert_cost = v - res_.fitted_objective;
+        best_ = trial;
+        res_.fitted_objective = v;
       }
     }
   }
-  res.fitted_penalty = penalty(best);
-  res.cost = model_for(best);
-  for (auto& p : res.params) p.fitted = std::stod(res.cost.get(p.name));
 
-  for (size_t i = 0; i < loaded.size(); ++i) {
-    bool complete = false;
-    RunResults fitted = replay(loaded[i], topo, req.kernel, req.seed, res.cost, complete);
-    res.traces.push_back(make_trace_fit(loaded[i], start_results[i], fitted));
+  // The fitted costs, each trace replayed with them, and the keys the cost file holds: every
+  // parameter the base set (so the file stands alone) and the fitted ones.
+  void finish() {
+    res_.fitted_penalty = penalty(best_);
+    res_.cost = model_for(best_);
+    for (auto& p : res_.params) p.fitted = std::stod(res_.cost.get(p.name));
+    for (size_t i = 0; i < loaded_.size(); ++i) {
+      bool complete = false;
+      RunResults fitted = replay(loaded_[i], topo_, req_.kernel, req_.seed, res_.cost, complete);
+      res_.traces.push_back(make_trace_fit(loaded_[i], start_results_[i], fitted));
+    }
+    const CostModel defaults;
+    if (res_.cost.idle_wake_set) res_.cost_json_keys.emplace_back("idle_wake");
+    if (res_.cost.replay_overheads != ReplayOverheads::kRecorded) res_.cost_json_keys.emplace_back("replay_overheads");
+    if (res_.cost.replay_wakes != ReplayWakes::kRecorded) res_.cost_json_keys.emplace_back("replay_wakes");
+    for (const auto& p : CostModel::params()) {
+      if (p.name == "idle_wake" || p.name == "replay_overheads" || p.name == "replay_wakes") continue;
+      bool fitted = seen_.count(p.name) > 0;
+      if (fitted || res_.cost.get(p.name) != defaults.get(p.name)) res_.cost_json_keys.push_back(p.name);
+    }
   }
-  // What the cost file holds: every parameter the base set (so the file stands alone) and the
-  // fitted ones.
-  const CostModel defaults;
-  if (res.cost.idle_wake_set) res.cost_json_keys.emplace_back("idle_wake");
-  if (res.cost.replay_overheads != ReplayOverheads::kRecorded) res.cost_json_keys.emplace_back("replay_overheads");
-  if (res.cost.replay_wakes != ReplayWakes::kRecorded) res.cost_json_keys.emplace_back("replay_wakes");
-  for (const auto& p : CostModel::params()) {
-    if (p.name == "idle_wake" || p.name == "replay_overheads" || p.name == "replay_wakes") continue;
-    bool fitted = seen.count(p.name) > 0;
-    if (fitted || res.cost.get(p.name) != defaults.get(p.name)) res.cost_json_keys.push_back(p.name);
-  }
-  return res;
+
+  const CalibrateRequest& req_;
+  CalibrateCheck* check_;
+  const bool generated_;
+  Topology topo_;
+  CalibrateResult res_;
+  CostModel base_;
+  traces::ExtractOptions extract_;
+  std::vector<Loaded> loaded_;
+  std::vector<size_t> check_index_;  ///< with check_: loaded_[i] is check_->traces[check_index_[i]]
+  std::set<std::string> seen_;       ///< the fitted parameters' names
+  std::vector<double> raw_start_;    ///< each parameter's start before clamping into a prior's range
+  std::map<std::string, Prior> given_;
+  std::vector<stats::SearchParam> sp_;
+  std::vector<size_t> active_;       ///< the searched parameters (indices into sp_)
+  int ipi_index_ = -1;               ///< ipi_same_package among the fitted parameters
+  double base_ipi_ = 0;              ///< ipi_same_package where it is not fitted
+  std::vector<double> x0_, best_;
+  std::vector<RunResults> start_results_;
+  size_t counted_ = 0;               ///< traces whose fitted metrics count
+};
+
+CalibrateResult calibrate_or_check(const CalibrateRequest& req, CalibrateCheck* check) {
+  return Calibration(req, check).run();
 }
 
 }  // namespace

@@ -962,7 +962,10 @@ std::string recording_machine(const std::string& input, const traces::ImportRepo
   return kDefaultTopology;
 }
 
-RunOutcome execute_run(const RunRequest& req) {
+namespace {
+
+/// The checks of a request that need nothing read: formats, repetitions, output paths.
+void check_request(const RunRequest& req) {
   if (req.format != "table" && req.format != "json" && req.format != "csv" && req.format != "jsonl")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", req.format, {"table", "json", "csv", "jsonl"}));
   if (req.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "expected at least 1 repetition");
@@ -993,6 +996,144 @@ RunOutcome execute_run(const RunRequest& req) {
   }
   if (!req.trace_window.empty() && req.trace_out.empty())
     throw InputError(SourceLoc{"--trace-window"}, "needs --trace-out");
+
+}
+
+/// The caveats about the inputs (appended to `caveats`; the observed column's machine into
+/// `config`): another recording machine, SMT double counting, custom slices, background tasks.
+/// `rep` is the import's report for a trace, nullptr otherwise; `traced` its CPU count
+/// (traced_cpus(), 0 for a workload that is no trace).
+void add_input_caveats(const RunRequest& req, const traces::ImportReport* rep, const traces::ExtractOptions& extract,
+                       const Workload& w, const Topology& topo, const CostModel& run_cost, int64_t traced,
+                       bool recorded_elsewhere, const std::string& smt_rate_note, RunConfig& config,
+                       std::vector<std::string>& caveats) {
+  // migration-delta credits each recorded migration by the topology distance between the two
+  // CPUs it was recorded on: those ids only mean something on the recording machine.
+  if (run_cost.replay_overheads == ReplayOverheads::kMigrationDelta && traced > 0 &&
+      traced != static_cast<int64_t>(topo.nr_cpus()))
+    throw InputError(SourceLoc{"--cost"},
+                     fmt::format("replay_overheads=migration-delta needs the machine the trace was recorded on: it "
+                                 "credits each recorded migration by the distance between the recorded CPUs, but the "
+                                 "trace comes from a {}-CPU machine and {} has {} CPUs (replay on the recording "
+                                 "machine's topology, or use replay_overheads=recorded)",
+                                 traced, topo.name(), topo.nr_cpus()));
+  if (req.smt_normalize) check_smt_normalisation(*rep, extract, w, caveats);
+  if (!smt_rate_note.empty()) caveats.push_back(smt_rate_note);
+  if (rep && w.observed.present && !w.tasks.empty()) {
+    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus())) {
+      config.observed_elsewhere = fmt::format("recorded on {} CPUs, replayed on {}'s {}", traced, topo.name(), topo.nr_cpus());
+      caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
+                                    "observed figures are from another machine, not a prediction for this one",
+                                    traced, topo.name(), topo.nr_cpus()));
+    } else if (recorded_elsewhere) {
+      config.observed_elsewhere = fmt::format("recorded on {}, replayed on {}", extract.smt_machine, topo.name());
+      caveats.push_back(fmt::format("note: the trace was recorded on {} and is replayed on {}: its observed figures "
+                                    "are from another machine, not a prediction for this one",
+                                    extract.smt_machine, topo.name()));
+    }
+  }
+  // A trace replayed on an SMT model without --smt-normalize: the recorded on-CPU time of a thread
+  // whose sibling was busy already ran at the recording machine's co-run rate, and the replay
+  // slows it again by -t's (docs/model.md "SMT normalisation of recorded on-CPU time": +52% on
+  // a same-machine replay of messaging). Which machine recorded it is unknown to the replay: a
+  // trace with -t's CPU count was probably recorded there (a warning); one from another machine
+  // double counts only if that machine had SMT too (a note).
+  if (rep && !req.smt_normalize && topo.has_smt() && run_cost.smt_corun_permille < 1000 && !w.tasks.empty()) {
+    if (traced == static_cast<int64_t>(topo.nr_cpus()))
+      caveats.push_back(fmt::format(
+          "warning: the trace comes from a {}-CPU machine like {}, which has SMT siblings: if it was recorded there, "
+          "its on-CPU times already hold the co-run slowdown and this replay applies it again (a thread runs at {} "
+          "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%;\nadd --smt-normalize "
+          "(docs/model.md \"SMT normalisation of recorded on-CPU time\")",
+          traced, topo.name(), run_cost.smt_corun_permille, 100.0 * (1000.0 / static_cast<double>(run_cost.smt_corun_permille) - 1.0)));
+    else
+      caveats.push_back(fmt::format(
+          "note: {} has SMT siblings: if the machine that recorded the trace had SMT too, its on-CPU times already "
+          "hold that machine's co-run slowdown and this replay applies {}'s on top;\nadd --smt-normalize --recorded-on "
+          "MACHINE (docs/model.md \"SMT normalisation of recorded on-CPU time\")",
+          topo.name(), topo.name()));
+  }
+  if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
+  if (const size_t nb = w.background_count(); nb > 0)
+    caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics\n"
+                                  "(latencies, counts, per-task rows, makespan); the run ends when the {} measured "
+                                  "task{} ended",
+                                  nb, nb == 1 ? "" : "s", w.tasks.size() - nb, w.tasks.size() - nb == 1 ? " has" : "s have"));
+}
+
+/// One simulation of the loaded inputs (execute_run without --repeat), rendered, with the
+/// --trace-out schedule streamed to its file or kept in memory.
+RunOutcome execute_single(const RunRequest& req, const Workload& w, const traces::ImportReport* rep,
+                          const Topology& topo, PolicyStack policies, const CostModel& run_cost, const SimConfig& sim,
+                          const FtraceOptions& fopts, const RunConfig& config, RunGuard& guard,
+                          std::vector<std::string> caveats, const std::vector<std::string>& logged) {
+  MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
+  RunOutcome out;
+  out.notes = std::move(caveats);
+  // --trace-out to a file streams: event lines go to a scratch file next to the target as they
+  // happen; at the end the header (whose entry count is known only then) and the lines are
+  // copied into the target's own temporary, which the caller commits with the results.
+  std::unique_ptr<FtraceWriter> writer;
+  std::unique_ptr<AtomicFile> body;
+  if (!req.trace_out.empty()) {
+    writer = std::make_unique<FtraceWriter>(w, fopts);
+    run.sim.add_observer(writer.get());
+    if (req.trace_out != "-") {
+      // The scratch sits next to the target (same file system, cleaned like every temporary);
+      // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
+      std::error_code ec;
+      bool special = std::filesystem::exists(req.trace_out, ec) && !std::filesystem::is_regular_file(req.trace_out, ec);
+      std::string scratch = special ? (std::filesystem::temp_directory_path() / "trace-out.body").string()
+                                    : req.trace_out + ".body";
+      // A run cut by --stop-at writes only its part: no lower bound from the whole workload.
+      if (!special && req.stop_at.empty()) refuse_trace_out_without_room(w, req.trace_out, scratch);
+      body = std::make_unique<AtomicFile>(scratch, "--trace-out");
+      writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
+    }
+  }
+  try {
+    out.summary = run.sim.run();
+  } catch (const InputError& e) {
+    // The engine names the task and action; the file is the one the user gave.
+    if (!e.loc().path.empty() || req.input.empty()) throw;
+    throw InputError(SourceLoc{req.input}, e.message(), e.context());
+  }
+  out.results = run.metrics.results(config, &out.summary);
+  check_completeness(out, w, rep, req, sim, w.total_work(/*measured_only=*/true));
+  // Known once the run has ended (FtraceWriter::on_end()); before the notes are copied into the
+  // results, so they hold every line printed with them.
+  if (writer && writer->lines_cut() > 0)
+    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) leaves out the {} later "
+                                    "event{} of background tasks\n(it stops where the run's span ends, {:.6f} s: the "
+                                    "measured tasks' last switch or exit)",
+                                    writer->lines_cut(), writer->lines_cut() == 1 ? "" : "s",
+                                    static_cast<double>(out.results.end_ns) / 1e9));
+  out.results.notes = results_notes(logged, out.notes);
+  // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
+  // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
+  out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
+  if (req.format == "json") out.rendered = render_json(out.results);
+  else if (req.format == "csv") out.rendered = render_csv(out.results);
+  else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
+  else out.rendered = render_table(out.results, req.table_tasks, req.table_cpus);
+  if (writer && body) {
+    writer->flush_body();
+    body->flush();
+    guard.check_memory("at the end of the simulation");
+    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
+    out.trace_file->write(writer->header());
+    out.trace_file->append_file(body->temp_path(), writer->body_bytes());
+    out.trace_file->close();
+  } else if (writer) {
+    out.trace_text = writer->text();
+  }
+  return out;
+}
+
+}  // namespace
+
+RunOutcome execute_run(const RunRequest& req) {
+  check_request(req);
 
   RunConfig config;
   config.label = req.label;
@@ -1100,60 +1241,9 @@ RunOutcome execute_run(const RunRequest& req) {
   std::vector<std::string> caveats = gen_cost_notes(w, cost, topo.name(), !req.workload_gen.empty());
   if (replay_note) caveats.push_back(*replay_note);
   if (!machine_note.empty()) caveats.push_back(machine_note);
-  // The recording machine's CPU count (traced_cpus()), 0 for a workload that is no trace.
   const int64_t traced = from_trace ? traced_cpus(import_report.header_cpus, w) : 0;
-  // migration-delta credits each recorded migration by the topology distance between the two
-  // CPUs it was recorded on: those ids only mean something on the recording machine.
-  if (run_cost.replay_overheads == ReplayOverheads::kMigrationDelta && traced > 0 &&
-      traced != static_cast<int64_t>(topo.nr_cpus()))
-    throw InputError(SourceLoc{"--cost"},
-                     fmt::format("replay_overheads=migration-delta needs the machine the trace was recorded on: it "
-                                 "credits each recorded migration by the distance between the recorded CPUs, but the "
-                                 "trace comes from a {}-CPU machine and {} has {} CPUs (replay on the recording "
-                                 "machine's topology, or use replay_overheads=recorded)",
-                                 traced, topo.name(), topo.nr_cpus()));
-  if (req.smt_normalize) check_smt_normalisation(import_report, extract, w, caveats);
-  if (!smt_rate_note.empty()) caveats.push_back(smt_rate_note);
-  if (from_trace && w.observed.present && !w.tasks.empty()) {
-    if (traced > 0 && traced != static_cast<int64_t>(topo.nr_cpus())) {
-      config.observed_elsewhere = fmt::format("recorded on {} CPUs, replayed on {}'s {}", traced, topo.name(), topo.nr_cpus());
-      caveats.push_back(fmt::format("note: the trace comes from a {}-CPU machine and is replayed on {} ({} CPUs): its "
-                                    "observed figures are from another machine, not a prediction for this one",
-                                    traced, topo.name(), topo.nr_cpus()));
-    } else if (recorded_elsewhere) {
-      config.observed_elsewhere = fmt::format("recorded on {}, replayed on {}", extract.smt_machine, topo.name());
-      caveats.push_back(fmt::format("note: the trace was recorded on {} and is replayed on {}: its observed figures "
-                                    "are from another machine, not a prediction for this one",
-                                    extract.smt_machine, topo.name()));
-    }
-  }
-  // A trace replayed on an SMT model without --smt-normalize: the recorded on-CPU time of a thread
-  // whose sibling was busy already ran at the recording machine's co-run rate, and the replay
-  // slows it again by -t's (docs/model.md "SMT normalisation of recorded on-CPU time": +52% on
-  // a same-machine replay of messaging). Which machine recorded it is unknown to the replay: a
-  // trace with -t's CPU count was probably recorded there (a warning); one from another machine
-  // double counts only if that machine had SMT too (a note).
-  if (from_trace && !req.smt_normalize && topo.has_smt() && run_cost.smt_corun_permille < 1000 && !w.tasks.empty()) {
-    if (traced == static_cast<int64_t>(topo.nr_cpus()))
-      caveats.push_back(fmt::format(
-          "warning: the trace comes from a {}-CPU machine like {}, which has SMT siblings: if it was recorded there, "
-          "its on-CPU times already hold the co-run slowdown and this replay applies it again (a thread runs at {} "
-          "permille while its sibling is busy), which lengthens co-run time by up to {:.0f}%;\nadd --smt-normalize "
-          "(docs/model.md \"SMT normalisation of recorded on-CPU time\")",
-          traced, topo.name(), run_cost.smt_corun_permille, 100.0 * (1000.0 / static_cast<double>(run_cost.smt_corun_permille) - 1.0)));
-    else
-      caveats.push_back(fmt::format(
-          "note: {} has SMT siblings: if the machine that recorded the trace had SMT too, its on-CPU times already "
-          "hold that machine's co-run slowdown and this replay applies {}'s on top;\nadd --smt-normalize --recorded-on "
-          "MACHINE (docs/model.md \"SMT normalisation of recorded on-CPU time\")",
-          topo.name(), topo.name()));
-  }
-  if (auto note = custom_slice_note(w, config)) caveats.push_back(*note);
-  if (const size_t nb = w.background_count(); nb > 0)
-    caveats.push_back(fmt::format("note: {} background task{} replayed as load and excluded from the metrics\n"
-                                  "(latencies, counts, per-task rows, makespan); the run ends when the {} measured "
-                                  "task{} ended",
-                                  nb, nb == 1 ? "" : "s", w.tasks.size() - nb, w.tasks.size() - nb == 1 ? " has" : "s have"));
+  add_input_caveats(req, from_trace ? &import_report : nullptr, extract, w, topo, run_cost, traced, recorded_elsewhere,
+                    smt_rate_note, config, caveats);
   config.provenance.workload_hash = workload_hash(w);
   config.provenance.topology_hash = hash_hex(fnv1a64(topology_to_json(topo.spec())));
   config.provenance.noise = NoiseModel{0, sim.jitter_permille}.text();
@@ -1180,67 +1270,8 @@ RunOutcome execute_run(const RunRequest& req) {
                            config, guard, caveats, logged);
   }
 
-  MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
-  RunOutcome out;
-  out.notes = caveats;
-  // --trace-out to a file streams: event lines go to a scratch file next to the target as they
-  // happen; at the end the header (whose entry count is known only then) and the lines are
-  // copied into the target's own temporary, which the caller commits with the results.
-  std::unique_ptr<FtraceWriter> writer;
-  std::unique_ptr<AtomicFile> body;
-  if (!req.trace_out.empty()) {
-    writer = std::make_unique<FtraceWriter>(w, fopts);
-    run.sim.add_observer(writer.get());
-    if (req.trace_out != "-") {
-      // The scratch sits next to the target (same file system, cleaned like every temporary);
-      // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
-      std::error_code ec;
-      bool special = std::filesystem::exists(req.trace_out, ec) && !std::filesystem::is_regular_file(req.trace_out, ec);
-      std::string scratch = special ? (std::filesystem::temp_directory_path() / "trace-out.body").string()
-                                    : req.trace_out + ".body";
-      // A run cut by --stop-at writes only its part: no lower bound from the whole workload.
-      if (!special && req.stop_at.empty()) refuse_trace_out_without_room(w, req.trace_out, scratch);
-      body = std::make_unique<AtomicFile>(scratch, "--trace-out");
-      writer->stream_body([b = body.get()](std::string_view chunk) { b->write(chunk); });
-    }
-  }
-  try {
-    out.summary = run.sim.run();
-  } catch (const InputError& e) {
-    // The engine names the task and action; the file is the one the user gave.
-    if (!e.loc().path.empty() || req.input.empty()) throw;
-    throw InputError(SourceLoc{req.input}, e.message(), e.context());
-  }
-  out.results = run.metrics.results(config, &out.summary);
-  check_completeness(out, w, from_trace ? &import_report : nullptr, req, sim, w.total_work(/*measured_only=*/true));
-  // Known once the run has ended (FtraceWriter::on_end()); before the notes are copied into the
-  // results, so they hold every line printed with them.
-  if (writer && writer->lines_cut() > 0)
-    out.notes.push_back(fmt::format("note: the simulated schedule (--trace-out, --view) leaves out the {} later "
-                                    "event{} of background tasks\n(it stops where the run's span ends, {:.6f} s: the "
-                                    "measured tasks' last switch or exit)",
-                                    writer->lines_cut(), writer->lines_cut() == 1 ? "" : "s",
-                                    static_cast<double>(out.results.end_ns) / 1e9));
-  out.results.notes = results_notes(logged, out.notes);
-  // The record (flat parameters + scalar metrics) is made for every run: `--format jsonl` prints
-  // it, and `schedsim sweep` embeds it in its JSON Lines records so `compare` reads sweep files.
-  out.records.push_back(make_record(out.results, NoiseModel{0, sim.jitter_permille}.text(), 0, req.seed));
-  if (req.format == "json") out.rendered = render_json(out.results);
-  else if (req.format == "csv") out.rendered = render_csv(out.results);
-  else if (req.format == "jsonl") out.rendered = render_jsonl(out.records);
-  else out.rendered = render_table(out.results, req.table_tasks, req.table_cpus);
-  if (writer && body) {
-    writer->flush_body();
-    body->flush();
-    guard.check_memory("at the end of the simulation");
-    out.trace_file = std::make_unique<AtomicFile>(req.trace_out, "--trace-out", Compress::kByName);
-    out.trace_file->write(writer->header());
-    out.trace_file->append_file(body->temp_path(), writer->body_bytes());
-    out.trace_file->close();
-  } else if (writer) {
-    out.trace_text = writer->text();
-  }
-  return out;
+  return execute_single(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost, sim, fopts,
+                        config, guard, std::move(caveats), logged);
 }
 
 }  // namespace schedsim::driver
