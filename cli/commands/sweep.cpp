@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -124,6 +125,112 @@ std::string help_sweep() {
                      sweep_options());
 }
 
+namespace {
+
+// The spec: the file, then --set / --zip, then the positional input, --repeat and --seed.
+sweep::Spec spec_of(const po::variables_map& vm) {
+  sweep::Spec spec;
+  if (vm.count("spec")) spec = sweep::load_spec_file(vm["spec"].as<std::string>());
+  sweep::Spec cli = sweep::spec_from_cli(vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                                         vm.count("zip") ? vm["zip"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  for (const auto& [k, v] : cli.fixed) sweep::set_param(spec, k, {v}, cli.origin(k));
+  for (const auto& a : cli.axes) {
+    if (a.keys.size() == 1) {
+      sweep::set_param(spec, a.keys[0], a.values[0], cli.origin(a.keys[0]));
+    } else {
+      for (const auto& k : a.keys)
+        for (const auto& existing : spec.keys())
+          if (existing == k) throw InputError(SourceLoc{"--zip"}, "parameter '" + k + "' is also in the spec file");
+      spec.axes.push_back(a);
+      for (const auto& k : a.keys) spec.origins.emplace_back(k, cli.origin(k));
+    }
+  }
+  if (vm.count("input")) sweep::set_param(spec, "input", {vm["input"].as<std::string>()}, "WORKLOAD argument");
+  if (vm.count("repeat")) spec.repeat = vm["repeat"].as<uint32_t>();
+  if (spec.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "must be at least 1");
+  if (vm.count("seed")) spec.seed = vm["seed"].as<uint64_t>();
+  check_sweep_keys(spec);
+  return spec;
+}
+
+void print_dry_run(const sweep::Spec& spec, const std::vector<sweep::Point>& points) {
+  std::cout << fmt::format("{} points x {} repetitions = {} runs; spec hash {}\n", points.size(), spec.repeat,
+                           points.size() * spec.repeat, spec.hash());
+  for (const auto& p : points) {
+    std::string params;
+    for (const auto& [k, v] : p.params) params += (params.empty() ? "" : " ") + k + "=" + sweep::sh_quote(v);
+    std::cout << fmt::format("{:>4}  seed {:016x}  {}\n", p.index, p.seed, p.label.empty() ? params : p.label);
+  }
+}
+
+// The checks of -o, --resume and the Slurm options that need nothing run.
+void check_output_options(const po::variables_map& vm, const std::string& output) {
+  if (vm["resume"].as<bool>() && output.empty())
+    throw InputError(SourceLoc{"--resume"}, "needs -o FILE (the results file to continue)");
+  if (output == "-") throw InputError(SourceLoc{"--output"}, "a sweep streams to a file; '-' is not supported (the summary goes to stdout)");
+  if (gzip_name(output))
+    throw InputError(SourceLoc{"--output"}, "a sweep appends records and resumes from them, so it writes plain JSON Lines; "
+                                            "name the file without .gz and compress it when the sweep is done");
+  for (const char* o : {"array-size", "partition", "slurm-dir"})
+    if (vm.count(o) && !vm["slurm"].as<bool>()) throw InputError(SourceLoc{std::string("--") + o}, "only with --slurm");
+  if ((vm["submit"].as<bool>() && !vm["slurm"].as<bool>()) || (vm["wait"].as<bool>() && !vm["submit"].as<bool>()))
+    throw InputError(SourceLoc{vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "--wait" : "--submit"},
+                     vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "only with --submit" : "only with --slurm");
+}
+
+// --slurm: writes the array job and the merge job; with --submit submits them, with --wait
+// waits for the merge and prints the summary.
+int run_on_slurm(const po::variables_map& vm, const sweep::Spec& spec, size_t nr_points, const std::string& output,
+                 const std::string& summary) {
+  if (output.empty()) throw InputError(SourceLoc{"--slurm"}, "needs -o FILE (where the merge job writes the records)");
+  if (vm.count("shard")) throw InputError(SourceLoc{"--slurm"}, "the array runs every shard; drop --shard");
+  namespace fs = std::filesystem;
+  sweep::SlurmOptions so;
+  so.output = fs::absolute(output).lexically_normal().string();
+  so.dir = fs::absolute(vm.count("slurm-dir") ? vm["slurm-dir"].as<std::string>() : output + ".slurm").lexically_normal().string();
+  so.exe = self_exe();
+  so.workdir = fs::current_path().string();
+  uint64_t runs = static_cast<uint64_t>(nr_points) * spec.repeat;
+  so.array_size = vm.count("array-size") ? vm["array-size"].as<uint32_t>() : static_cast<uint32_t>(std::min<uint64_t>(runs, 100));
+  if (so.array_size == 0 || so.array_size > runs)
+    throw InputError(SourceLoc{"--array-size"}, fmt::format("must be between 1 and the number of runs ({})", runs));
+  so.cpus_per_task = vm.count("jobs") ? std::max(1u, vm["jobs"].as<unsigned>()) : 1;
+  if (vm.count("partition")) so.partition = vm["partition"].as<std::string>();
+  std::error_code ec;
+  if (fs::exists(so.output, ec)) throw InputError(SourceLoc{output}, "exists; the merge job would not overwrite it: remove it or choose another -o");
+  sweep::SlurmFiles files = sweep::write_slurm_files(spec, so);
+  std::cout << fmt::format("wrote {} ({} shards of {} runs), {} and {}\n", files.array_script, so.array_size, runs,
+                           files.merge_script, files.spec);
+  if (!vm["submit"].as<bool>()) {
+    std::cout << fmt::format("submit: jid=$(sbatch --parsable {}) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes {}\n",
+                             sweep::sh_quote(files.array_script), sweep::sh_quote(files.merge_script));
+    return kExitOk;
+  }
+  sweep::Submitted s = sweep::submit_slurm(files, vm["wait"].as<bool>());
+  std::cout << fmt::format("submitted array job {} and merge job {} (afterok:{})\n", s.array_id, s.merge_id, s.array_id);
+  if (!vm["wait"].as<bool>()) return kExitOk;
+  std::cout.flush();
+  // sbatch --wait exits 0 for a merge job cancelled because a shard failed (it never ran), so
+  // the merged file is the evidence; scontrol names the state while it still remembers the job.
+  std::error_code ec2;
+  if (s.merge_status != 0 || !fs::exists(so.output, ec2)) {
+    std::string state;
+    try {
+      sweep::run_program({"scontrol", "show", "job", "-o", s.merge_id}, state);
+    } catch (const InputError&) {
+    }
+    size_t at = state.find("JobState=");
+    state = at == std::string::npos ? "unknown" : state.substr(at + 9, state.find(' ', at) - at - 9);
+    throw InputError(fmt::format("the merge job {} did not write {} (state {}, sbatch --wait exit {}): a shard failed? see {}/logs/",
+                                 s.merge_id, output, state, s.merge_status, so.dir));
+  }
+  sweep::ResultsFile merged = sweep::read_results(so.output);
+  print_summary(merged.spec, merged.records, summary);
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_sweep(const std::vector<std::string>& args) {
   po::options_description d = sweep_options();
   d.add_options()("input", po::value<std::string>(), "");
@@ -138,40 +245,10 @@ int run_sweep(const std::vector<std::string>& args) {
   check_choice("progress", progress, {"auto", "always", "never"});
   refuse_empty_values(vm, {"spec", "output", "slurm-dir", "partition"}, "sweep");
 
-  // The spec: file, then --set / --zip, then the positional input.
-  sweep::Spec spec;
-  if (vm.count("spec")) spec = sweep::load_spec_file(vm["spec"].as<std::string>());
-  {
-    sweep::Spec cli = sweep::spec_from_cli(vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                                           vm.count("zip") ? vm["zip"].as<std::vector<std::string>>() : std::vector<std::string>{});
-    for (const auto& [k, v] : cli.fixed) sweep::set_param(spec, k, {v}, cli.origin(k));
-    for (const auto& a : cli.axes) {
-      if (a.keys.size() == 1) {
-        sweep::set_param(spec, a.keys[0], a.values[0], cli.origin(a.keys[0]));
-      } else {
-        for (const auto& k : a.keys)
-          for (const auto& existing : spec.keys())
-            if (existing == k) throw InputError(SourceLoc{"--zip"}, "parameter '" + k + "' is also in the spec file");
-        spec.axes.push_back(a);
-        for (const auto& k : a.keys) spec.origins.emplace_back(k, cli.origin(k));
-      }
-    }
-  }
-  if (vm.count("input")) sweep::set_param(spec, "input", {vm["input"].as<std::string>()}, "WORKLOAD argument");
-  if (vm.count("repeat")) spec.repeat = vm["repeat"].as<uint32_t>();
-  if (spec.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "must be at least 1");
-  if (vm.count("seed")) spec.seed = vm["seed"].as<uint64_t>();
-  check_sweep_keys(spec);
+  const sweep::Spec spec = spec_of(vm);
   std::vector<sweep::Point> points = sweep::expand(spec);
-
   if (vm["dry-run"].as<bool>()) {
-    std::cout << fmt::format("{} points x {} repetitions = {} runs; spec hash {}\n", points.size(), spec.repeat,
-                             points.size() * spec.repeat, spec.hash());
-    for (const auto& p : points) {
-      std::string params;
-      for (const auto& [k, v] : p.params) params += (params.empty() ? "" : " ") + k + "=" + sweep::sh_quote(v);
-      std::cout << fmt::format("{:>4}  seed {:016x}  {}\n", p.index, p.seed, p.label.empty() ? params : p.label);
-    }
+    print_dry_run(spec, points);
     return kExitOk;
   }
   const std::vector<std::string> random_gens = validate_points(points);
@@ -183,151 +260,40 @@ int run_sweep(const std::vector<std::string>& args) {
                 << g << "'): they vary the noise model, not the generator's random choices; sweep gen.seed to "
                 << "sample those\n";
 
-  std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
-  bool resume = vm["resume"].as<bool>();
-  if (resume && output.empty()) throw InputError(SourceLoc{"--resume"}, "needs -o FILE (the results file to continue)");
-  if (output == "-") throw InputError(SourceLoc{"--output"}, "a sweep streams to a file; '-' is not supported (the summary goes to stdout)");
-  if (gzip_name(output))
-    throw InputError(SourceLoc{"--output"}, "a sweep appends records and resumes from them, so it writes plain JSON Lines; "
-                                            "name the file without .gz and compress it when the sweep is done");
-  for (const char* o : {"array-size", "partition", "slurm-dir"})
-    if (vm.count(o) && !vm["slurm"].as<bool>()) throw InputError(SourceLoc{std::string("--") + o}, "only with --slurm");
-  if ((vm["submit"].as<bool>() && !vm["slurm"].as<bool>()) || (vm["wait"].as<bool>() && !vm["submit"].as<bool>()))
-    throw InputError(SourceLoc{vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "--wait" : "--submit"},
-                     vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "only with --submit" : "only with --slurm");
+  const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
+  check_output_options(vm, output);
+  if (vm["slurm"].as<bool>()) return run_on_slurm(vm, spec, points.size(), output, summary);
 
-  if (vm["slurm"].as<bool>()) {
-    if (output.empty()) throw InputError(SourceLoc{"--slurm"}, "needs -o FILE (where the merge job writes the records)");
-    if (vm.count("shard")) throw InputError(SourceLoc{"--slurm"}, "the array runs every shard; drop --shard");
-    namespace fs = std::filesystem;
-    sweep::SlurmOptions so;
-    so.output = fs::absolute(output).lexically_normal().string();
-    so.dir = fs::absolute(vm.count("slurm-dir") ? vm["slurm-dir"].as<std::string>() : output + ".slurm").lexically_normal().string();
-    so.exe = self_exe();
-    so.workdir = fs::current_path().string();
-    uint64_t runs = static_cast<uint64_t>(points.size()) * spec.repeat;
-    so.array_size = vm.count("array-size") ? vm["array-size"].as<uint32_t>() : static_cast<uint32_t>(std::min<uint64_t>(runs, 100));
-    if (so.array_size == 0 || so.array_size > runs)
-      throw InputError(SourceLoc{"--array-size"}, fmt::format("must be between 1 and the number of runs ({})", runs));
-    so.cpus_per_task = vm.count("jobs") ? std::max(1u, vm["jobs"].as<unsigned>()) : 1;
-    if (vm.count("partition")) so.partition = vm["partition"].as<std::string>();
-    std::error_code ec;
-    if (fs::exists(so.output, ec)) throw InputError(SourceLoc{output}, "exists; the merge job would not overwrite it: remove it or choose another -o");
-    sweep::SlurmFiles files = sweep::write_slurm_files(spec, so);
-    std::cout << fmt::format("wrote {} ({} shards of {} runs), {} and {}\n", files.array_script, so.array_size, runs,
-                             files.merge_script, files.spec);
-    if (!vm["submit"].as<bool>()) {
-      std::cout << fmt::format("submit: jid=$(sbatch --parsable {}) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes {}\n",
-                               sweep::sh_quote(files.array_script), sweep::sh_quote(files.merge_script));
-      return kExitOk;
-    }
-    sweep::Submitted s = sweep::submit_slurm(files, vm["wait"].as<bool>());
-    std::cout << fmt::format("submitted array job {} and merge job {} (afterok:{})\n", s.array_id, s.merge_id, s.array_id);
-    if (!vm["wait"].as<bool>()) return kExitOk;
-    std::cout.flush();
-    // sbatch --wait exits 0 for a merge job cancelled because a shard failed (it never ran), so
-    // the merged file is the evidence; scontrol names the state while it still remembers the job.
-    std::error_code ec2;
-    if (s.merge_status != 0 || !fs::exists(so.output, ec2)) {
-      std::string state;
-      try {
-        sweep::run_program({"scontrol", "show", "job", "-o", s.merge_id}, state);
-      } catch (const InputError&) {
-      }
-      size_t at = state.find("JobState=");
-      state = at == std::string::npos ? "unknown" : state.substr(at + 9, state.find(' ', at) - at - 9);
-      throw InputError(fmt::format("the merge job {} did not write {} (state {}, sbatch --wait exit {}): a shard failed? see {}/logs/",
-                                   s.merge_id, output, state, s.merge_status, so.dir));
-    }
-    sweep::ResultsFile merged = sweep::read_results(so.output);
-    print_summary(merged.spec, merged.records, summary);
-    return kExitOk;
-  }
-
-  sweep::Shard shard;
-  if (vm.count("shard")) shard = sweep::parse_shard(vm["shard"].as<std::string>(), "--shard");
-  std::vector<uint64_t> units = sweep::shard_units(spec, shard);
-  std::string header = sweep::header_line(spec, shard);
-
-  size_t done = 0;
-  std::vector<std::string> records;  // kept only without -o
-  std::unique_ptr<sweep::RecordWriter> writer;
-  if (!output.empty()) {
-    std::error_code ec;
-    if (resume && std::filesystem::exists(output, ec)) {
-      // Locked before it is read: another writer's records must not change it under the scan.
-      writer = std::make_unique<sweep::RecordWriter>(output, header, sweep::RecordWriter::Mode::kResume);
-      sweep::Existing ex = sweep::scan_existing(output, header, spec, units);
-      if (ex.partial_tail) std::cerr << "schedsim: note: " << output << ": dropped a partial last record (the sweep was killed mid-write)\n";
-      done = ex.records;
-      writer->resume_at(ex.keep_bytes);
-      if (done) std::cerr << fmt::format("schedsim: note: {}: {} of {} runs already done, resuming\n", output, done, units.size());
-    } else {
-      writer = std::make_unique<sweep::RecordWriter>(output, header, sweep::RecordWriter::Mode::kCreate);
-    }
-  }
-
-  unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
-  if (jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
-  std::cerr << sweep::jobs_cap_note(jobs);
-  size_t total_points = 0, points_done = 0;
-  for (size_t i = 0; i < units.size(); ++i)
-    if (i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat) {
-      ++total_points;
-      if (i < done) ++points_done;
-    }
-  bool show = progress == "always" || (progress == "auto" && ::isatty(2));
-  Progress bar(show, units.size(), total_points, done);
-  sweep::ExecuteOptions eo;
-  eo.jobs = jobs;
-  eo.on_progress = [&](size_t delivered) {
-    size_t i = done + delivered - 1;
-    if (i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat) ++points_done;
-    bar.update(done + delivered, points_done);
+  SweepRunOptions so;
+  so.output = output;
+  so.resume = vm["resume"].as<bool>();
+  if (vm.count("shard")) so.shard = sweep::parse_shard(vm["shard"].as<std::string>(), "--shard");
+  so.jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
+  if (so.jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
+  std::cerr << sweep::jobs_cap_note(so.jobs);
+  so.on_note = [](const std::string& note) { std::cerr << "schedsim: " << note << "\n"; };
+  std::optional<Progress> bar;
+  so.on_progress = [&](size_t runs_done, size_t runs, size_t points_done, size_t nr_points) {
+    if (!bar) bar.emplace(progress == "always" || (progress == "auto" && ::isatty(2)), runs, nr_points, runs_done);
+    bar->update(runs_done, points_done);
   };
-  auto work = [&](size_t i) {
-    // A unit not yet started when SIGINT/SIGTERM arrived is not started (a running one stops at
-    // its next progress poll, execute_run's RunGuard).
-    throw_if_interrupted();
-    uint64_t u = units[done + i];
-    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat);
-  };
-  auto sink = [&](size_t, std::string&& line) {
-    if (writer) writer->append(line);
-    else records.push_back(line.substr(0, line.size() - 1));
-  };
-  bar.update(done, points_done);
-  size_t delivered = 0;
+  SweepRunResult res;
   try {
-    // SIGINT/SIGTERM while the units run only set a flag: the workers stop, the records before
-    // the first unit that did not finish are written whole and in order, the file is synced, and
-    // the sweep exits 130/143 with a --resume hint (docs/sweep.md "Interruption").
-    CooperativeInterrupts interrupts;
-    sweep::execute_ordered(units.size() - done, eo, work, [&](size_t i, std::string&& line) {
-      sink(i, std::move(line));
-      ++delivered;
-    });
-  } catch (const Interrupted& e) {
-    bar.finish();
-    if (writer) {
-      writer->close();
-      std::cerr << fmt::format("schedsim: {}; {} of {} runs are in {} (whole records): continue with --resume\n", e.what(),
-                               done + delivered, units.size(), output);
-    } else {
-      std::cerr << "schedsim: " << e.what() << "; no output written\n";
-    }
-    return 128 + e.signal();
+    res = execute_sweep(spec, points, so);
   } catch (...) {
-    bar.finish();
-    if (writer) writer->close();
+    if (bar) bar->finish();
     throw;
   }
-  bar.finish();
-  if (writer) {
-    writer->close();
-    records = sweep::read_results(output).records;
+  if (bar) bar->finish();
+  if (res.signal) {
+    if (output.empty())
+      std::cerr << "schedsim: " << res.interrupted << "; no output written\n";
+    else
+      std::cerr << fmt::format("schedsim: {}; {} of {} runs are in {} (whole records): continue with --resume\n",
+                               res.interrupted, res.runs_written, res.runs, output);
+    return 128 + res.signal;
   }
-  print_summary(spec, records, summary);
+  print_summary(spec, res.records, summary);
   return kExitOk;
 }
 

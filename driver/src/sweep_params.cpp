@@ -4,13 +4,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/driver/run_options.hpp"
 #include "schedsim/engine/cost_model.hpp"
+#include "schedsim/sweep/executor.hpp"
 #include "schedsim/sweep/jsonl.hpp"
 #include "schedsim/sweep/slurm.hpp"
 #include "schedsim/topology/topology.hpp"
@@ -256,6 +259,89 @@ sweep::SummaryOptions summary_options(const std::string& format) {
   o.incomplete_pointer = "/results/summary/incomplete";
   o.notes_pointer = "/results/summary/notes";
   return o;
+}
+
+namespace {
+
+// The record writer of a sweep with an output file: created, or (resume) locked, scanned and cut
+// after its last whole record; `done` receives the runs it already holds.
+std::unique_ptr<sweep::RecordWriter> open_records(const sweep::Spec& spec, const SweepRunOptions& o,
+                                                  const std::string& header, const std::vector<uint64_t>& units,
+                                                  size_t& done) {
+  done = 0;
+  if (o.output.empty()) return nullptr;
+  std::error_code ec;
+  if (!o.resume || !std::filesystem::exists(o.output, ec))
+    return std::make_unique<sweep::RecordWriter>(o.output, header, sweep::RecordWriter::Mode::kCreate);
+  // Locked before it is read: another writer's records must not change it under the scan.
+  auto writer = std::make_unique<sweep::RecordWriter>(o.output, header, sweep::RecordWriter::Mode::kResume);
+  sweep::Existing ex = sweep::scan_existing(o.output, header, spec, units);
+  if (ex.partial_tail && o.on_note)
+    o.on_note("note: " + o.output + ": dropped a partial last record (the sweep was killed mid-write)");
+  done = ex.records;
+  writer->resume_at(ex.keep_bytes);
+  if (done && o.on_note) o.on_note(fmt::format("note: {}: {} of {} runs already done, resuming", o.output, done, units.size()));
+  return writer;
+}
+
+}  // namespace
+
+SweepRunResult execute_sweep(const sweep::Spec& spec, const std::vector<sweep::Point>& points,
+                             const SweepRunOptions& o) {
+  const std::vector<uint64_t> units = sweep::shard_units(spec, o.shard);
+  size_t done = 0;
+  std::unique_ptr<sweep::RecordWriter> writer = open_records(spec, o, sweep::header_line(spec, o.shard), units, done);
+  // A point's repetitions are contiguous units: a point is done with its last one.
+  auto ends_point = [&](size_t i) { return i + 1 == units.size() || units[i + 1] / spec.repeat != units[i] / spec.repeat; };
+  size_t total_points = 0, points_done = 0;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (ends_point(i)) {
+      ++total_points;
+      if (i < done) ++points_done;
+    }
+  SweepRunResult res;
+  res.runs = units.size();
+  if (o.on_progress) o.on_progress(done, units.size(), points_done, total_points);
+  sweep::ExecuteOptions eo;
+  eo.jobs = o.jobs;
+  eo.on_progress = [&](size_t delivered) {
+    if (ends_point(done + delivered - 1)) ++points_done;
+    if (o.on_progress) o.on_progress(done + delivered, units.size(), points_done, total_points);
+  };
+  auto work = [&](size_t i) {
+    // A unit not yet started when SIGINT/SIGTERM arrived is not started (a running one stops at
+    // its next progress poll, execute_run's RunGuard).
+    throw_if_interrupted();
+    const uint64_t u = units[done + i];
+    return run_unit(points[u / spec.repeat], static_cast<uint32_t>(u % spec.repeat), spec.repeat);
+  };
+  size_t delivered = 0;
+  try {
+    // SIGINT/SIGTERM while the units run only set a flag: the workers stop, the records before
+    // the first unit that did not finish are written whole and in order, the file is synced
+    // (docs/sweep.md "Interruption").
+    CooperativeInterrupts interrupts;
+    sweep::execute_ordered(units.size() - done, eo, work, [&](size_t, std::string&& line) {
+      if (writer) writer->append(line);
+      else res.records.push_back(line.substr(0, line.size() - 1));
+      ++delivered;
+    });
+  } catch (const Interrupted& e) {
+    if (writer) writer->close();
+    res.signal = e.signal();
+    res.interrupted = e.what();
+    res.runs_written = done + delivered;
+    return res;
+  } catch (...) {
+    if (writer) writer->close();
+    throw;
+  }
+  res.runs_written = done + delivered;
+  if (writer) {
+    writer->close();
+    res.records = sweep::read_results(o.output).records;
+  }
+  return res;
 }
 
 }  // namespace schedsim::driver

@@ -133,7 +133,7 @@ RunRequest unit_request(const Entry& e, const RowSpec& r, const Unit& u, const V
 }
 
 /// Runs one unit; a run that does not complete, or reports no figure, is a failure, not an error.
-UnitResult run_unit(const RowRef& row, const Unit& u, const ValidationOptions& o) {
+UnitResult simulate_unit(const RowRef& row, const Unit& u, const ValidationOptions& o) {
   const Entry& e = *row.first;
   const RowSpec& r = *row.second;
   UnitResult out;
@@ -178,7 +178,7 @@ ValidationRun run_corpus(const std::vector<Entry>& corpus, const ValidationOptio
   };
   auto work = [&](size_t i) -> std::string {
     throw_if_interrupted();
-    results[i] = run_unit(rows[units[i].row], units[i], o);
+    results[i] = simulate_unit(rows[units[i].row], units[i], o);
     return {};
   };
   sweep::execute_ordered(units.size(), eo, work, [](size_t, std::string&&) {});

@@ -2,10 +2,12 @@
 /// What a sweep parameter means: KEY=VALUE pairs onto a RunRequest (every `run` option that
 /// describes the simulation, generator options `gen.KEY`, cost parameters `cost.NAME`, flags
 /// `feature.NAME`), and the sweep's record line. docs/sweep.md lists the keys.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "schedsim/driver/run.hpp"
+#include "schedsim/sweep/jsonl.hpp"
 #include "schedsim/sweep/spec.hpp"
 #include "schedsim/sweep/summary.hpp"
 
@@ -42,6 +44,33 @@ std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed,
 /// `run --seed POINT_SEED --repeat REPEAT`. Safe to call from several threads. Errors name the
 /// point and repetition.
 std::string run_unit(const sweep::Point& point, uint32_t rep, uint32_t repeat);
+/// How execute_sweep() runs a sweep's (point, repetition) units on this machine.
+struct SweepRunOptions {
+  std::string output;   ///< the JSON Lines file the records stream to ("" keeps them in memory)
+  bool resume = false;  ///< continue `output`: skip its records, refuse a changed spec
+  sweep::Shard shard;   ///< run only this slice of the units
+  unsigned jobs = 1;
+  std::function<void(const std::string&)> on_note;  ///< a note for stderr ("note: ...")
+  /// (runs done, runs in all, points done, points in all), as records are delivered in order.
+  std::function<void(size_t, size_t, size_t, size_t)> on_progress;
+};
+
+struct SweepRunResult {
+  std::vector<std::string> records;  ///< every record of the sweep (read back from the output file)
+  /// SIGINT or SIGTERM ended the sweep (0: it ran to the end): the records before the first unit
+  /// that did not finish are in the output, whole and in order; `interrupted` is the signal's text.
+  int signal = 0;
+  std::string interrupted;
+  size_t runs_written = 0, runs = 0;  ///< runs in the output file, and in the sweep (or shard)
+};
+
+/// Runs the units of `points` (all, or `o.shard`'s) on `o.jobs` threads through run_unit(),
+/// writing each record in (point, repetition) order as soon as those before it are written, so
+/// the output is the same bytes for any number of jobs and a killed sweep resumes where it
+/// stopped. Throws InputError; a signal is reported in the result, not thrown.
+SweepRunResult execute_sweep(const sweep::Spec& spec, const std::vector<sweep::Point>& points,
+                             const SweepRunOptions& o);
+
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
 
