@@ -11,7 +11,10 @@
 #   CASE_DIR/filter           optional: one regex per line; its matches in stdout and stderr become
 #                             @FILTERED@ (for figures that differ per machine, e.g. resident memory)
 # Normalisations (the whole list): the source dir becomes @SRC@, the scratch dir @TMP@, the
-# filter matches @FILTERED@.
+# filter matches @FILTERED@, and a registry's whole list as errors print it ("a, b, c": every
+# module of a slot, every kernel profile, every topology preset, asked of the binary under test)
+# becomes @LIST:placement@, @LIST:idle-cores@, @LIST:util@, @LIST:queue@, @LIST:balance@,
+# @LIST:kernel@ or @LIST:topology@, so a new module, profile or preset re-blesses no error golden.
 # SCHEDSIM_UPDATE_GOLDEN=1 in the environment rewrites the expected files instead of comparing.
 file(READ ${CASE_DIR}/cmd cmdline)
 string(STRIP "${cmdline}" cmdline)
@@ -50,6 +53,47 @@ if(EXISTS ${CASE_DIR}/filter)
   foreach(re IN LISTS filters)
     foreach(var out err)
       string(REGEX REPLACE "${re}" "@FILTERED@" ${var} "${${var}}")
+    endforeach()
+  endforeach()
+endif()
+# The registry lists, only for a case that holds a placeholder (or is being blessed): each costs
+# a run of the binary.
+set(want_lists "$ENV{SCHEDSIM_UPDATE_GOLDEN}")
+foreach(f expected.stdout expected.stderr)
+  if(EXISTS ${CASE_DIR}/${f})
+    file(READ ${CASE_DIR}/${f} text)
+    if(text MATCHES "@LIST:")
+      set(want_lists 1)
+    endif()
+  endif()
+endforeach()
+if(want_lists STREQUAL "1")
+  # `run --SLOT list` and `run --kernel list` print a name per line first; `topology list` a
+  # preset per line followed by its CPU count.
+  foreach(spec "placement;run;--placement;list" "idle-cores;run;--idle-cores;list" "util;run;--util;list"
+               "queue;run;--queue;list" "balance;run;--balance;list" "kernel;run;--kernel;list" "topology;topology;list")
+    list(POP_FRONT spec name)
+    execute_process(COMMAND ${SCHEDSIM} ${spec} OUTPUT_VARIABLE listing RESULT_VARIABLE lrc)
+    if(NOT lrc EQUAL 0)
+      message(FATAL_ERROR "schedsim ${spec} failed (${lrc})")
+    endif()
+    set(line_re "(^|\n)[^ \n]+")
+    if(name STREQUAL "topology")
+      set(line_re "(^|\n)[^ \n]+ +[0-9]+ CPUs")
+    endif()
+    string(REGEX MATCHALL "${line_re}" lines "${listing}")
+    set(names "")
+    foreach(l IN LISTS lines)
+      string(REGEX REPLACE "^\n?([^ ]+).*" "\\1" l "${l}")
+      list(APPEND names "${l}")
+    endforeach()
+    list(JOIN names ", " joined)
+    list(LENGTH names count)
+    if(count LESS 3)  # a name or two is no list: it would replace ordinary output
+      message(FATAL_ERROR "schedsim ${spec} listed ${count} names")
+    endif()
+    foreach(var out err)
+      string(REPLACE "${joined}" "@LIST:${name}@" ${var} "${${var}}")
     endforeach()
   endforeach()
 endif()
