@@ -102,7 +102,7 @@ double ns_per_decision(const std::string& preset, Load load, const placement::Pl
   placement::KernelPlacement& mod = *owned;
   const uint32_t n = rig.topo.nr_cpus();
   const int llc = rig.topo.llc_level();
-  PlacementWrites w(rig.s);
+  PlacementWrites w(rig.s, &rig.util, &rig.hint);
   for (uint32_t c = 0; c < n; ++c) mod.on_periodic_balance(rig.s, w, CpuId(c), llc);
   uint64_t iters = 0;
   uint64_t sum = 0;

@@ -86,7 +86,7 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   }
   pol.queue->attach(s);
   pol.util->attach(s);
-  PlacementWrites writes(s);
+  PlacementWrites writes = placement_writes();
   pol.placement->attach(s, writes);
   pol.balance->attach(s);
   // Ticks in a FIFO beside the heap (event_queue.hpp) unless SCHEDSIM_ENGINE_TICK_FIFO=0: the
@@ -435,7 +435,7 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
     res.cpu = CpuId(ts.affinity->first());
     res.outcome = PlaceOutcome::kPinned;
   } else {
-    PlacementWrites writes(s);
+    PlacementWrites writes = placement_writes();
     res = pol.placement->select_task_rq(s, writes, ctx);
   }
   SCHEDSIM_ASSERT(res.cpu.value() < topo.nr_cpus() && ts.affinity->test(res.cpu.value()),

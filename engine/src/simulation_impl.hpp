@@ -171,6 +171,7 @@ struct Simulation::Impl : BalanceOps {
   void start_new(const WakeContext& ctx);
   bool do_exec(uint32_t t, uint32_t cpu);
   bool migrate_queued(TaskId p, CpuId to) override;  // BalanceOps
+  PlacementWrites placement_writes() override { return PlacementWrites(s, pol.util.get(), pol.idle_cores.get()); }
   void note_migration(TaskId p, uint32_t src, uint32_t dst);
   void schedule(uint32_t cpu);
 

@@ -131,7 +131,7 @@ class KernelBalance final : public BalancePolicy {
         pc.last_balance[l] = s.now;
         pc.balanced[l] = true;
         if (static_cast<int>(l) == s.topo->llc_level()) {
-          PlacementWrites w(s);
+          PlacementWrites w = ops.placement_writes();
           placement.on_periodic_balance(s, w, cpu, static_cast<int>(l));
         }
         if (periodic_) balance_level(s, ops, cpu, l);
@@ -141,7 +141,7 @@ class KernelBalance final : public BalancePolicy {
     if (rules_.ilb_sis_util) {
       // nohz_balancer_kick() runs at every tick of a busy CPU.
       next = std::min(next, s.now + s.cost->tick);
-      nohz_idle_llc_pass(s, placement, cpu);
+      nohz_idle_llc_pass(s, ops, placement, cpu);
     }
     s.rq(cpu).next_balance = next;
     if (periodic_ && runnable(s, cpu.value()) >= 2) nohz_kick(s, ops, cpu);
@@ -271,7 +271,7 @@ class KernelBalance final : public BalancePolicy {
 
   // ILB_SIS_UTIL (see the header): nohz_balancer_kick()'s test, then the LLC pass of every idle
   // CPU whose pass is due, as _nohz_idle_balance() runs it, reduced to its SIS_UTIL refresh.
-  void nohz_idle_llc_pass(SchedState& s, PlacementPolicy& placement, CpuId kicker) {
+  void nohz_idle_llc_pass(SchedState& s, BalanceOps& ops, PlacementPolicy& placement, CpuId kicker) {
     const int llc = s.topo->llc_level();
     if (llc < 0 || s.now < nohz_next_) return;
     bool kick = runnable(s, kicker.value()) >= 2;
@@ -292,7 +292,7 @@ class KernelBalance final : public BalancePolicy {
       if (!pc.balanced[l] || s.now >= pc.last_balance[l] + interval) {
         pc.last_balance[l] = s.now;
         pc.balanced[l] = true;
-        PlacementWrites w(s);
+        PlacementWrites w = ops.placement_writes();
         placement.on_periodic_balance(s, w, CpuId(c), llc);
       }
       next = std::min(next, pc.last_balance[l] + interval);

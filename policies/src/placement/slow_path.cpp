@@ -230,14 +230,14 @@ int KernelPlacement::find_idlest_group_417(const SchedState& s, TaskId p, int le
   return idlest;
 }
 
-uint32_t KernelPlacement::find_idlest_cpu(const SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
-                                          uint32_t prev, uint32_t sd_flag) {
+uint32_t KernelPlacement::find_idlest_cpu(const SchedState& s, PlacementWrites& w, const WakeContext& ctx, int level,
+                                          uint32_t cpu, uint32_t prev, uint32_t sd_flag) {
   const Topology& topo = *s.topo;
   const auto& levels = topo.levels();
   const TaskId p = ctx.p;
   if (!levels[static_cast<size_t>(level)].span[cpu].intersects(s.allowed_cpus(p))) return prev;
   // Sync p's signals first except for a fork, whose child has none yet (5.x+).
-  if (era_.find_idlest_55 && ctx.kind != WakeKind::kFork && s.util) s.util->sync_task(s, p);
+  if (era_.find_idlest_55 && ctx.kind != WakeKind::kFork && s.util) w.sync_task_util(p);
   uint32_t new_cpu = cpu;
   int sd = level;
   while (sd >= 0) {

@@ -186,7 +186,7 @@ PlacementResult KernelPlacement::select_task_rq(const SchedState& s, PlacementWr
       uint32_t max_cap = topo.max_capacity();
       uint32_t min_cap = std::min(topo.capacity(prev), topo.capacity(cpu));
       if (max_cap - min_cap >= max_cap / 8 && s.util) {
-        s.util->sync_task(s, ctx.p);
+        w.sync_task_util(ctx.p);
         if (!fits_capacity(s.util->task_util(s, ctx.p), min_cap)) want_affine = false;
       }
     }
@@ -208,7 +208,7 @@ PlacementResult KernelPlacement::select_task_rq(const SchedState& s, PlacementWr
   }
 
   if (sd >= 0) {
-    chosen = find_idlest_cpu(s, ctx, sd, cpu, prev, sd_flag);
+    chosen = find_idlest_cpu(s, w, ctx, sd, cpu, prev, sd_flag);
     r.outcome = PlaceOutcome::kSlowPath;
   } else if (ctx.kind == WakeKind::kWakeup) {
     if (search_->scope() == LlcSearch::Scope::kSibling) {
@@ -242,7 +242,7 @@ uint32_t KernelPlacement::select_idle_sibling(const SchedState& s, PlacementWrit
   const bool asym = era_.asym_capacity && topo.asymmetric();
   uint32_t task_util = 0;
   if (asym && s.util) {
-    s.util->sync_task(s, p);
+    w.sync_task_util(p);
     task_util = s.util->task_util_est(s, p);
   }
   auto fits = [&](uint32_t c) { return !asym || fits_capacity(task_util, s.cpus[c].capacity); };

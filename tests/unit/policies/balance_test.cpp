@@ -39,10 +39,12 @@ class FakeQueue final : public QueuePolicy {
 /// Records the pulls; `keep` leaves the source unchanged (every pass finds the same work).
 struct FakeOps final : BalanceOps {
   std::vector<std::pair<uint32_t, uint32_t>> moved;  // task, dst
+  Machine* m = nullptr;                              // the state placement_writes() writes
   bool migrate_queued(TaskId p, CpuId dst) override {
     moved.emplace_back(p.v, dst.value());
     return true;
   }
+  PlacementWrites placement_writes() override { return PlacementWrites(m->s, &m->util, &m->hint); }
 };
 
 std::unique_ptr<BalancePolicy> balance(std::initializer_list<std::pair<const char*, bool>> flags) {
@@ -60,6 +62,7 @@ struct TwoCpus {
   FakeOps ops;
   CpuMask only1 = CpuMask::of({1});
   TwoCpus() {
+    ops.m = &m;
     m.s.queue = &q;
     m.busy(1);
     m.s.cpus[1].nr_running = 3;
@@ -177,6 +180,7 @@ struct EightCpus {
   FakeOps ops;
   RefreshLog log;
   EightCpus() {
+    ops.m = &m;
     m.s.queue = &q;
     m.busy(0, 6);
     m.busy(1, 7);

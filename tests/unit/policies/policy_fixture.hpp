@@ -49,7 +49,7 @@ struct Machine {
   Topology topo;
   CostModel cost;
   SchedState s;
-  PlacementWrites w{s};  ///< the writes placement modules make to s
+  PlacementWrites w{s, &util, &hint};  ///< the writes placement modules make to s (and its slots)
   CpuMask all;
   FakeUtil util;
   FakeHint hint;

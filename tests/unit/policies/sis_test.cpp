@@ -467,11 +467,11 @@ TEST_CASE("asymmetric capacity: fast checks need the task to fit", "[policies][s
   CostModel cost;
   SchedState s;
   s.init(topo, cost, 8);  // the fixture's wakeup() uses task 6 as the waker
-  PlacementWrites w(s);
   CpuMask all = topo.all_cpus();
   for (auto& t : s.tasks) t.affinity = &all;
   FakeUtil util(8, 8);
   s.util = &util;
+  PlacementWrites w(s, &util);
   util.tutil[0] = 600;  // fits a big CPU (600 * 1280 < 1024 * 1024) but not a little one (446)
   auto mod = make_module("sis-util");
   PlacementResult r;

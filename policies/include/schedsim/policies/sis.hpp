@@ -131,7 +131,7 @@ class KernelPlacement final : public PlacementPolicy {
   uint32_t select_idle_sibling(const SchedState& s, PlacementWrites& w, const WakeContext& ctx, uint32_t prev,
                                uint32_t target, PlacementResult& r);
   /// find_idlest_cpu() from domain `level` (fork/exec slow path).
-  uint32_t find_idlest_cpu(const SchedState& s, const WakeContext& ctx, int level, uint32_t cpu,
+  uint32_t find_idlest_cpu(const SchedState& s, PlacementWrites& w, const WakeContext& ctx, int level, uint32_t cpu,
                            uint32_t prev, uint32_t sd_flag);
   /// idle_cpu()/available_idle_cpu() as this era defines it.
   bool is_idle(const SchedState& s, uint32_t cpu) const { return era_idle(era_, s.cpus[cpu]); }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "schedsim/base/assert.hpp"
 #include "schedsim/base/ids.hpp"
 #include "schedsim/base/time.hpp"
 #include "schedsim/engine/state.hpp"
@@ -77,6 +78,7 @@ struct PlacementResult {
 };
 
 class PlacementWrites;
+class UtilPolicy;
 
 /// A placement reads the state (const) and changes it only through PlacementWrites.
 class PlacementPolicy {
@@ -108,7 +110,13 @@ class IdleCoresPolicy {
 /// these once per wakeup.
 class PlacementWrites {
  public:
-  explicit PlacementWrites(SchedState& s) : s_(&s) {}
+  /// `util` and `idle_cores` are the run's own slots (SchedState holds them const): the two
+  /// writes that go through a slot need them. A state without those slots may leave them out.
+  explicit PlacementWrites(SchedState& s, UtilPolicy* util = nullptr, IdleCoresPolicy* idle_cores = nullptr)
+      : s_(&s), util_(util), idle_cores_(idle_cores) {
+    SCHEDSIM_ASSERT(!s.util || util, "PlacementWrites over a state with a util slot needs that slot");
+    SCHEDSIM_ASSERT(!s.idle_cores || idle_cores, "PlacementWrites over a state with an idle-cores slot needs that slot");
+  }
 
   /// record_wakee() (fair.c): the waker's wakee_flips decay by half once if more than 1 s
   /// passed since wakee_flip_decay_ts (however many seconds), then count a switch of wakee.
@@ -148,11 +156,16 @@ class PlacementWrites {
   }
   /// set_idle_cores(target, 0) after a scan that found no idle core (through the idle-cores slot).
   void clear_idle_cores(CpuId target) {
-    if (s_->idle_cores) s_->idle_cores->clear(*s_, target);
+    if (idle_cores_) idle_cores_->clear(*s_, target);
   }
+  /// sync_entity_load_avg(&p->se) (select_task_rq_fair, find_idlest_cpu): p's PELT signals
+  /// brought up to its queue's last update, through the util slot (none: nothing to sync).
+  inline void sync_task_util(TaskId p);
 
  private:
   SchedState* s_;
+  UtilPolicy* util_;
+  IdleCoresPolicy* idle_cores_;
 };
 
 class UtilPolicy {
@@ -185,6 +198,10 @@ class UtilPolicy {
   virtual uint64_t cpu_load_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
   virtual uint64_t cpu_runnable(const SchedState& s, CpuId cpu) const = 0;
 };
+
+inline void PlacementWrites::sync_task_util(TaskId p) {
+  if (util_) util_->sync_task(*s_, p);
+}
 
 enum class EnqueueKind : uint8_t { kWakeup, kNew, kMigrate, kRestore };
 enum class DequeueKind : uint8_t { kSleep, kMigrate };
@@ -233,6 +250,9 @@ class BalanceOps {
   virtual ~BalanceOps() = default;
   /// Moves a queued (not running) task to dst (detach + attach). Returns false if not allowed.
   virtual bool migrate_queued(TaskId p, CpuId dst) = 0;
+  /// The writes a placement may make, over the run's state and slots, for the placement's
+  /// on_periodic_balance() hook that the balance slot calls.
+  virtual PlacementWrites placement_writes() = 0;
 };
 
 class BalancePolicy {

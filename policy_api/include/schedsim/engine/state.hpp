@@ -76,9 +76,12 @@ struct SchedState {
   std::vector<CpuSched> cpus;
   std::vector<LlcShared> llcs;                ///< indexed by topo->llc_index(cpu)
   std::vector<uint32_t> core_busy_threads;    ///< per core index: non-idle SMT threads
-  QueuePolicy* queue = nullptr;               ///< slots, for cross-slot queries
-  UtilPolicy* util = nullptr;
-  IdleCoresPolicy* idle_cores = nullptr;
+  /// The other slots, for cross-slot queries: const, so a module reads them and cannot update
+  /// them (a placement's writes go through PlacementWrites; tests/contract/ checks that a
+  /// placement calling util->update() or queue->update_curr() does not compile).
+  const QueuePolicy* queue = nullptr;
+  const UtilPolicy* util = nullptr;
+  const IdleCoresPolicy* idle_cores = nullptr;
   bool sched_smt_active = false;              ///< the SMT static key
   uint64_t seed = 1;                          ///< the run's seed (SimConfig::seed), for policies that draw
 
