@@ -15,11 +15,8 @@ double round_to(double v, double scale) { return std::round(v * scale) / scale; 
 
 }  // namespace
 
-RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* summary) const {
-  RunResults r;
-  r.config = config;
-  if (r.config.nr_cpus == 0) r.config.nr_cpus = nr_cpus_;
-  Instant end = ended_ ? end_ : last_;
+// The summary: span, counters and, from the engine, its own totals.
+void MetricsCollector::fill_totals(RunResults& r, const SimSummary* summary, Instant end) const {
   r.start_ns = first_.ns();
   r.end_ns = end.ns();
   r.makespan_ns = std::max<int64_t>(0, (end - first_).count());
@@ -49,7 +46,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.work_done_ns = summary->work_done.count();  // exact; on_run's increments are rounded
     r.incomplete = summary->incomplete;
   }
+}
 
+// Latency distributions, placement outcomes and migrations by distance.
+void MetricsCollector::fill_placement(RunResults& r) const {
   r.wakeup_latency = Distribution::from(wakeup_latency_);
   r.preempt_delay = Distribution::from(preempt_delay_);
   r.runqueue_wait = Distribution::from(runqueue_wait_);
@@ -75,7 +75,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.migrations[to_string(static_cast<CpuDistance>(i))] = migrations_[i];
     r.migrations_total += migrations_[i];
   }
+}
 
+// Per-CPU and per-LLC utilization.
+void MetricsCollector::fill_cpus(RunResults& r) const {
   double span = static_cast<double>(r.makespan_ns);
   std::map<uint32_t, LlcRow> llcs;
   std::map<uint32_t, CpuMask> llc_cpus;
@@ -105,7 +108,9 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     l.utilization = cap > 0 ? round_to(static_cast<double>(l.busy_ns) / cap, 1e6) : 0.0;
     r.llcs.push_back(l);
   }
+}
 
+void MetricsCollector::fill_timeline(RunResults& r, Instant end) const {
   UtilTimeline& tl = r.timeline;
   tl.start_ns = tl_start_.ns();
   tl.bucket_ns = tl_width_;
@@ -122,7 +127,10 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
       tl.busy[cpu][b] = round_to(std::min(f, 1.0), 1e4);
     }
   }
+}
 
+// Per-task rows (measured tasks only) and their groups; returns their total runtime.
+int64_t MetricsCollector::fill_tasks(RunResults& r) const {
   std::map<std::string, TaskGroupRow> groups;
   int64_t total_runtime = 0;
   for (size_t i = 0; i < tasks_.size(); ++i) {
@@ -158,7 +166,11 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     r.tasks_detail.push_back(std::move(row));
   }
   for (auto& [name, g] : groups) r.task_groups.push_back(g);
+  return total_runtime;
+}
 
+// The simulated-vs-observed comparison, when the workload carries observed figures.
+void MetricsCollector::fill_observed(RunResults& r, int64_t total_runtime) const {
   const ObservedStats& obs = workload_.observed;
   if (obs.present) {
     r.has_observed = true;
@@ -196,6 +208,19 @@ RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* 
     add("makespan_ns", static_cast<double>(r.makespan_ns), static_cast<double>(obs.span.count()));
     add("total_runtime_ns", static_cast<double>(total_runtime), static_cast<double>(obs.total_runtime.count()));
   }
+}
+
+RunResults MetricsCollector::results(const RunConfig& config, const SimSummary* summary) const {
+  RunResults r;
+  r.config = config;
+  if (r.config.nr_cpus == 0) r.config.nr_cpus = nr_cpus_;
+  Instant end = ended_ ? end_ : last_;
+  fill_totals(r, summary, end);
+  fill_placement(r);
+  fill_cpus(r);
+  fill_timeline(r, end);
+  const int64_t total_runtime = fill_tasks(r);
+  fill_observed(r, total_runtime);
   return r;
 }
 

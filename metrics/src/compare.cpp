@@ -234,7 +234,10 @@ const char* kind_name(RowKind k) {
 
 }  // namespace
 
-CompareResult compare_records(const RecordFile& base, const RecordFile& next, const CompareOptions& o) {
+namespace {
+
+// Refuses bad options and files of different schema versions.
+void check_options(const RecordFile& base, const RecordFile& next, const CompareOptions& o) {
   if (o.correction != "holm" && o.correction != "bh")
     throw InputError(SourceLoc{"--correction"}, unknown_choice_message("correction", o.correction, {"holm", "bh"}));
   if (!(o.alpha > 0 && o.alpha < 1)) throw InputError(SourceLoc{"--alpha"}, "expected a level in (0, 1)");
@@ -243,6 +246,10 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     throw InputError(SourceLoc{next.path}, "mixed schema versions: BASE " + base.path + " is version " +
                                                std::to_string(base.version) + ", NEW is version " +
                                                std::to_string(next.version));
+}
+
+// Every parameter either file records; --by and --ignore must name some of them.
+std::set<std::string> known_parameters(const RecordFile& base, const RecordFile& next, const CompareOptions& o) {
   std::set<std::string> known;
   for (const auto* f : {&base, &next})
     for (const auto& r : f->records)
@@ -252,66 +259,71 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
       if (!known.count(p))
         throw InputError(SourceLoc{list == &o.by ? "--by" : "--ignore"},
                          unknown_choice_message("parameter", p, std::vector<std::string>(known.begin(), known.end())));
-  std::vector<std::string> metrics = selected_metrics(o);
-  for (const auto& g : o.gated)
-    if (!contains(metrics, g)) metrics.push_back(g);
-  CompareResult c;
-  c.base_path = base.path;
-  c.next_path = next.path;
-  c.options = o;
+  return known;
+}
+
+void drop_benchmark_time(const RecordFile& base, const RecordFile& next, const CompareOptions& o,
+                         std::vector<std::string>& metrics, CompareResult& c) {
   // benchmark_time exists only where the workload declares the benchmark's own timer (a
   // generator that models a program which reports its time: docs/generators.md). In the default
   // set and in `all` it is compared where every record has it and otherwise left out (with a
   // note when some have it); asked for by name (--metrics, --fail-on) it must be in every record.
-  if (contains(metrics, kBenchmarkTimeMetric)) {
-    const bool asked = contains(o.gated, kBenchmarkTimeMetric) ||
-                       (!o.metrics.empty() && o.metrics != std::vector<std::string>{"all"} &&
-                        contains(o.metrics, kBenchmarkTimeMetric));
-    size_t with = 0, without = 0;
-    std::string first_without;
-    for (const auto* f : {&base, &next})
-      for (size_t i = 0; i < f->records.size(); ++i) {
-        if (f->records[i].metrics.count(kBenchmarkTimeMetric)) {
-          ++with;
-        } else {
-          if (without++ == 0) first_without = f->where[i];
-        }
+  if (!contains(metrics, kBenchmarkTimeMetric)) return;
+  const bool asked =
+      contains(o.gated, kBenchmarkTimeMetric) ||
+      (!o.metrics.empty() && o.metrics != std::vector<std::string>{"all"} && contains(o.metrics, kBenchmarkTimeMetric));
+  size_t with = 0, without = 0;
+  std::string first_without;
+  for (const auto* f : {&base, &next})
+    for (size_t i = 0; i < f->records.size(); ++i) {
+      if (f->records[i].metrics.count(kBenchmarkTimeMetric)) {
+        ++with;
+      } else {
+        if (without++ == 0) first_without = f->where[i];
       }
-    if (without > 0 && asked)
-      throw InputError(SourceLoc{first_without},
-                       std::string("JSON /metrics/") + kBenchmarkTimeMetric + ": missing: " +
-                           fmt::format("{} of {} record(s) have no benchmark time (a workload without a benchmark "
-                                       "timer: traces, and generators whose real program reports no time; a run that "
-                                       "did not finish; or a file from an older schedsim). Leave {} out of --metrics "
-                                       "and --fail-on (docs/compare.md)",
-                                       without, with + without, kBenchmarkTimeMetric));
-    if (without > 0) {
-      std::erase(metrics, std::string(kBenchmarkTimeMetric));
-      if (with > 0)
-        c.notes.push_back(fmt::format("{} not compared: {} of {} record(s) have no benchmark time (a workload "
-                                      "without a benchmark timer, a run that did not finish, or a file from an older "
-                                      "schedsim)",
-                                      kBenchmarkTimeMetric, without, with + without));
     }
+  if (without > 0 && asked)
+    throw InputError(SourceLoc{first_without},
+                     std::string("JSON /metrics/") + kBenchmarkTimeMetric + ": missing: " +
+                         fmt::format("{} of {} record(s) have no benchmark time (a workload without a benchmark "
+                                     "timer: traces, and generators whose real program reports no time; a run that "
+                                     "did not finish; or a file from an older schedsim). Leave {} out of --metrics "
+                                     "and --fail-on (docs/compare.md)",
+                                     without, with + without, kBenchmarkTimeMetric));
+  if (without > 0) {
+    std::erase(metrics, std::string(kBenchmarkTimeMetric));
+    if (with > 0)
+      c.notes.push_back(
+          fmt::format("{} not compared: {} of {} record(s) have no benchmark time (a workload "
+                      "without a benchmark timer, a run that did not finish, or a file from an older "
+                      "schedsim)",
+                      kBenchmarkTimeMetric, without, with + without));
   }
+}
+
+void drop_unrecorded_metrics(const RecordFile& base, const RecordFile& next, const CompareOptions& o,
+                             std::vector<std::string>& metrics, CompareResult& c) {
   // `--metrics all` means every metric both files carry: a metric added to the catalog after a
   // file was written (runqueue_wait.count, fork.count) is left out with a note, not an error.
-  if (o.metrics.size() == 1 && o.metrics[0] == "all") {
-    std::vector<std::string> absent;
-    std::erase_if(metrics, [&](const std::string& m) {
-      for (const auto* f : {&base, &next})
-        for (const auto& r : f->records)
-          if (!r.metrics.count(m)) {
-            absent.push_back(m);
-            return true;
-          }
-      return false;
-    });
-    if (!absent.empty())
-      c.notes.push_back("not compared (not recorded in every record: a file from an older schedsim): " +
-                        join(absent, ", "));
-  }
+  if (o.metrics.size() != 1 || o.metrics[0] != "all") return;
+  std::vector<std::string> absent;
+  std::erase_if(metrics, [&](const std::string& m) {
+    for (const auto* f : {&base, &next})
+      for (const auto& r : f->records)
+        if (!r.metrics.count(m)) {
+          absent.push_back(m);
+          return true;
+        }
+    return false;
+  });
+  if (!absent.empty())
+    c.notes.push_back("not compared (not recorded in every record: a file from an older schedsim): " +
+                      join(absent, ", "));
+}
 
+// The parameters left out of the matching key (and why, in a note where the user should know).
+std::set<std::string> unmatched_parameters(const RecordFile& base, const RecordFile& next, const CompareOptions& o,
+                                           const std::set<std::string>& known, CompareResult& c) {
   // --allow-mismatch: identity parameters whose values differ between the files leave the key.
   std::set<std::string> dropped;
   if (o.allow_mismatch) {
@@ -337,7 +349,13 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
   // A plain results JSON does not record the noise (--jitter) it ran with: match without it.
   for (const auto* f : {&base, &next})
     if (f->kind == "results" && !contains(o.by, "noise")) dropped.insert("noise");
-  std::vector<Group> gb = group_records(base, o, dropped, "BASE"), gn = group_records(next, o, dropped, "NEW");
+  return dropped;
+}
+
+// Pairs each BASE point with its NEW point; a point without a match is an error.
+std::vector<std::pair<size_t, size_t>> match_points(const RecordFile& base, const RecordFile& next,
+                                                    const CompareOptions& o, const std::vector<Group>& gb,
+                                                    const std::vector<Group>& gn) {
   std::vector<std::pair<size_t, size_t>> pairs;
   if (o.allow_mismatch && gb.size() == 1 && gn.size() == 1) {
     pairs.emplace_back(0, 0);
@@ -364,122 +382,146 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
                          "this NEW point {" + key_text(gn[j].key) + "} has no match in BASE (" + base.path +
                              "); a comparison never silently drops points");
   }
+  return pairs;
+}
 
-  for (size_t pi = 0; pi < pairs.size(); ++pi) {
-    const Group& a = gb[pairs[pi].first];
-    const Group& b = gn[pairs[pi].second];
-    const Record& ra = base.records[a.idx.front()];
-    const Record& rb = next.records[b.idx.front()];
-    std::vector<std::string> idd = differences(ra, rb, o, true);
-    // Parameters left out because a file does not record them (noise in a plain results file,
-    // the hashes in older files) are not differences.
+// Refuses (or, with --allow-mismatch, notes) a point whose two sides simulated different setups;
+// the first point's treatment differences are the comparison's `differs`.
+void check_setups(const RecordFile& base, const RecordFile& next, const CompareOptions& o, const Group& a,
+                  const Group& b, size_t pi, const std::set<std::string>& dropped, CompareResult& c) {
+  const Record& ra = base.records[a.idx.front()];
+  const Record& rb = next.records[b.idx.front()];
+  std::vector<std::string> idd = differences(ra, rb, o, true);
+  // Parameters left out because a file does not record them (noise in a plain results file,
+  // the hashes in older files) are not differences.
+  if (!o.allow_mismatch)
+    idd.erase(std::remove_if(idd.begin(), idd.end(),
+                             [&](const std::string& d) { return dropped.count(d.substr(0, d.find(':'))) > 0; }),
+              idd.end());
+  if (!idd.empty()) {
     if (!o.allow_mismatch)
-      idd.erase(std::remove_if(idd.begin(), idd.end(),
-                               [&](const std::string& d) { return dropped.count(d.substr(0, d.find(':'))) > 0; }),
-                idd.end());
-    if (!idd.empty()) {
-      if (!o.allow_mismatch)
-        throw InputError(SourceLoc{next.where[b.idx.front()]},
-                         "BASE and NEW were simulated differently: " + join(idd, "; ") +
-                             " (compare like with like, or pass --allow-mismatch)");
-      c.notes.push_back("point " + std::to_string(pi + 1) + " compares different setups (--allow-mismatch): " +
-                        join(idd, "; "));
-    }
-    if (pi == 0) {
-      for (const auto& d : differences(ra, rb, o, false))
-        if (is_treatment(d.substr(0, d.find(':')))) c.differs.push_back(d);
-    }
-    ComparePoint pt;
-    pt.key = a.key;
-    pt.base_where = base.where[a.idx.front()];
-    pt.next_where = next.where[b.idx.front()];
-    // A run that did not finish (--stop-at, a deadlock accepted with --allow-incomplete) has
-    // metrics of only the part that was simulated: a 1 ms prefix "improves" every latency by
-    // 100%. Each such record is named in a note, and a gate refuses to judge the point.
-    for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}})
-      for (size_t i : g->idx) {
-        const Record& rec = f->records[i];
-        if (rec.complete) continue;
-        pt.incomplete.push_back(fmt::format("{} {}{}", side, f->where[i],
-                                            rec.incomplete.empty() ? std::string()
-                                                                   : " (" + rec.incomplete.front() + ")"));
-      }
-    if (!pt.incomplete.empty()) {
-      std::string first = pt.incomplete.front();
-      c.notes.push_back(fmt::format(
-          "point {}: {} run(s) did not finish (\"complete\": false), first {}: their metrics cover only the "
-          "simulated part, so changes at this point are not a measure of the treatment",
-          pi + 1, pt.incomplete.size(), first));
-    }
-    // A run printed with a warning (records' `notes`: a trace banked as tokens, SMT counted twice,
-    // work not conserved, ...) may have figures that do not mean what they seem: said per point
-    // and side, with the first such warning, so a gate's verdict is read with it.
-    for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}}) {
-      size_t warned = 0;
-      std::string first;
-      for (size_t i : g->idx)
-        if (const std::string* n = first_warning(f->records[i].notes); n && warned++ == 0)
-          first = fmt::format("{} ({})", f->where[i], log::headline(*n));
-      if (warned > 0) {
-        pt.warned.push_back(fmt::format("{} of the {} {} run(s) came with a warning, first {}", warned, g->idx.size(),
-                                        side, first));
-        c.notes.push_back(fmt::format("point {}: {}", pi + 1, pt.warned.back()));
-      }
-    }
-    bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
-    bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;
-    for (size_t mi = 0; mi < metrics.size(); ++mi) {
-      CompareRow r;
-      r.metric = metrics[mi];
-      r.def = find_metric(r.metric);
-      std::vector<double> va = metric_values(base, a, r.metric), vb = metric_values(next, b, r.metric);
-      r.base = stats::summarize(va);
-      r.next = stats::summarize(vb);
-      const NoSamples na = runs_without_samples(base, a, r.metric), nb = runs_without_samples(next, b, r.metric);
-      r.runs_without_samples = na.none + nb.none;
-      r.runs_maybe_without_samples = na.unknown + nb.unknown;
-      if (na.none + nb.none > 0)
-        c.notes.push_back(fmt::format(
-            "point {}: {}: {} of {} base and {} of {} new run(s) recorded no sample of it; their value is stored "
-            "as 0 and is averaged in, so this row is not a measure of the latency",
-            pi + 1, r.metric, na.none, a.idx.size(), nb.none, b.idx.size()));
-      if (na.unknown + nb.unknown > 0)
-        c.notes.push_back(fmt::format(
-            "point {}: {}: {} base and {} new run(s) store 0 for it without {} (a file from an older schedsim): "
-            "a run with no sample also stores 0, so these may be undefined, not zero",
-            pi + 1, r.metric, na.unknown, nb.unknown, sample_count_metric(r.metric)));
-      r.change = rel_change(r.base.mean, r.next.mean);
-      r.p_welch = r.p_mw = r.p_welch_adj = r.p_mw_adj = r.ks_d = r.ks_p = kNaN;
-      r.ci = {kNaN, kNaN};
-      uint64_t seed = derive_seed(derive_seed(o.seed, pi), mi);
-      if (reps) {
-        r.kind = RowKind::kRepetitions;
-        r.ci = stats::bootstrap_rel_change(va, vb, o.confidence, o.resamples, seed);
-        r.p_welch = stats::welch_t_test(va, vb).p;
-        r.p_mw = stats::mann_whitney_u(va, vb).p;
-        stats::TestResult ks = stats::ks_two_sample(va, vb);
-        r.ks_d = ks.statistic;
-        r.ks_p = ks.p;
-      } else if (dists) {
-        const Distribution* da = metric_distribution(*base.results, r.metric);
-        const Distribution* db = metric_distribution(*next.results, r.metric);
-        double q = metric_percentile(r.metric);
-        if (da && db) {
-          std::vector<stats::Bin> ba = bins_of(*da), bb = bins_of(*db);
-          stats::TestResult ks = stats::ks_binned(ba, bb);
-          r.ks_d = ks.statistic;
-          r.ks_p = ks.p;
-          if (q >= 0 && q < 100) {
-            r.kind = RowKind::kDistribution;
-            r.ci = stats::bootstrap_binned_percentile_change(ba, bb, q, o.confidence, o.resamples, seed);
-          }
-        }
-      }
-      pt.rows.push_back(std::move(r));
-    }
-    c.points.push_back(std::move(pt));
+      throw InputError(SourceLoc{next.where[b.idx.front()]},
+                       "BASE and NEW were simulated differently: " + join(idd, "; ") +
+                           " (compare like with like, or pass --allow-mismatch)");
+    c.notes.push_back("point " + std::to_string(pi + 1) +
+                      " compares different setups (--allow-mismatch): " + join(idd, "; "));
   }
+  if (pi == 0) {
+    for (const auto& d : differences(ra, rb, o, false))
+      if (is_treatment(d.substr(0, d.find(':')))) c.differs.push_back(d);
+  }
+}
 
+void note_incomplete(const RecordFile& base, const RecordFile& next, const Group& a, const Group& b, size_t pi,
+                     ComparePoint& pt, CompareResult& c) {
+  // A run that did not finish (--stop-at, a deadlock accepted with --allow-incomplete) has
+  // metrics of only the part that was simulated: a 1 ms prefix "improves" every latency by
+  // 100%. Each such record is named in a note, and a gate refuses to judge the point.
+  for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}})
+    for (size_t i : g->idx) {
+      const Record& rec = f->records[i];
+      if (rec.complete) continue;
+      pt.incomplete.push_back(fmt::format(
+          "{} {}{}", side, f->where[i], rec.incomplete.empty() ? std::string() : " (" + rec.incomplete.front() + ")"));
+    }
+  if (!pt.incomplete.empty()) {
+    std::string first = pt.incomplete.front();
+    c.notes.push_back(
+        fmt::format("point {}: {} run(s) did not finish (\"complete\": false), first {}: their metrics cover only the "
+                    "simulated part, so changes at this point are not a measure of the treatment",
+                    pi + 1, pt.incomplete.size(), first));
+  }
+}
+
+void note_warnings(const RecordFile& base, const RecordFile& next, const Group& a, const Group& b, size_t pi,
+                   ComparePoint& pt, CompareResult& c) {
+  // A run printed with a warning (records' `notes`: a trace banked as tokens, SMT counted twice,
+  // work not conserved, ...) may have figures that do not mean what they seem: said per point
+  // and side, with the first such warning, so a gate's verdict is read with it.
+  for (const auto& [f, g, side] : {std::tuple{&base, &a, "BASE"}, std::tuple{&next, &b, "NEW"}}) {
+    size_t warned = 0;
+    std::string first;
+    for (size_t i : g->idx)
+      if (const std::string* n = first_warning(f->records[i].notes); n && warned++ == 0)
+        first = fmt::format("{} ({})", f->where[i], log::headline(*n));
+    if (warned > 0) {
+      pt.warned.push_back(
+          fmt::format("{} of the {} {} run(s) came with a warning, first {}", warned, g->idx.size(), side, first));
+      c.notes.push_back(fmt::format("point {}: {}", pi + 1, pt.warned.back()));
+    }
+  }
+}
+
+// One metric's row at a point: summaries, change, and the tests its samples allow.
+CompareRow compare_row(const RecordFile& base, const RecordFile& next, const CompareOptions& o, const Group& a,
+                       const Group& b, size_t pi, size_t mi, const std::string& metric, CompareResult& c) {
+  const bool reps = a.idx.size() >= 2 && b.idx.size() >= 2;
+  const bool dists = a.idx.size() == 1 && b.idx.size() == 1 && base.results && next.results;
+  CompareRow r;
+  r.metric = metric;
+  r.def = find_metric(r.metric);
+  std::vector<double> va = metric_values(base, a, r.metric), vb = metric_values(next, b, r.metric);
+  r.base = stats::summarize(va);
+  r.next = stats::summarize(vb);
+  const NoSamples na = runs_without_samples(base, a, r.metric), nb = runs_without_samples(next, b, r.metric);
+  r.runs_without_samples = na.none + nb.none;
+  r.runs_maybe_without_samples = na.unknown + nb.unknown;
+  if (na.none + nb.none > 0)
+    c.notes.push_back(fmt::format(
+        "point {}: {}: {} of {} base and {} of {} new run(s) recorded no sample of it; their value is stored "
+        "as 0 and is averaged in, so this row is not a measure of the latency",
+        pi + 1, r.metric, na.none, a.idx.size(), nb.none, b.idx.size()));
+  if (na.unknown + nb.unknown > 0)
+    c.notes.push_back(fmt::format(
+        "point {}: {}: {} base and {} new run(s) store 0 for it without {} (a file from an older schedsim): "
+        "a run with no sample also stores 0, so these may be undefined, not zero",
+        pi + 1, r.metric, na.unknown, nb.unknown, sample_count_metric(r.metric)));
+  r.change = rel_change(r.base.mean, r.next.mean);
+  r.p_welch = r.p_mw = r.p_welch_adj = r.p_mw_adj = r.ks_d = r.ks_p = kNaN;
+  r.ci = {kNaN, kNaN};
+  uint64_t seed = derive_seed(derive_seed(o.seed, pi), mi);
+  if (reps) {
+    r.kind = RowKind::kRepetitions;
+    r.ci = stats::bootstrap_rel_change(va, vb, o.confidence, o.resamples, seed);
+    r.p_welch = stats::welch_t_test(va, vb).p;
+    r.p_mw = stats::mann_whitney_u(va, vb).p;
+    stats::TestResult ks = stats::ks_two_sample(va, vb);
+    r.ks_d = ks.statistic;
+    r.ks_p = ks.p;
+  } else if (dists) {
+    const Distribution* da = metric_distribution(*base.results, r.metric);
+    const Distribution* db = metric_distribution(*next.results, r.metric);
+    double q = metric_percentile(r.metric);
+    if (da && db) {
+      std::vector<stats::Bin> ba = bins_of(*da), bb = bins_of(*db);
+      stats::TestResult ks = stats::ks_binned(ba, bb);
+      r.ks_d = ks.statistic;
+      r.ks_p = ks.p;
+      if (q >= 0 && q < 100) {
+        r.kind = RowKind::kDistribution;
+        r.ci = stats::bootstrap_binned_percentile_change(ba, bb, q, o.confidence, o.resamples, seed);
+      }
+    }
+  }
+  return r;
+}
+
+ComparePoint compare_point(const RecordFile& base, const RecordFile& next, const CompareOptions& o, const Group& a,
+                           const Group& b, size_t pi, const std::vector<std::string>& metrics,
+                           const std::set<std::string>& dropped, CompareResult& c) {
+  check_setups(base, next, o, a, b, pi, dropped, c);
+  ComparePoint pt;
+  pt.key = a.key;
+  pt.base_where = base.where[a.idx.front()];
+  pt.next_where = next.where[b.idx.front()];
+  note_incomplete(base, next, a, b, pi, pt, c);
+  note_warnings(base, next, a, b, pi, pt, c);
+  for (size_t mi = 0; mi < metrics.size(); ++mi)
+    pt.rows.push_back(compare_row(base, next, o, a, b, pi, mi, metrics[mi], c));
+  return pt;
+}
+
+void correct_p_values(CompareResult& c, const CompareOptions& o) {
   // One correction family per test: every repetition row with a p-value.
   std::vector<double> pw, pm;
   std::vector<CompareRow*> fam;
@@ -497,6 +539,10 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
     fam[i]->p_mw_adj = am[i];
   }
   c.tested = fam.size();
+}
+
+// Each row's verdict, then the notes on what the verdicts can and cannot say.
+void judge_rows(const RecordFile& base, const RecordFile& next, const CompareOptions& o, CompareResult& c) {
   bool any_single = false, any_dist = false, any_small = false;
   for (auto& p : c.points)
     for (auto& r : p.rows) {
@@ -536,6 +582,30 @@ CompareResult compare_records(const RecordFile& base, const RecordFile& next, co
   if (any_single && !any_dist)
     c.notes.emplace_back("rows marked 'not tested' have one value per side and no histogram to resample");
   if (any_small) c.notes.emplace_back("a point with fewer than 2 repetitions on a side is not tested");
+}
+
+}  // namespace
+
+CompareResult compare_records(const RecordFile& base, const RecordFile& next, const CompareOptions& o) {
+  check_options(base, next, o);
+  const std::set<std::string> known = known_parameters(base, next, o);
+  std::vector<std::string> metrics = selected_metrics(o);
+  for (const auto& g : o.gated)
+    if (!contains(metrics, g)) metrics.push_back(g);
+  CompareResult c;
+  c.base_path = base.path;
+  c.next_path = next.path;
+  c.options = o;
+  drop_benchmark_time(base, next, o, metrics, c);
+  drop_unrecorded_metrics(base, next, o, metrics, c);
+  const std::set<std::string> dropped = unmatched_parameters(base, next, o, known, c);
+  std::vector<Group> gb = group_records(base, o, dropped, "BASE"), gn = group_records(next, o, dropped, "NEW");
+  const std::vector<std::pair<size_t, size_t>> pairs = match_points(base, next, o, gb, gn);
+  for (size_t pi = 0; pi < pairs.size(); ++pi)
+    c.points.push_back(
+        compare_point(base, next, o, gb[pairs[pi].first], gn[pairs[pi].second], pi, metrics, dropped, c));
+  correct_p_values(c, o);
+  judge_rows(base, next, o, c);
   return c;
 }
 

@@ -169,156 +169,163 @@ ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comp
   return e;
 }
 
-std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus) {
+namespace {
+
+// The title, the run's configuration and why it is incomplete.
+void render_config(const RunResults& r, std::string& out) {
   const RunConfig& c = r.config;
-  std::string out;
   out += "schedsim results: " + c.display_label() + "\n";
-  {
-    TextTable t({"workload", c.workload + (c.workload_source.empty() ? "" : " (" + c.workload_source + ")")}, true);
-    t.add({"topology", c.topology + ", " + std::to_string(c.nr_cpus) + " CPUs"});
-    if (!c.provenance.kernel.empty()) t.add({"kernel", c.provenance.kernel});
-    std::string mods;
-    for (const auto& [slot, name] : c.modules) mods += (mods.empty() ? "" : " ") + slot + "=" + name;
-    t.add({"modules", mods.empty() ? "-" : mods});
-    std::string feats;
-    for (const auto& [name, on] : c.features) feats += (feats.empty() ? "" : " ") + (on ? name : "NO_" + name);
-    t.add({"features", feats.empty() ? "-" : feats});
-    // The machine cost profile first (docs/calibrate.md "Machine cost profiles"): a preset's own
-    // costs are not the defaults, and a preset without any says it ran on the reference ones.
-    const std::string& profile = c.provenance.cost_profile;
-    std::string costs;
-    if (!c.provenance.cost_profile_note.empty()) costs = "defaults (" + c.provenance.cost_profile_note + ")";
-    else if (!profile.empty() && profile != "reference") costs = "profile " + profile;
-    for (const auto& [name, v] : c.cost_overrides) costs += (costs.empty() ? "" : " ") + name + "=" + v;
-    t.add({"cost", costs.empty() ? "defaults" : costs});
-    t.add({"seed", std::to_string(c.seed)});
-    out += t.render();
-  }
+  TextTable t({"workload", c.workload + (c.workload_source.empty() ? "" : " (" + c.workload_source + ")")}, true);
+  t.add({"topology", c.topology + ", " + std::to_string(c.nr_cpus) + " CPUs"});
+  if (!c.provenance.kernel.empty()) t.add({"kernel", c.provenance.kernel});
+  std::string mods;
+  for (const auto& [slot, name] : c.modules) mods += (mods.empty() ? "" : " ") + slot + "=" + name;
+  t.add({"modules", mods.empty() ? "-" : mods});
+  std::string feats;
+  for (const auto& [name, on] : c.features) feats += (feats.empty() ? "" : " ") + (on ? name : "NO_" + name);
+  t.add({"features", feats.empty() ? "-" : feats});
+  // The machine cost profile first (docs/calibrate.md "Machine cost profiles"): a preset's own
+  // costs are not the defaults, and a preset without any says it ran on the reference ones.
+  const std::string& profile = c.provenance.cost_profile;
+  std::string costs;
+  if (!c.provenance.cost_profile_note.empty())
+    costs = "defaults (" + c.provenance.cost_profile_note + ")";
+  else if (!profile.empty() && profile != "reference")
+    costs = "profile " + profile;
+  for (const auto& [name, v] : c.cost_overrides) costs += (costs.empty() ? "" : " ") + name + "=" + v;
+  t.add({"cost", costs.empty() ? "defaults" : costs});
+  t.add({"seed", std::to_string(c.seed)});
+  out += t.render();
   if (!r.incomplete.empty()) {
     out += "\nINCOMPLETE RUN (complete: false)\n";
     for (const auto& line : r.incomplete) out += "  " + line + "\n";
   }
+}
 
+void render_latency(const RunResults& r, std::string& out) {
   out += "\nlatency (us)\n";
-  {
-    TextTable t({"", "count", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max"});
-    t.add(dist_row("wakeup", r.wakeup_latency));
-    t.add(dist_row("preempt delay", r.preempt_delay));
-    t.add(dist_row("run-queue wait", r.runqueue_wait));
-    t.add(dist_row("fork", r.fork_latency));
-    out += t.render();
-  }
+  TextTable t({"", "count", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max"});
+  t.add(dist_row("wakeup", r.wakeup_latency));
+  t.add(dist_row("preempt delay", r.preempt_delay));
+  t.add(dist_row("run-queue wait", r.runqueue_wait));
+  t.add(dist_row("fork", r.fork_latency));
+  out += t.render();
+}
 
+void render_totals(const RunResults& r, std::string& out) {
   out += "\ntotals\n";
-  {
-    TextTable t({"makespan", ms(r.makespan_ns) + " ms"}, true);
-    if (r.benchmark_time_ns >= 0 && r.benchmark_ops > 0)
-      // perf bench sched pipe prints its total time and that time over its loops, "usecs/op".
-      t.add({"benchmark time", ms(r.benchmark_time_ns) +
-                                   fmt::format(" ms (what the benchmark reports as its total time; {:.6f} usecs/op "
-                                               "over {} ops)",
-                                               static_cast<double>(r.benchmark_time_ns) / 1e3 /
-                                                   static_cast<double>(r.benchmark_ops),
-                                               r.benchmark_ops)});
-    else if (r.benchmark_time_ns >= 0)
-      t.add({"benchmark time", ms(r.benchmark_time_ns) + " ms (what the benchmark reports: start barrier to last join)"});
-    t.add({"span", secs(r.start_ns) + " .. " + secs(r.end_ns) + " s"});
-    t.add({"context switches", std::to_string(r.context_switches)});
-    t.add({"wakeups", std::to_string(r.placement.wakeups)});
-    t.add({"forks", std::to_string(r.placement.forks)});
-    t.add({"tokens banked", std::to_string(r.tokens_banked) + " (" + std::to_string(r.tokens_left) +
-                                " never consumed)"});
-    if (r.channel_writes + r.channel_reads > 0)
-      t.add({"channel ops", std::to_string(r.channel_writes) + " writes, " + std::to_string(r.channel_reads) +
-                                " reads, " + std::to_string(r.channel_wakes) + " wakes, " +
-                                std::to_string(r.channel_sleeps) + " sleeps (full or empty)"});
-    if (r.preempt_deferred > 0)
-      t.add({"held-back preemptions", std::to_string(r.preempt_deferred) + " (curr in a syscall: --preempt), " +
-                                          std::to_string(r.preempt_deferred_slept) + " ended by curr sleeping first"});
-    if (r.resched_ipi > 0)
-      t.add({"reschedule IPIs", std::to_string(r.resched_ipi) + " (remote wakeup preemptions: --cost resched_ipi), " +
-                                    std::to_string(r.resched_ipi_superseded) + " made moot by a switch before they landed"});
-    t.add({"tasks exited", std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) +
-                               (r.complete ? "" : " (incomplete run)")});
-    if (r.work_expected_ns >= 0)
-      t.add({"work done", ms(r.work_done_ns) + " of " + ms(r.work_expected_ns) + " ms in the workload" +
-                              (r.work_done_ns == r.work_expected_ns
-                                   ? ""
-                                   : " (" + (r.work_done_ns > r.work_expected_ns ? std::string("+") : std::string("-")) +
-                                         ms(std::abs(r.work_done_ns - r.work_expected_ns)) + " ms)")});
-    if (r.events) t.add({"events", std::to_string(r.events)});
-    double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
-    t.add({"utilization", pct(static_cast<double>(r.busy_ns), cap)});
-    t.add({"wasted idle", ms(r.wasted_ns) + " ms (" + pct(static_cast<double>(r.wasted_ns), cap) + " of CPU time)"});
-    out += t.render();
-  }
+  TextTable t({"makespan", ms(r.makespan_ns) + " ms"}, true);
+  if (r.benchmark_time_ns >= 0 && r.benchmark_ops > 0)
+    // perf bench sched pipe prints its total time and that time over its loops, "usecs/op".
+    t.add({"benchmark time",
+           ms(r.benchmark_time_ns) +
+               fmt::format(" ms (what the benchmark reports as its total time; {:.6f} usecs/op "
+                           "over {} ops)",
+                           static_cast<double>(r.benchmark_time_ns) / 1e3 / static_cast<double>(r.benchmark_ops),
+                           r.benchmark_ops)});
+  else if (r.benchmark_time_ns >= 0)
+    t.add({"benchmark time", ms(r.benchmark_time_ns) + " ms (what the benchmark reports: start barrier to last join)"});
+  t.add({"span", secs(r.start_ns) + " .. " + secs(r.end_ns) + " s"});
+  t.add({"context switches", std::to_string(r.context_switches)});
+  t.add({"wakeups", std::to_string(r.placement.wakeups)});
+  t.add({"forks", std::to_string(r.placement.forks)});
+  t.add({"tokens banked", std::to_string(r.tokens_banked) + " (" + std::to_string(r.tokens_left) + " never consumed)"});
+  if (r.channel_writes + r.channel_reads > 0)
+    t.add({"channel ops", std::to_string(r.channel_writes) + " writes, " + std::to_string(r.channel_reads) +
+                              " reads, " + std::to_string(r.channel_wakes) + " wakes, " +
+                              std::to_string(r.channel_sleeps) + " sleeps (full or empty)"});
+  if (r.preempt_deferred > 0)
+    t.add({"held-back preemptions", std::to_string(r.preempt_deferred) + " (curr in a syscall: --preempt), " +
+                                        std::to_string(r.preempt_deferred_slept) + " ended by curr sleeping first"});
+  if (r.resched_ipi > 0)
+    t.add({"reschedule IPIs", std::to_string(r.resched_ipi) + " (remote wakeup preemptions: --cost resched_ipi), " +
+                                  std::to_string(r.resched_ipi_superseded) +
+                                  " made moot by a switch before they landed"});
+  t.add({"tasks exited",
+         std::to_string(r.tasks_exited) + " of " + std::to_string(r.tasks) + (r.complete ? "" : " (incomplete run)")});
+  if (r.work_expected_ns >= 0)
+    t.add({"work done", ms(r.work_done_ns) + " of " + ms(r.work_expected_ns) + " ms in the workload" +
+                            (r.work_done_ns == r.work_expected_ns
+                                 ? ""
+                                 : " (" + (r.work_done_ns > r.work_expected_ns ? std::string("+") : std::string("-")) +
+                                       ms(std::abs(r.work_done_ns - r.work_expected_ns)) + " ms)")});
+  if (r.events) t.add({"events", std::to_string(r.events)});
+  double cap = static_cast<double>(r.makespan_ns) * static_cast<double>(r.cpus.size());
+  t.add({"utilization", pct(static_cast<double>(r.busy_ns), cap)});
+  t.add({"wasted idle", ms(r.wasted_ns) + " ms (" + pct(static_cast<double>(r.wasted_ns), cap) + " of CPU time)"});
+  out += t.render();
+}
 
+void render_placement(const RunResults& r, std::string& out) {
   const PlacementStats& p = r.placement;
   out += "\nplacement\n";
-  {
-    uint64_t total = 0;
-    for (const auto& [k, v] : p.outcomes) total += v;
-    TextTable t({"outcome", "count", "share"});
-    for (const auto& [k, v] : p.outcomes)
-      if (v) t.add({k, std::to_string(v), pct(static_cast<double>(v), static_cast<double>(total))});
-    t.add({"total", std::to_string(total), total ? "100.0%" : "-"});
-    out += t.render();
-    TextTable d({"per wakeup", "mean", "p50", "p99", "max"});
-    auto plain = [](const Distribution& x) -> std::vector<std::string> {
-      // No wakeup placed: no sample, so no mean or percentile (not 0).
-      if (x.count == 0) return {"-", "-", "-", "-"};
-      return {num(x.mean), std::to_string(x.p50), std::to_string(x.p99), std::to_string(x.max)};
-    };
-    auto row = [](std::string name, std::vector<std::string> v) {
-      v.insert(v.begin(), std::move(name));
-      return v;
-    };
-    d.add(row("CPUs probed", plain(p.probes)));
-    d.add(row("search ns", plain(p.search_ns)));
-    d.add(row("wake delay ns", plain(p.wake_delay_ns)));
-    out += "\n" + d.render();
-    TextTable h({"to an idle CPU", std::to_string(p.to_idle_cpu)}, true);
-    h.add({"cross-LLC from waker", std::to_string(p.cross_llc_waker)});
-    h.add({"cross-LLC from prev", std::to_string(p.cross_llc_prev)});
-    h.add({"idle-core hint read", std::to_string(p.hint_consulted)});
-    h.add({"  stale yes", std::to_string(p.hint_stale_yes) + " (" +
-                              pct(static_cast<double>(p.hint_stale_yes), static_cast<double>(p.hint_consulted)) + ")"});
-    h.add({"  stale no", std::to_string(p.hint_stale_no) + " (" +
-                             pct(static_cast<double>(p.hint_stale_no), static_cast<double>(p.hint_consulted)) + ")"});
-    out += "\n" + h.render();
-  }
+  uint64_t total = 0;
+  for (const auto& [k, v] : p.outcomes) total += v;
+  TextTable t({"outcome", "count", "share"});
+  for (const auto& [k, v] : p.outcomes)
+    if (v) t.add({k, std::to_string(v), pct(static_cast<double>(v), static_cast<double>(total))});
+  t.add({"total", std::to_string(total), total ? "100.0%" : "-"});
+  out += t.render();
+  TextTable d({"per wakeup", "mean", "p50", "p99", "max"});
+  auto plain = [](const Distribution& x) -> std::vector<std::string> {
+    // No wakeup placed: no sample, so no mean or percentile (not 0).
+    if (x.count == 0) return {"-", "-", "-", "-"};
+    return {num(x.mean), std::to_string(x.p50), std::to_string(x.p99), std::to_string(x.max)};
+  };
+  auto row = [](std::string name, std::vector<std::string> v) {
+    v.insert(v.begin(), std::move(name));
+    return v;
+  };
+  d.add(row("CPUs probed", plain(p.probes)));
+  d.add(row("search ns", plain(p.search_ns)));
+  d.add(row("wake delay ns", plain(p.wake_delay_ns)));
+  out += "\n" + d.render();
+  TextTable h({"to an idle CPU", std::to_string(p.to_idle_cpu)}, true);
+  h.add({"cross-LLC from waker", std::to_string(p.cross_llc_waker)});
+  h.add({"cross-LLC from prev", std::to_string(p.cross_llc_prev)});
+  h.add({"idle-core hint read", std::to_string(p.hint_consulted)});
+  h.add({"  stale yes", std::to_string(p.hint_stale_yes) + " (" +
+                            pct(static_cast<double>(p.hint_stale_yes), static_cast<double>(p.hint_consulted)) + ")"});
+  h.add({"  stale no", std::to_string(p.hint_stale_no) + " (" +
+                           pct(static_cast<double>(p.hint_stale_no), static_cast<double>(p.hint_consulted)) + ")"});
+  out += "\n" + h.render();
+}
 
+void render_migrations(const RunResults& r, std::string& out) {
   out += "\nmigrations by level\n";
-  {
-    TextTable t({"level", "count"});
-    // Bottom-up level order, not alphabetical.
-    for (const char* lvl : {"same", "smt", "cluster", "llc", "package", "numa"}) {
-      auto it = r.migrations.find(lvl);
-      if (it != r.migrations.end()) t.add({lvl, std::to_string(it->second)});
-    }
-    t.add({"total", std::to_string(r.migrations_total)});
-    out += t.render();
+  TextTable t({"level", "count"});
+  // Bottom-up level order, not alphabetical.
+  for (const char* lvl : {"same", "smt", "cluster", "llc", "package", "numa"}) {
+    auto it = r.migrations.find(lvl);
+    if (it != r.migrations.end()) t.add({lvl, std::to_string(it->second)});
   }
+  t.add({"total", std::to_string(r.migrations_total)});
+  out += t.render();
+}
 
-  {
-    std::vector<const CpuRow*> rows;
-    for (const auto& x : r.cpus) rows.push_back(&x);
-    if (max_cpus > 0 && rows.size() > max_cpus) {
-      std::stable_sort(rows.begin(), rows.end(), [](const CpuRow* a, const CpuRow* b) { return a->busy_ns > b->busy_ns; });
-      rows.resize(max_cpus);
-      std::sort(rows.begin(), rows.end(), [](const CpuRow* a, const CpuRow* b) { return a->cpu < b->cpu; });
-      out += fmt::format("\nper CPU (the {} busiest of {})\n", rows.size(), r.cpus.size());
-    } else {
-      out += "\nper CPU\n";
-    }
-    TextTable t({"cpu", "llc", "util", "busy ms", "idle ms", "wasted ms"});
-    for (const CpuRow* row : rows) {
-      const CpuRow& x = *row;
-      t.add({std::to_string(x.cpu), std::to_string(x.llc), fmt::format("{:.1f}%", 100.0 * x.utilization),
-             ms(x.busy_ns), ms(x.idle_ns), ms(x.wasted_ns)});
-    }
-    out += t.render();
+// Per CPU: the `max_cpus` busiest when there are more.
+void render_cpus(const RunResults& r, size_t max_cpus, std::string& out) {
+  std::vector<const CpuRow*> rows;
+  for (const auto& x : r.cpus) rows.push_back(&x);
+  if (max_cpus > 0 && rows.size() > max_cpus) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const CpuRow* a, const CpuRow* b) { return a->busy_ns > b->busy_ns; });
+    rows.resize(max_cpus);
+    std::sort(rows.begin(), rows.end(), [](const CpuRow* a, const CpuRow* b) { return a->cpu < b->cpu; });
+    out += fmt::format("\nper CPU (the {} busiest of {})\n", rows.size(), r.cpus.size());
+  } else {
+    out += "\nper CPU\n";
   }
+  TextTable t({"cpu", "llc", "util", "busy ms", "idle ms", "wasted ms"});
+  for (const CpuRow* row : rows) {
+    const CpuRow& x = *row;
+    t.add({std::to_string(x.cpu), std::to_string(x.llc), fmt::format("{:.1f}%", 100.0 * x.utilization), ms(x.busy_ns),
+           ms(x.idle_ns), ms(x.wasted_ns)});
+  }
+  out += t.render();
+}
+
+void render_llcs(const RunResults& r, std::string& out) {
   if (r.llcs.size() > 1) {
     out += "\nper LLC\n";
     TextTable t({"llc", "cpus", "util", "busy ms", "wasted ms"});
@@ -327,25 +334,29 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
              ms(x.wasted_ns)});
     out += t.render();
   }
+}
 
-  {
-    std::vector<const TaskRow*> rows;
-    for (const auto& x : r.tasks_detail) rows.push_back(&x);
-    std::stable_sort(rows.begin(), rows.end(), [](const TaskRow* a, const TaskRow* b) {
-      if (a->max_delay_ns != b->max_delay_ns) return a->max_delay_ns > b->max_delay_ns;
-      return a->id < b->id;
-    });
-    size_t n = max_tasks == 0 ? rows.size() : std::min(rows.size(), max_tasks);
-    out += "\ntasks by max delay (" + std::to_string(n) + " of " + std::to_string(rows.size()) + ")\n";
-    TextTable t({"task", "pid", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
-    for (size_t i = 0; i < n; ++i) {
-      const TaskRow& x = *rows[i];
-      t.add({x.name.empty() ? "task" + std::to_string(x.id) : x.name, std::to_string(x.pid),
-             std::to_string(x.switches), ms(x.runtime_ns), x.delays ? us(x.avg_delay_ns()) : "-",
-             x.delays ? us(x.max_delay_ns) : "-", x.delays ? secs(x.max_delay_start_ns) : "-"});
-    }
-    out += t.render();
+// The `max_tasks` tasks with the longest delays.
+void render_tasks(const RunResults& r, size_t max_tasks, std::string& out) {
+  std::vector<const TaskRow*> rows;
+  for (const auto& x : r.tasks_detail) rows.push_back(&x);
+  std::stable_sort(rows.begin(), rows.end(), [](const TaskRow* a, const TaskRow* b) {
+    if (a->max_delay_ns != b->max_delay_ns) return a->max_delay_ns > b->max_delay_ns;
+    return a->id < b->id;
+  });
+  size_t n = max_tasks == 0 ? rows.size() : std::min(rows.size(), max_tasks);
+  out += "\ntasks by max delay (" + std::to_string(n) + " of " + std::to_string(rows.size()) + ")\n";
+  TextTable t({"task", "pid", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
+  for (size_t i = 0; i < n; ++i) {
+    const TaskRow& x = *rows[i];
+    t.add({x.name.empty() ? "task" + std::to_string(x.id) : x.name, std::to_string(x.pid), std::to_string(x.switches),
+           ms(x.runtime_ns), x.delays ? us(x.avg_delay_ns()) : "-", x.delays ? us(x.max_delay_ns) : "-",
+           x.delays ? secs(x.max_delay_start_ns) : "-"});
   }
+  out += t.render();
+}
+
+void render_task_groups(const RunResults& r, std::string& out) {
   if (r.task_groups.size() < r.tasks_detail.size()) {
     out += "\ntask groups\n";
     TextTable t({"group", "tasks", "switches", "runtime ms", "avg delay us", "max delay us", "max at s"});
@@ -355,7 +366,10 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
              g.delays ? secs(g.max_delay_start_ns) : "-"});
     out += t.render();
   }
+}
 
+void render_observed(const RunResults& r, std::string& out) {
+  const RunConfig& c = r.config;
   if (r.has_observed) {
     // Another machine's figures are no prediction for this one: the column says so, not only a note.
     const bool elsewhere = !c.observed_elsewhere.empty();
@@ -374,6 +388,10 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     out += t.render();
     for (const auto& n : report_util::observed_notes(r.observed)) out += "  " + report_util::observed_note_line(n) + "\n";
   }
+}
+
+void render_provenance(const RunResults& r, std::string& out) {
+  const RunConfig& c = r.config;
   if (!c.provenance.empty()) {
     out += "\nprovenance\n";
     auto f = c.provenance.display_fields();
@@ -381,6 +399,23 @@ std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus)
     for (size_t i = 1; i < f.size(); ++i) t.add({f[i].first, f[i].second.empty() ? "-" : f[i].second});
     out += t.render();
   }
+}
+
+}  // namespace
+
+std::string render_table(const RunResults& r, size_t max_tasks, size_t max_cpus) {
+  std::string out;
+  render_config(r, out);
+  render_latency(r, out);
+  render_totals(r, out);
+  render_placement(r, out);
+  render_migrations(r, out);
+  render_cpus(r, max_cpus, out);
+  render_llcs(r, out);
+  render_tasks(r, max_tasks, out);
+  render_task_groups(r, out);
+  render_observed(r, out);
+  render_provenance(r, out);
   return out;
 }
 

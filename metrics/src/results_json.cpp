@@ -340,10 +340,12 @@ std::string render_json(const RunResults& r) {
   return out;
 }
 
-RunResults parse_results_json(const std::string& text, const std::string& source) {
-  json j;
+namespace {
+
+// Parses `text` as one JSON document; a syntax error becomes an InputError at its line:col.
+json parse_document(const std::string& text, const std::string& source) {
   try {
-    j = json::parse(text);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // A file of JSON Lines (run -f jsonl records, a sweep's results) is well-formed, only not
     // one document: say what it is rather than "malformed".
@@ -375,7 +377,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     std::string what = e.what();
     throw InputError(SourceLoc{source}, "malformed results JSON: " + what.substr(what.find("] ") + 2));
   }
-  Reader rd{source};
+}
+
+// Refuses a document that is not a schedsim results file of this schema version.
+void check_schema(const json& j, const std::string& text, const std::string& source) {
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() ||
       j["schema"].get<std::string>() != kResultsSchema) {
     long line = line_of(text, "\"schema\"");
@@ -391,8 +396,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
                          std::to_string(kResultsVersion),
                      line ? line_text(text, line) : std::string());
   }
+}
 
-  RunResults r;
+// /config and /provenance.
+void read_config(const Reader& rd, const json& j, RunResults& r) {
   const json& c = rd.object(j, "", "config");
   r.config.label = rd.str(c, "/config", "label");
   r.config.workload = rd.str(c, "/config", "workload");
@@ -423,7 +430,9 @@ RunResults parse_results_json(const std::string& text, const std::string& source
       r.config.provenance.set(k, v.get<std::string>());
     }
   }
+}
 
+void read_summary(const Reader& rd, const json& j, RunResults& r) {
   const json& s = rd.object(j, "", "summary");
   r.start_ns = rd.i64(s, "/summary", "start_ns");
   r.end_ns = rd.i64(s, "/summary", "end_ns");
@@ -470,7 +479,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
   lines("notes", r.notes);
   r.busy_ns = rd.i64(s, "/summary", "busy_ns");
   r.wasted_ns = rd.i64(s, "/summary", "wasted_ns");
+}
 
+// /latency_ns, /placement and /migrations.
+void read_latency_placement(const Reader& rd, const json& j, RunResults& r) {
   const json& lat = rd.object(j, "", "latency_ns");
   r.wakeup_latency = rd.dist(lat, "/latency_ns", "wakeup");
   r.preempt_delay = rd.dist(lat, "/latency_ns", "preempt");
@@ -503,7 +515,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     if (!v.is_number_unsigned()) rd.fail("/migrations/by_level/" + k, "expected a non-negative integer");
     r.migrations[k] = v.get<uint64_t>();
   }
+}
 
+// /cpus, /llcs and /timeline.
+void read_cpus(const Reader& rd, const json& j, RunResults& r) {
   const json& cpus = rd.array(j, "", "cpus");
   for (size_t i = 0; i < cpus.size(); ++i) {
     std::string ptr = "/cpus/" + std::to_string(i);
@@ -547,7 +562,10 @@ RunResults parse_results_json(const std::string& text, const std::string& source
       rd.fail(ptr, "expected " + std::to_string(r.timeline.buckets) + " buckets, got " + std::to_string(row.size()));
     r.timeline.busy.push_back(std::move(row));
   }
+}
 
+// /tasks and /task_groups.
+void read_tasks(const Reader& rd, const json& j, RunResults& r) {
   const json& tasks = rd.array(j, "", "tasks");
   for (size_t i = 0; i < tasks.size(); ++i) {
     std::string ptr = "/tasks/" + std::to_string(i);
@@ -582,22 +600,38 @@ RunResults parse_results_json(const std::string& text, const std::string& source
     x.max_delay_end_ns = rd.i64(g, ptr, "max_delay_end_ns");
     r.task_groups.push_back(std::move(x));
   }
+}
 
+void read_observed(const Reader& rd, const json& j, RunResults& r) {
   const json& obs = rd.field(j, "", "observed");
-  if (!obs.is_null()) {
-    if (!obs.is_array()) rd.fail("/observed", "expected an array or null");
-    r.has_observed = true;
-    for (size_t i = 0; i < obs.size(); ++i) {
-      std::string ptr = "/observed/" + std::to_string(i);
-      Comparison x;
-      x.metric = rd.str(obs[i], ptr, "metric");
-      x.simulated = rd.dbl(obs[i], ptr, "simulated");
-      x.observed = rd.dbl(obs[i], ptr, "observed");
-      x.rel_error = rd.dbl(obs[i], ptr, "rel_error");
-      if (obs[i].is_object() && obs[i].contains("note")) x.note = rd.str(obs[i], ptr, "note");
-      r.observed.push_back(std::move(x));
-    }
+  if (obs.is_null()) return;
+  if (!obs.is_array()) rd.fail("/observed", "expected an array or null");
+  r.has_observed = true;
+  for (size_t i = 0; i < obs.size(); ++i) {
+    std::string ptr = "/observed/" + std::to_string(i);
+    Comparison x;
+    x.metric = rd.str(obs[i], ptr, "metric");
+    x.simulated = rd.dbl(obs[i], ptr, "simulated");
+    x.observed = rd.dbl(obs[i], ptr, "observed");
+    x.rel_error = rd.dbl(obs[i], ptr, "rel_error");
+    if (obs[i].is_object() && obs[i].contains("note")) x.note = rd.str(obs[i], ptr, "note");
+    r.observed.push_back(std::move(x));
   }
+}
+
+}  // namespace
+
+RunResults parse_results_json(const std::string& text, const std::string& source) {
+  const json j = parse_document(text, source);
+  const Reader rd{source};
+  check_schema(j, text, source);
+  RunResults r;
+  read_config(rd, j, r);
+  read_summary(rd, j, r);
+  read_latency_placement(rd, j, r);
+  read_cpus(rd, j, r);
+  read_tasks(rd, j, r);
+  read_observed(rd, j, r);
   return r;
 }
 

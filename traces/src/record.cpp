@@ -401,28 +401,21 @@ std::vector<std::string> extra_event_dirs(const std::string& group) {
 }
 }  // namespace
 
-RecordResult record_trace(const RecordOptions& opt) {
+namespace {
+
+// Refuses what cannot be recorded before anything runs; returns the command's executable.
+std::string check_recordable(const RecordOptions& opt) {
   for (const auto& g : opt.extra) extra_event_dirs(g);  // refuse a wrong name before anything runs
   if (opt.command.empty()) throw InputError("record: no command given (schedsim record -o FILE -- COMMAND ARGS)");
-  const std::string exe = check_command_runnable(opt.command[0]);
+  std::string exe = check_command_runnable(opt.command[0]);
   if (::geteuid() != 0)
     throw InputError("record needs root: tracefs (/sys/kernel/tracing) is writable only by root; "
                      "run it with sudo");
-  const std::string root = find_tracefs();
-  remove_stale_instances(root);
-  RecordResult res;
-  // A signal ends the recording at the loop's next poll: the command is stopped, tracing turned
-  // off, the instance and the temporary output removed (destructors, in reverse order).
-  CooperativeInterrupts interrupts;
-  InstanceGuard guard;
-  const std::string inst = fmt::format("{}/instances/schedsim-{}", root, ::getpid());
-  if (::mkdir(inst.c_str(), 0755) != 0)
-    throw InputError(SourceLoc{inst}, fmt::format("cannot create a tracefs instance: {}", std::strerror(errno)));
-  guard.set(inst);
-  Watchdog watchdog;  // destroyed after the command's guard, before the instance's
-  watchdog.start(inst);
-  write_file(inst + "/tracing_on", "0");
-  write_file(inst + "/buffer_size_kb", std::to_string(opt.buffer_kb));
+  return exe;
+}
+
+// Enables the sched events (or those asked for) and the extra groups in the instance `inst`.
+void enable_events(const std::string& inst, const RecordOptions& opt, RecordResult& res) {
   std::vector<std::string> events = opt.events.empty() ? default_record_events() : opt.events;
   for (const auto& e : events) {
     std::string name = e.rfind("sched:", 0) == 0 ? e.substr(6) : e;
@@ -461,11 +454,13 @@ RecordResult record_trace(const RecordOptions& opt) {
   if (std::find(opt.extra.begin(), opt.extra.end(), "syscalls") != opt.extra.end() &&
       file_exists(inst + "/options/record-tgid"))
     write_file(inst + "/options/record-tgid", "1");
-  Sink sink(opt.output, opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
+}
 
-  // The child waits on `go` so tracing is on before its first instruction; if its exec fails it
-  // sends errno on `failed` (close-on-exec: a successful exec closes it, the parent reads EOF).
-  int go[2], failed[2];
+// Forks the command, held until `go` is closed. The child waits on `go` so tracing is on before
+// its first instruction; if its exec fails it sends errno on `failed` (close-on-exec: a
+// successful exec closes it, the parent reads EOF). Returns the child's pid, with go[1] and
+// failed[0] left open in the parent.
+pid_t fork_command(const std::string& exe, const RecordOptions& opt, int (&go)[2], int (&failed)[2]) {
   if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(failed, O_CLOEXEC) != 0)
     throw InputError(fmt::format("pipe: {}", std::strerror(errno)));
   std::vector<char*> argv;  // built before fork(): the child only calls async-signal-safe functions
@@ -486,57 +481,41 @@ RecordResult record_trace(const RecordOptions& opt) {
   }
   ::close(go[0]);
   ::close(failed[1]);
-  // After fork(): the command keeps the recorder's original policy. As SCHED_IDLE the recorder
-  // neither delays the command's tasks (a normal wakee preempts it at once) nor repels their
-  // wakeups (select_idle_sibling() takes a CPU running only SCHED_IDLE tasks like an idle one
-  // since v5.4: 3c29e651e16d "sched/fair: Fall back to sched-idle CPU if idle CPU isn't found").
-  // Opt-in (--recorder-class idle): on the 2-vCPU guest it shortened hackbench but made `perf
-  // bench sched pipe` 1.2-2.8x longer, the kernel moving the ping-pong onto the recorder's CPU
-  // (docs/traces.md, "Recording").
-  if (opt.idle_class) {
-    sched_param sp{};
-    sp.sched_priority = 0;
-    if (::sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
-      throw InputError(fmt::format("record: cannot make the recorder SCHED_IDLE: {} (--recorder-class normal "
-                                   "records without it)", std::strerror(errno)));
-  }
-  FdGuard failed_guard;
-  failed_guard.set(failed[0]);
-  ChildGuard child_guard;
-  child_guard.set(child);
-  watchdog.watch(child);
-  res.root_pid = child;
+  return child;
+}
 
+// The trace's header: ftrace's first lines, then what the recording was.
+std::string trace_header(pid_t child, const RecordOptions& opt) {
   // The online CPU count, as ftrace's own "#P:" header gives it (num_online_cpus()), which
   // trace_pipe output lacks: without it run and calibrate judge whether a trace comes from
   // another machine by the CPUs that show events, and a CPU that stayed idle makes the machine
   // look smaller.
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  std::string header = fmt::format(
-      "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n{}# schedsim recorder: pid={} class={}\n#\n",
-      child, fmt::join(opt.command, " "), online > 0 ? fmt::format("# schedsim record: cpus={}\n", online) : "",
-      ::getpid(), opt.idle_class ? "SCHED_IDLE" : "SCHED_OTHER");
-  sink.write(header.data(), header.size());
-  FdGuard pipe_guard;
-  int pipe_fd = ::open((inst + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (pipe_fd < 0) throw InputError(SourceLoc{inst + "/trace_pipe"}, fmt::format("cannot open: {}", std::strerror(errno)));
-  pipe_guard.set(pipe_fd);
-  write_file(inst + "/tracing_on", "1");
-  ::close(go[1]);  // release the child
-  // Exec failed after the PATH check (EACCES on a noexec mount, ENOEXEC for a file that is not
-  // an executable format, ETXTBSY...): an error, no trace written; the guards kill and reap the
-  // child, remove the temporary output and the tracefs instance.
+  return fmt::format(
+      "# tracer: nop\n#\n# schedsim record: root_pid={} command={}\n{}# schedsim recorder: pid={} class={}\n#\n", child,
+      fmt::join(opt.command, " "), online > 0 ? fmt::format("# schedsim record: cpus={}\n", online) : "", ::getpid(),
+      opt.idle_class ? "SCHED_IDLE" : "SCHED_OTHER");
+}
+
+// Exec failed after the PATH check (EACCES on a noexec mount, ENOEXEC for a file that is not
+// an executable format, ETXTBSY...): an error, no trace written; the guards kill and reap the
+// child, remove the temporary output and the tracefs instance.
+void check_exec(int failed_fd, const RecordOptions& opt, const std::string& exe) {
   int exec_errno = 0;
   ssize_t got;
-  while ((got = ::read(failed[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  while ((got = ::read(failed_fd, &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
   }
   if (got == static_cast<ssize_t>(sizeof exec_errno))
     throw InputError(fmt::format("record: cannot run command '{}': {} (exec of {} failed{})", opt.command[0],
                                  std::strerror(exec_errno), exe,
                                  exec_errno == ENOEXEC ? "; a script needs a #! line, or record 'sh FILE'" : ""));
+}
 
+// Copies trace_pipe to the sink until the command exits, turns tracing off and drains the
+// rest; counts LOST markers. Returns the command's wait status.
+int copy_until_exit(int pipe_fd, Sink& sink, pid_t child, ChildGuard& child_guard, const std::string& inst,
+                    RecordResult& res) {
   std::vector<char> buf(1 << 20);
-  std::string carry;  // partial last line, to count LOST markers
   auto pump = [&]() -> bool {  // true if data was read
     ssize_t n = ::read(pipe_fd, buf.data(), buf.size());
     if (n <= 0) return false;
@@ -571,8 +550,11 @@ RecordResult record_trace(const RecordOptions& opt) {
     }
   }
   throw_if_interrupted();
-  res.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  // Overruns per CPU (ring_buffer_overrun_cpu) and dropped events (overwrite=0 mode).
+  return status;
+}
+
+// Overruns per CPU (ring_buffer_overrun_cpu) and dropped events (overwrite=0 mode).
+void add_overruns(const std::string& inst, RecordResult& res) {
   for (int cpu = 0;; ++cpu) {
     std::ifstream st(fmt::format("{}/per_cpu/cpu{}/stats", inst, cpu));
     if (!st) break;
@@ -584,6 +566,70 @@ RecordResult record_trace(const RecordOptions& opt) {
         res.overruns += v;
     }
   }
+}
+
+}  // namespace
+
+RecordResult record_trace(const RecordOptions& opt) {
+  const std::string exe = check_recordable(opt);
+  const std::string root = find_tracefs();
+  remove_stale_instances(root);
+  RecordResult res;
+  // A signal ends the recording at the loop's next poll: the command is stopped, tracing turned
+  // off, the instance and the temporary output removed (destructors, in reverse order).
+  CooperativeInterrupts interrupts;
+  InstanceGuard guard;
+  const std::string inst = fmt::format("{}/instances/schedsim-{}", root, ::getpid());
+  if (::mkdir(inst.c_str(), 0755) != 0)
+    throw InputError(SourceLoc{inst}, fmt::format("cannot create a tracefs instance: {}", std::strerror(errno)));
+  guard.set(inst);
+  Watchdog watchdog;  // destroyed after the command's guard, before the instance's
+  watchdog.start(inst);
+  write_file(inst + "/tracing_on", "0");
+  write_file(inst + "/buffer_size_kb", std::to_string(opt.buffer_kb));
+  enable_events(inst, opt, res);
+  Sink sink(opt.output,
+            opt.gzip || (opt.output.size() > 3 && opt.output.compare(opt.output.size() - 3, 3, ".gz") == 0));
+
+  int go[2], failed[2];
+  pid_t child = fork_command(exe, opt, go, failed);
+  // After fork(): the command keeps the recorder's original policy. As SCHED_IDLE the recorder
+  // neither delays the command's tasks (a normal wakee preempts it at once) nor repels their
+  // wakeups (select_idle_sibling() takes a CPU running only SCHED_IDLE tasks like an idle one
+  // since v5.4: 3c29e651e16d "sched/fair: Fall back to sched-idle CPU if idle CPU isn't found").
+  // Opt-in (--recorder-class idle): on the 2-vCPU guest it shortened hackbench but made `perf
+  // bench sched pipe` 1.2-2.8x longer, the kernel moving the ping-pong onto the recorder's CPU
+  // (docs/traces.md, "Recording").
+  if (opt.idle_class) {
+    sched_param sp{};
+    sp.sched_priority = 0;
+    if (::sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
+      throw InputError(
+          fmt::format("record: cannot make the recorder SCHED_IDLE: {} (--recorder-class normal "
+                      "records without it)",
+                      std::strerror(errno)));
+  }
+  FdGuard failed_guard;
+  failed_guard.set(failed[0]);
+  ChildGuard child_guard;
+  child_guard.set(child);
+  watchdog.watch(child);
+  res.root_pid = child;
+
+  std::string header = trace_header(child, opt);
+  sink.write(header.data(), header.size());
+  FdGuard pipe_guard;
+  int pipe_fd = ::open((inst + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (pipe_fd < 0)
+    throw InputError(SourceLoc{inst + "/trace_pipe"}, fmt::format("cannot open: {}", std::strerror(errno)));
+  pipe_guard.set(pipe_fd);
+  write_file(inst + "/tracing_on", "1");
+  ::close(go[1]);  // release the child
+  check_exec(failed[0], opt, exe);
+
+  const int status = copy_until_exit(pipe_fd, sink, child, child_guard, inst, res);
+  res.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  add_overruns(inst, res);
   res.bytes = sink.bytes();
   sink.commit();
   return res;

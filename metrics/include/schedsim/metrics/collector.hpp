@@ -120,6 +120,14 @@ class MetricsCollector : public Observer {
 
   bool measured(TaskId t) const { return !workload_.tasks[t.v].background; }
 
+  // The parts of results(), in the order it fills them.
+  void fill_totals(RunResults& r, const SimSummary* summary, Instant end) const;
+  void fill_placement(RunResults& r) const;
+  void fill_cpus(RunResults& r) const;
+  void fill_timeline(RunResults& r, Instant end) const;
+  int64_t fill_tasks(RunResults& r) const;  // returns the measured tasks' total runtime
+  void fill_observed(RunResults& r, int64_t total_runtime) const;
+
   const Workload& workload_;
   const SchedState* state_ = nullptr;
   // The benchmark's own timer (workload meta "benchmark_timer" = the timing task's index): from

@@ -6,6 +6,7 @@
 /// comm may hold spaces, dashes and colons. Payloads are read by known keys.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,7 +87,22 @@ class LineParser {
   bool parse_payload(std::string_view line, size_t pos, TraceEvent& ev);
   bool parse_fields(std::string_view line, size_t pos, TraceEvent& ev);  // throws BadField
   struct BadField {};
+  struct Fields;  // parse_fields()'s reader of one event's fields
   bool parse_timestamp(std::string_view line, size_t b, size_t e, int64_t& ts);
+
+  // The parts of parse() (line_parser.cpp). A try_*_anchor() returns nothing when the candidate
+  // is not the line's anchor (the next one is tried), else what parse() returns.
+  enum class Match : uint8_t { kNo, kYes, kFailed };  ///< kFailed: fail() has described it
+  struct Stamp;
+  LineKind parse_comment(std::string_view line);
+  std::optional<LineKind> parse_lost(std::string_view line);
+  std::optional<LineKind> try_cpu_anchor(std::string_view line, size_t b, TraceEvent& ev);
+  std::optional<LineKind> try_latency_anchor(std::string_view line, size_t d, TraceEvent& ev);
+  Match read_stamp(std::string_view line, size_t cb, Stamp& st);
+  inline bool check_timestamp(std::string_view line, size_t b, size_t e);
+  inline LineKind fail_latency_format(std::string_view line, size_t pos);
+  inline LineKind finish_event(std::string_view line, std::string_view name, const std::string& sys_name, size_t n0,
+                               size_t p, bool note_vruntime, TraceEvent& ev);
 
   ParseOptions opt_;
   FormatHints hints_;
