@@ -133,7 +133,7 @@ TEST_CASE("bad entries are refused naming the file and the JSON path", "[driver]
   CHECK_THAT(malformed, Contains("bad.json:15:12: error: malformed JSON"));
 }
 
-TEST_CASE("a directory is read in name order; a missing path or an empty directory is refused", "[driver][validation]") {
+TEST_CASE("a directory is read in name order, a missing path or an empty directory is refused", "[driver][validation]") {
   const fs::path dir = fs::path(SCHEDSIM_BINARY_DIR) / "tests" / "validation_test" / "corpus";
   fs::remove_all(dir);
   fs::create_directories(dir);

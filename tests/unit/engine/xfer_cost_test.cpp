@@ -78,7 +78,7 @@ TEST_CASE("xfer: a wakee on its waker's CPU pays nothing", "[engine]") {
   CHECK(end_ns(w, xfer(kXfer)) == end_ns(w, xfer(0)));
 }
 
-TEST_CASE("xfer: a timer wake pays nothing; a replayed trace is never charged", "[engine]") {
+TEST_CASE("xfer: a timer wake pays nothing, a replayed trace is never charged", "[engine]") {
   Workload w;
   w.add_task(pinned("sleeper", {Action::run(Duration::us(10)), Action::sleep(Duration::us(50)),
                                 Action::run(Duration::us(10)), Action::exit()},

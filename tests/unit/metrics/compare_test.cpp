@@ -159,7 +159,7 @@ TEST_CASE("a run that did not finish is named in a note, and a gate refuses to j
   CHECK(evaluate_gates(ok, {parse_gate("makespan>+5%")}).untestable.empty());
 }
 
-TEST_CASE("a run printed with a warning is named in a note per side; notes alone are not") {
+TEST_CASE("a run printed with a warning is named in a note per side, notes alone are not") {
   CompareOptions o;
   o.metrics = {"makespan"};
   RecordFile warned = file("y", kBase, kBase);
@@ -170,7 +170,7 @@ TEST_CASE("a run printed with a warning is named in a note per side; notes alone
   for (const auto& n : c.notes)
     if (n.find("came with a warning") != std::string::npos) hits.push_back(n);
   REQUIRE(hits.size() == 1);
-  CHECK(hits[0] == "point 1: 1 of the 2 NEW run(s) came with a warning, first y.jsonl:2 (warning: 9 of the trace's 10 "
+  CHECK(hits[0] == "point 1: 1 of the 10 NEW run(s) came with a warning, first y.jsonl:2 (warning: 9 of the trace's 10 "
                    "wakeups (90%) were banked)");
   // The point keeps it too (compare prints it on stderr, which every format needs: CSV has no notes).
   REQUIRE(c.points.size() == 1);

@@ -32,7 +32,7 @@ TEST_CASE("kernel hint: set on idle entry with idle siblings, cleared only by cl
   CHECK_FALSE(h.test(m.s, CpuId(0)));
 }
 
-TEST_CASE("exact hint follows the truth; off never claims a core", "[policies][idle_cores]") {
+TEST_CASE("exact hint follows the truth, off never claims a core", "[policies][idle_cores]") {
   Machine m(1, 4, 2);
   idle_cores::ExactHint e;
   idle_cores::NoHint off;

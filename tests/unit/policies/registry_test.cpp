@@ -110,7 +110,7 @@ TEST_CASE("every module flag is a declared Feature with the declared doc", "[pol
   CHECK_FALSE(find_feature("SIS_PORP").has_value());
 }
 
-TEST_CASE("typed flags are resolved from names; an unknown name is an error", "[policies][registry][features]") {
+TEST_CASE("typed flags are resolved from names, an unknown name is an error", "[policies][registry][features]") {
   FeatureSet named;
   named.set("SIS_UTIL", true);
   named.set("WA_BIAS", false);

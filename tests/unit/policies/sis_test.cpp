@@ -134,7 +134,7 @@ TEST_CASE("optimized fold finds a wholly idle core when the hint is right", "[po
   CHECK(m.hint.clears == 0);
 }
 
-TEST_CASE("2018 fold is core-wise without reading the hint; SIS_FOLD_ALWAYS forces it", "[policies][sis][fold]") {
+TEST_CASE("2018 fold is core-wise without reading the hint, SIS_FOLD_ALWAYS forces it", "[policies][sis][fold]") {
   Machine m(1, 8, 2);
   m.busy_all();
   m.idle(3);

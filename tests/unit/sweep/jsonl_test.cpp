@@ -83,7 +83,7 @@ TEST_CASE("executor: results arrive in order for any number of jobs, errors stop
   CHECK(got.back() == 16);
 }
 
-TEST_CASE("jsonl: the header records every input file's hash; resume refuses a changed, new or missing one") {
+TEST_CASE("jsonl: the header records every input file's hash, resume refuses a changed, new or missing one") {
   std::string dir = tmpdir("inputs");
   const std::string in = dir + "/w.json", cost = dir + "/c.json";
   write(in, "workload one");
@@ -187,7 +187,7 @@ TEST_CASE("jsonl: resume accepts a prefix, drops a partial last line, refuses a 
                     path + ": error: exists; --resume continues that sweep, or remove the file to start over");
 }
 
-TEST_CASE("jsonl: a results file has one writer; a second sweep or --resume is refused until it closes") {
+TEST_CASE("jsonl: a results file has one writer, a second sweep or --resume is refused until it closes") {
   std::string dir = tmpdir("lock");
   Spec s = small();
   std::string header = header_line(s, Shard{});
@@ -212,7 +212,7 @@ TEST_CASE("jsonl: a results file has one writer; a second sweep or --resume is r
   again.close();
 }
 
-TEST_CASE("jsonl: merge of shards equals the unsharded file; missing and duplicate records are refused") {
+TEST_CASE("jsonl: merge of shards equals the unsharded file, missing and duplicate records are refused") {
   std::string dir = tmpdir("merge");
   Spec s = small();
   std::string full = header_line(s, Shard{});

@@ -102,7 +102,7 @@ TEST_CASE("spec: JSON errors name the path") {
         "s.json: error: sweep spec /params/a~1b: expected a string, number or boolean, got object");
 }
 
-TEST_CASE("spec: a seed takes every uint64 value; a negative one is named") {
+TEST_CASE("spec: a seed takes every uint64 value, a negative one is named") {
   // 2^64-1 is an unsigned JSON number; read as int64 it wrapped to -1 and was refused ("got integer").
   Spec s = spec_from_json(R"({"schedsim_sweep":1,"params":{"placement":"prev"},"seed":18446744073709551615})", "s.json");
   CHECK(s.seed == UINT64_MAX);

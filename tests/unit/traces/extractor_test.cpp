@@ -904,7 +904,7 @@ TEST_CASE("idle wakes: the cost file is a table of p50s by idle class minus the 
   CHECK(note.find("(n=5) merged into") != std::string::npos);
 }
 
-TEST_CASE("extract: each run action carries the CPU it was recorded on; a migration starts a new one",
+TEST_CASE("extract: each run action carries the CPU it was recorded on, a migration starts a new one",
           "[traces]") {
   // A runs 100 us on CPU 0, is preempted (R) by C, resumes 50 us later on CPU 1 and runs 200 us
   // more. One merged run would hide the migration (replay_overheads=migration-delta needs it):

@@ -165,7 +165,7 @@ TEST_CASE("schbench: message threads wake all their workers per pass", "[workloa
   check_balanced(old1);
 }
 
-TEST_CASE("fork: children wake the parent before exit; exec is its own action", "[workload]") {
+TEST_CASE("fork: children wake the parent before exit, exec is its own action", "[workload]") {
   Workload w = generate_workload("fork", {"exec", "-n", "20", "-P", "3"});
   REQUIRE(w.tasks.size() == 3 * 21);
   CHECK(count_kind(w, ActionKind::kFork) == 60);
@@ -258,7 +258,7 @@ TEST_CASE("generator option errors name the option and the allowed range", "[wor
   CHECK(generate_workload("hackbench", {"-g", "1"}).tasks.size() == 41);  // the real programs' names work too
 }
 
-TEST_CASE("specs split like a shell; a JSON mix combines generators", "[workload]") {
+TEST_CASE("specs split like a shell, a JSON mix combines generators", "[workload]") {
   CHECK(split_command_line("messaging  --group 2 'a b' \"c\\\"d\" e\\ f") ==
         std::vector<std::string>{"messaging", "--group", "2", "a b", "c\"d", "e f"});
   CHECK_THROWS_AS(split_command_line("x 'unterminated"), InputError);
