@@ -56,6 +56,23 @@ std::vector<ModuleInfo> find_modules(const PolicyRegistry& reg, const std::strin
   return out;
 }
 
+/// Every profile as one markdown row: its modules per slot and its flags (docs/policies.md's
+/// table is this output, checked by scripts/profile-table.sh).
+void print_profile_table() {
+  std::cout << "| profile |";
+  for (const auto& slot : slot_names()) std::cout << " " << slot << " |";
+  std::cout << " flags |\n|---|";
+  for (size_t i = 0; i < slot_names().size(); ++i) std::cout << "---|";
+  std::cout << "---|\n";
+  for (const auto& p : kernel_profiles()) {
+    std::cout << "| " << p.version << " |";
+    for (const auto& slot : slot_names()) std::cout << " " << p.modules.at(slot) << " |";
+    std::string flags;
+    for (const auto& [name, on] : p.features) flags += (flags.empty() ? "" : " ") + std::string(on ? "" : "NO_") + name;
+    std::cout << " " << flags << " |\n";
+  }
+}
+
 void print_profile(const KernelProfile& p) {
   std::cout << fmt::format("kernel {}: {}\n", p.version, p.summary);
   for (const auto& slot : slot_names())
@@ -70,11 +87,12 @@ void print_profile(const KernelProfile& p) {
 std::string help_policies() {
   return "usage: schedsim policies\n"
          "       schedsim policies --features [MODULE | SLOT:MODULE]\n"
-         "       schedsim policies --kernel list | VERSION\n\n"
+         "       schedsim policies --kernel list | table | VERSION\n\n"
          "Lists the policy modules of every slot (placement, idle-cores, util, queue, balance)\n"
          "with a one-line summary. --features lists the sched_feat flags each module reads, with\n"
          "its default and what it governs (turn one off with --feature NO_NAME on 'run');\n"
-         "--kernel lists the kernel profiles, or shows one version's modules and flags.\n";
+         "--kernel lists the kernel profiles, prints them all as a markdown table of modules and\n"
+         "flags (table), or shows one version's modules and flags.\n";
 }
 
 int run_policies(const std::vector<std::string>& args) {
@@ -101,7 +119,11 @@ int run_policies(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (opt == "--kernel") {
-    if (args.size() != 2) throw po::error("'policies --kernel' needs 'list' or a version");
+    if (args.size() != 2) throw po::error("'policies --kernel' needs 'list', 'table' or a version");
+    if (args[1] == "table") {
+      print_profile_table();
+      return kExitOk;
+    }
     if (args[1] == "list") {
       for (const auto& p : kernel_profiles()) std::cout << fmt::format("{:<6}{}\n", p.version, p.summary);
       return kExitOk;
