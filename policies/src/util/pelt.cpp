@@ -143,15 +143,15 @@ void PeltUtil::attach_to(const SchedState& s, TaskId p, uint32_t cpu) {
   c.avg.runnable_sum += t.avg.runnable_sum;
   c.avg.load_avg += t.avg.load_avg;
   c.avg.load_sum += w * t.avg.load_sum;
-  t.attached_cpu = static_cast<int32_t>(cpu);
+  t.attached_cpu = CpuId(cpu);
 }
 
 void PeltUtil::detach(const SchedState& s, TaskId p) {
   // detach_entity_load_avg() / remove_entity_load_avg(): subtract the entity's (synced)
   // contribution. Sums are floored so they never fall below avg * the minimum divider.
   Task& t = tasks_[p.v];
-  if (t.attached_cpu < 0) return;
-  const uint32_t old = static_cast<uint32_t>(t.attached_cpu);
+  if (!t.attached_cpu.valid()) return;
+  const uint32_t old = t.attached_cpu.value();
   update_cfs(s, old);
   update_task(s, p);
   Cfs& c = cfs_[old];
@@ -164,14 +164,14 @@ void PeltUtil::detach(const SchedState& s, TaskId p) {
       std::max(sat_sub(c.avg.runnable_sum, t.avg.runnable_sum), c.avg.runnable_avg * min_div);
   c.avg.load_avg = sat_sub(c.avg.load_avg, t.avg.load_avg);
   c.avg.load_sum = std::max(sat_sub(c.avg.load_sum, w * t.avg.load_sum), c.avg.load_avg * min_div);
-  t.attached_cpu = -1;
+  t.attached_cpu = CpuId();
 }
 
 void PeltUtil::task_new(const SchedState& s, TaskId p, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
   Task& t = tasks_[p.v];
-  if (t.attached_cpu >= 0) detach(s, p);
+  if (t.attached_cpu.valid()) detach(s, p);
   t = Task{};
   t.init = true;
   t.fresh = true;
@@ -211,13 +211,13 @@ void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migra
   // wake_up_new_task() runs post_init_entity_util_avg() on the CPU the fork placement chose:
   // a child initialised against its parent's CPU is re-initialised against its own.
   if (!tasks_[p.v].init ||
-      (tasks_[p.v].fresh && tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu)))
+      (tasks_[p.v].fresh && tasks_[p.v].attached_cpu != CpuId(cpu)))
     task_new(s, p, cpu_id);
   Task& t = tasks_[p.v];
   t.fresh = false;
   // update_load_avg(DO_ATTACH): bring both to now with the old inputs (the task was blocked),
   // then move the contribution if the task last ran elsewhere.
-  if (t.attached_cpu != static_cast<int32_t>(cpu)) {
+  if (t.attached_cpu != CpuId(cpu)) {
     detach(s, p);
     update_task(s, p);
     update_cfs(s, cpu);
@@ -311,7 +311,7 @@ void PeltUtil::sync_task(const SchedState& s, TaskId p) {
   ensure(s);
   Task& t = tasks_[p.v];
   if (!t.init) return;
-  if (t.attached_cpu >= 0) update_cfs(s, static_cast<uint32_t>(t.attached_cpu));
+  if (t.attached_cpu.valid()) update_cfs(s, t.attached_cpu.value());
   update_task(s, p);
 }
 
@@ -331,17 +331,17 @@ uint64_t PeltUtil::task_load(const SchedState&, TaskId p) const {
   return tasks_[p.v].avg.load_avg;
 }
 
-uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, int dst, bool boost) const {
+uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, CpuId dst, bool boost) const {
   const uint32_t cpu = cpu_id.value();
   if (cpu >= cfs_.size()) return 0;
   const Cfs& c = cfs_[cpu];
   uint64_t u = c.avg.util_avg;
   if (boost) u = std::max(u, c.avg.runnable_avg);
   const bool have_p = p.valid() && p.v < tasks_.size() && tasks_[p.v].init;
-  const bool dst_here = dst >= 0 && static_cast<uint32_t>(dst) == cpu;
+  const bool dst_here = dst == cpu_id;
   if (have_p) {
     const Task& t = tasks_[p.v];
-    const bool here = t.attached_cpu == static_cast<int32_t>(cpu);
+    const bool here = t.attached_cpu == cpu_id;
     if (here && !dst_here) u = sat_sub(u, t.avg.util_avg);
     else if (!here && dst_here) u += t.avg.util_avg;
   }
@@ -350,7 +350,7 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, int dst
     if (have_p) {
       const Task& t = tasks_[p.v];
       if (dst_here) e += est(t);
-      else if (t.on_rq && t.attached_cpu == static_cast<int32_t>(cpu)) e = sat_sub(e, t.queued_est);
+      else if (t.on_rq && t.attached_cpu == cpu_id) e = sat_sub(e, t.queued_est);
     }
     u = std::max(u, e);
   }
@@ -358,12 +358,11 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, int dst
 }
 
 uint32_t PeltUtil::cpu_util_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
-  const uint32_t cpu = cpu_id.value();
   // A task not attached here contributes nothing to remove; a sleeping one is not in util_est,
   // so only its decayed util_avg comes off.
-  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu))
-    return cpu_util(s, cpu_id, TaskId(), -1, false);
-  return cpu_util(s, cpu_id, p, -1, false);
+  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != cpu_id)
+    return cpu_util(s, cpu_id, TaskId(), CpuId(), false);
+  return cpu_util(s, cpu_id, p, CpuId(), false);
 }
 
 uint64_t PeltUtil::cpu_load(const SchedState&, CpuId cpu_id) const {
@@ -372,9 +371,8 @@ uint64_t PeltUtil::cpu_load(const SchedState&, CpuId cpu_id) const {
 }
 
 uint64_t PeltUtil::cpu_load_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
-  const uint32_t cpu = cpu_id.value();
   const uint64_t l = cpu_load(s, cpu_id);
-  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != static_cast<int32_t>(cpu))
+  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != cpu_id)
     return l;
   return sat_sub(l, tasks_[p.v].avg.load_avg);
 }

@@ -139,13 +139,13 @@ TEST_CASE("migration moves the contribution between CPUs", "[policies][pelt]") {
   r.sleep(100 * kPeriodNs);
   const uint64_t u = r.u->task_util(r.m.s, TaskId(0));
   CHECK(r.u->cpu_util_without(r.m.s, CpuId(0), TaskId(0)) <= 2);
-  CHECK(r.u->cpu_util_without(r.m.s, CpuId(1), TaskId(0)) == r.u->cpu_util(r.m.s, CpuId(1), TaskId(), -1, false));
+  CHECK(r.u->cpu_util_without(r.m.s, CpuId(1), TaskId(0)) == r.u->cpu_util(r.m.s, CpuId(1), TaskId(), CpuId(), false));
   // wake on CPU 1
   r.at(100 * kPeriodNs + 2048);
   r.u->enqueue(r.m.s, TaskId(0), CpuId(1), true);
   CHECK(r.u->cfs(0).avg.util_avg <= 2);
   CHECK(r.u->cfs(1).avg.util_avg + 2 >= u);
-  CHECK(r.u->task(TaskId(0)).attached_cpu == 1);
+  CHECK(r.u->task(TaskId(0)).attached_cpu == CpuId(1));
 }
 
 TEST_CASE("util_est: fast rise, EWMA w=1/4 decay, UTIL_AVG_UNCHANGED skip", "[policies][pelt]") {
@@ -180,8 +180,8 @@ TEST_CASE("util_est: fast rise, EWMA w=1/4 decay, UTIL_AVG_UNCHANGED skip", "[po
 TEST_CASE("cpu_util adds util_est and the task moving in or out", "[policies][pelt]") {
   PeltRig r;
   r.u->task_new(r.m.s, TaskId(1), CpuId(1));  // 512 on CPU 1
-  CHECK(r.u->cpu_util(r.m.s, CpuId(0), TaskId(1), 0, false) == 512);  // p moving to CPU 0
-  CHECK(r.u->cpu_util(r.m.s, CpuId(1), TaskId(1), 0, false) == 0);    // p leaving CPU 1
+  CHECK(r.u->cpu_util(r.m.s, CpuId(0), TaskId(1), CpuId(0), false) == 512);  // p moving to CPU 0
+  CHECK(r.u->cpu_util(r.m.s, CpuId(1), TaskId(1), CpuId(0), false) == 0);    // p leaving CPU 1
   CHECK(r.u->cpu_util_cfs(r.m.s, CpuId(1)) == 512);
   PeltRig none(false);
   none.u->task_new(none.m.s, TaskId(1), CpuId(1));
@@ -203,5 +203,5 @@ TEST_CASE("a forked task is initialised against the CPU placement chose", "[poli
   r.u->enqueue(r.m.s, TaskId(1), CpuId(1), false);
   CHECK(r.u->task_util(r.m.s, TaskId(1)) == 512);  // idle CPU 1: half its capacity
   CHECK(r.u->cfs(1).avg.util_avg == 512);
-  CHECK(r.u->task(TaskId(1)).attached_cpu == 1);
+  CHECK(r.u->task(TaskId(1)).attached_cpu == CpuId(1));
 }

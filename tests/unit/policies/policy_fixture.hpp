@@ -24,7 +24,7 @@ class FakeUtil final : public pelt::NoUtil {
   uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
   uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
-  uint32_t cpu_util(const SchedState&, CpuId c, TaskId, int, bool) const override { return util[c.value()]; }
+  uint32_t cpu_util(const SchedState&, CpuId c, TaskId, CpuId, bool) const override { return util[c.value()]; }
   uint32_t cpu_util_without(const SchedState&, CpuId c, TaskId) const override { return util[c.value()]; }
   uint64_t cpu_load(const SchedState&, CpuId c) const override { return load[c.value()]; }
   uint64_t cpu_load_without(const SchedState&, CpuId c, TaskId) const override { return load[c.value()]; }

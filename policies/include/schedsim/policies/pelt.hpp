@@ -59,7 +59,7 @@ class PeltUtil final : public UtilPolicy {
   uint32_t task_util(const SchedState& s, TaskId p) const override;
   uint32_t task_util_est(const SchedState& s, TaskId p) const override;
   uint64_t task_load(const SchedState& s, TaskId p) const override;
-  uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, int dst, bool boost) const override;
+  uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, CpuId dst, bool boost) const override;
   uint32_t cpu_util_without(const SchedState& s, CpuId cpu, TaskId p) const override;
   uint64_t cpu_load(const SchedState& s, CpuId cpu) const override;
   uint64_t cpu_load_without(const SchedState& s, CpuId cpu, TaskId p) const override;
@@ -70,7 +70,7 @@ class PeltUtil final : public UtilPolicy {
     SchedAvg avg;
     bool init = false, on_rq = false, running = false;
     bool fresh = false;          ///< task_new() done, never enqueued yet
-    int32_t attached_cpu = -1;   ///< whose cfs_rq holds this task's contribution
+    CpuId attached_cpu;          ///< whose cfs_rq holds this task's contribution (invalid: none)
     uint32_t est_enqueued = 0;   ///< util_est.enqueued (<= 6.8 form)
     uint32_t est_ewma = 0;       ///< util_est.ewma
     bool avg_unchanged = false;  ///< UTIL_AVG_UNCHANGED: no util_avg update since the last sample
@@ -114,7 +114,7 @@ class NoUtil : public UtilPolicy {
   uint32_t task_util(const SchedState&, TaskId) const override { return 0; }
   uint32_t task_util_est(const SchedState&, TaskId) const override { return 0; }
   uint64_t task_load(const SchedState&, TaskId) const override { return 0; }
-  uint32_t cpu_util(const SchedState&, CpuId, TaskId, int, bool) const override { return 0; }
+  uint32_t cpu_util(const SchedState&, CpuId, TaskId, CpuId, bool) const override { return 0; }
   uint32_t cpu_util_without(const SchedState&, CpuId, TaskId) const override { return 0; }
   uint64_t cpu_load(const SchedState&, CpuId) const override { return 0; }
   uint64_t cpu_load_without(const SchedState&, CpuId, TaskId) const override { return 0; }

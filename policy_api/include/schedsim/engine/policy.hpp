@@ -189,9 +189,10 @@ class UtilPolicy {
   virtual uint32_t task_util_est(const SchedState& s, TaskId p) const = 0;
   /// Task load_avg (task_h_load for a root-group task).
   virtual uint64_t task_load(const SchedState& s, TaskId p) const = 0;
-  /// cpu_util(cpu, p, dst, boost) (docs/sources.md, PELT and utilization); p invalid = no task adjustment.
-  virtual uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, int dst, bool boost) const = 0;
-  uint32_t cpu_util_cfs(const SchedState& s, CpuId cpu) const { return cpu_util(s, cpu, TaskId(), -1, false); }
+  /// cpu_util(cpu, p, dst, boost) (docs/sources.md, PELT and utilization); p invalid = no task
+  /// adjustment, dst invalid = p goes nowhere (the kernel's dst_cpu -1).
+  virtual uint32_t cpu_util(const SchedState& s, CpuId cpu, TaskId p, CpuId dst, bool boost) const = 0;
+  uint32_t cpu_util_cfs(const SchedState& s, CpuId cpu) const { return cpu_util(s, cpu, TaskId(), CpuId(), false); }
   virtual uint32_t cpu_util_without(const SchedState& s, CpuId cpu, TaskId p) const = 0;
   /// cfs_rq load_avg (blocked load included), for wake_affine_weight and find_idlest_group.
   virtual uint64_t cpu_load(const SchedState& s, CpuId cpu) const = 0;
