@@ -309,23 +309,31 @@ class KernelBalance final : public BalancePolicy {
 
 }  // namespace
 
-void register_balance_modules(PolicyRegistry& reg) {
-  reg.add_balance({"", "kernel", "newidle pull + periodic per-level balance + nohz idle kick (simplified load_balance)", {}},
-                  [](const Features&) { return std::make_unique<KernelBalance>(true, true); });
-  reg.add_balance({"", "kernel-6.14",
-                   "kernel, with the 6.14 runnable accounting and the 6.17 / 6.18.y newidle rules as flags",
-                   feature_docs({Feature::LB_RUNNABLE, Feature::NI_BUMP, {Feature::NI_RANDOM, false},
-                                 {Feature::ILB_SIS_UTIL, false}})},
-                  [](const Features& f) {
-                    return std::make_unique<KernelBalance>(
-                        true, true,
-                        BalanceRules{f.get(Feature::LB_RUNNABLE), f.get(Feature::NI_BUMP), f.get(Feature::NI_RANDOM),
-                                     f.get(Feature::ILB_SIS_UTIL)});
-                  });
-  reg.add_balance({"", "newidle", "only newidle pulls when a CPU is about to go idle", {}},
-                  [](const Features&) { return std::make_unique<KernelBalance>(false, true); });
-  reg.add_balance({"", "none", "no load balancing: tasks move only at wakeup placement", {}},
-                  [](const Features&) { return std::make_unique<KernelBalance>(false, false); });
+ModuleDef<BalancePolicy> kernel_balance() {
+  return {{"", "kernel", "newidle pull + periodic per-level balance + nohz idle kick (simplified load_balance)", {}},
+          [](const Features&) { return std::make_unique<KernelBalance>(true, true); }};
+}
+
+ModuleDef<BalancePolicy> kernel_614_balance() {
+  return {{"", "kernel-6.14", "kernel, with the 6.14 runnable accounting and the 6.17 / 6.18.y newidle rules as flags",
+           feature_docs({Feature::LB_RUNNABLE, Feature::NI_BUMP, {Feature::NI_RANDOM, false},
+                         {Feature::ILB_SIS_UTIL, false}})},
+          [](const Features& f) {
+            return std::make_unique<KernelBalance>(
+                true, true,
+                BalanceRules{f.get(Feature::LB_RUNNABLE), f.get(Feature::NI_BUMP), f.get(Feature::NI_RANDOM),
+                             f.get(Feature::ILB_SIS_UTIL)});
+          }};
+}
+
+ModuleDef<BalancePolicy> newidle_balance() {
+  return {{"", "newidle", "only newidle pulls when a CPU is about to go idle", {}},
+          [](const Features&) { return std::make_unique<KernelBalance>(false, true); }};
+}
+
+ModuleDef<BalancePolicy> no_balance() {
+  return {{"", "none", "no load balancing: tasks move only at wakeup placement", {}},
+          [](const Features&) { return std::make_unique<KernelBalance>(false, false); }};
 }
 
 }  // namespace schedsim

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "features.hpp"
 #include "schedsim/policies/registry.hpp"
 
 namespace schedsim {
@@ -31,15 +32,19 @@ bool ExactHint::test(const SchedState& s, CpuId target) const {
 
 }  // namespace idle_cores
 
-void register_idle_cores_modules(PolicyRegistry& reg) {
-  reg.add_idle_cores({"", "kernel",
-                      "has_idle_cores hint: set on idle entry when all siblings idle, cleared by a failed scan",
-                      {}},
-                     [](const Features&) { return std::make_unique<idle_cores::KernelHint>(); });
-  reg.add_idle_cores({"", "exact", "always-correct idle-core count (what the hint would be if free)", {}},
-                     [](const Features&) { return std::make_unique<idle_cores::ExactHint>(); });
-  reg.add_idle_cores({"", "off", "no hint: never look for idle cores", {}},
-                     [](const Features&) { return std::make_unique<idle_cores::NoHint>(); });
+ModuleDef<IdleCoresPolicy> kernel_hint() {
+  return {{"", "kernel", "has_idle_cores hint: set on idle entry when all siblings idle, cleared by a failed scan", {}},
+          [](const Features&) { return std::make_unique<idle_cores::KernelHint>(); }};
+}
+
+ModuleDef<IdleCoresPolicy> exact_hint() {
+  return {{"", "exact", "always-correct idle-core count (what the hint would be if free)", {}},
+          [](const Features&) { return std::make_unique<idle_cores::ExactHint>(); }};
+}
+
+ModuleDef<IdleCoresPolicy> no_hint() {
+  return {{"", "off", "no hint: never look for idle cores", {}},
+          [](const Features&) { return std::make_unique<idle_cores::NoHint>(); }};
 }
 
 }  // namespace schedsim

@@ -384,17 +384,20 @@ uint64_t PeltUtil::cpu_runnable(const SchedState&, CpuId cpu_id) const {
 
 }  // namespace pelt
 
-void register_util_modules(PolicyRegistry& reg) {
-  reg.add_util({"", "pelt", "PELT util_avg/load_avg per task and CPU, blocked-load decay, no util_est", {}},
-               [](const Features& f) { return std::make_unique<pelt::PeltUtil>(false, f); });
-  reg.add_util(
-      {"",
-       "pelt-util-est",
-       "PELT plus util_est (EWMA w=1/4 updated at sleep, UTIL_AVG_UNCHANGED skip)",
-       feature_docs({Feature::UTIL_EST, Feature::UTIL_EST_FASTUP})},
-      [](const Features& f) { return std::make_unique<pelt::PeltUtil>(true, f); });
-  reg.add_util({"", "none", "all signals zero (placement sees no load or utilization)", {}},
-               [](const Features&) { return std::make_unique<pelt::NoUtil>(); });
+ModuleDef<UtilPolicy> pelt_util() {
+  return {{"", "pelt", "PELT util_avg/load_avg per task and CPU, blocked-load decay, no util_est", {}},
+          [](const Features& f) { return std::make_unique<pelt::PeltUtil>(false, f); }};
+}
+
+ModuleDef<UtilPolicy> pelt_util_est() {
+  return {{"", "pelt-util-est", "PELT plus util_est (EWMA w=1/4 updated at sleep, UTIL_AVG_UNCHANGED skip)",
+           feature_docs({Feature::UTIL_EST, Feature::UTIL_EST_FASTUP})},
+          [](const Features& f) { return std::make_unique<pelt::PeltUtil>(true, f); }};
+}
+
+ModuleDef<UtilPolicy> no_util() {
+  return {{"", "none", "all signals zero (placement sees no load or utilization)", {}},
+          [](const Features&) { return std::make_unique<pelt::NoUtil>(); }};
 }
 
 }  // namespace schedsim
