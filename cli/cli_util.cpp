@@ -146,10 +146,20 @@ void refuse_empty_value(const char* name, const char* command) {
                                command));
 }
 
-void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups) {
+namespace {
+
+bool in(std::initializer_list<driver::OptionGroup> groups, const driver::RunOption& o) {
+  return std::find(groups.begin(), groups.end(), o.group) != groups.end();
+}
+bool in(std::initializer_list<std::string_view> names, const driver::RunOption& o) {
+  return std::find(names.begin(), names.end(), std::string_view(o.name)) != names.end();
+}
+
+template <class Selection>
+void add_selected(po::options_description& d, Selection selection) {
   using driver::OptionType;
   for (const auto& o : driver::run_options()) {
-    if (std::find(groups.begin(), groups.end(), o.group) == groups.end()) continue;
+    if (!in(selection, o)) continue;
     const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
     const po::value_semantic* v = nullptr;
     switch (o.type) {
@@ -180,11 +190,11 @@ void add_run_options(po::options_description& d, std::initializer_list<driver::O
   }
 }
 
-void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
-                       std::initializer_list<driver::OptionGroup> groups, const char* command) {
+template <class Selection>
+void apply_selected(const po::variables_map& vm, driver::RunRequest& r, Selection selection, const char* command) {
   using driver::OptionType;
   for (const auto& o : driver::run_options()) {
-    if (std::find(groups.begin(), groups.end(), o.group) == groups.end() || !vm.count(o.name)) continue;
+    if (!in(selection, o) || !vm.count(o.name)) continue;
     const po::variable_value& given = vm[o.name];
     driver::OptionValue v;
     std::string shown;  // the value as the error quotes it
@@ -207,6 +217,21 @@ void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
       throw po::error(fmt::format("the argument ('{}') for option '--{}' is invalid: {}", shown, o.name, e.what()));
     }
   }
+}
+
+}  // namespace
+
+void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups) {
+  add_selected(d, groups);
+}
+void add_run_options(po::options_description& d, std::initializer_list<std::string_view> names) { add_selected(d, names); }
+void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
+                       std::initializer_list<driver::OptionGroup> groups, const char* command) {
+  apply_selected(vm, r, groups, command);
+}
+void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
+                       const char* command) {
+  apply_selected(vm, r, names, command);
 }
 
 void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command) {

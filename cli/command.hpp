@@ -102,6 +102,11 @@ void add_run_options(po::options_description& d, std::initializer_list<driver::O
 /// option and the value.
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
                        std::initializer_list<driver::OptionGroup> groups, const char* command);
+/// The same for the rows named in `names` (another command taking some of run's options: calibrate
+/// replays under run's --preempt, --update-curr, --jitter and --slice).
+void add_run_options(po::options_description& d, std::initializer_list<std::string_view> names);
+void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
+                       const char* command);
 
 /// Throws InputError naming the first of `names` (string options) given with an empty value:
 /// the requests keep "" for "not given, use the default", and a value that expanded to nothing

@@ -39,6 +39,12 @@ po::options_description calibrate_options() {
       ("check-only", po::bool_switch(), "fit nothing, write nothing: for every TRACE, whether calibrate with these options would use it and, if not, every reason (the checks it makes before fitting: lost events, import not conserved, span under 10 ms, under 100 wakeups, a start replay that does not complete); exit 6 when it would refuse one (or the set). Not with -o or --cross-validate")
       ("format,f", po::value<std::string>(), "with --check-only: text (default), tsv (trace, used, checks, reasons) or json")
       ("progress", po::value<std::string>()->default_value("auto"), "progress on stderr: auto (if a terminal), always, never");
+  {
+    // run's engine settings, from the run option table: a fit under the model its costs serve.
+    po::options_description g = option_group("the model every replay runs (as run's)");
+    add_run_options(g, {std::string_view("jitter"), "slice", "preempt", "update-curr"});
+    d.add(g);
+  }
   d.add(trace_selection_options());
   return d;
 }
@@ -149,6 +155,7 @@ int run_calibrate(const std::vector<std::string>& args) {
     req.prior_weight = v;
   }
   req.extract = trace_selection(vm);
+  apply_run_options(vm, req.model, {std::string_view("jitter"), "slice", "preempt", "update-curr"}, "calibrate");
   req.smt_normalize = vm["smt-normalize"].as<bool>();
   const bool cross = vm["cross-validate"].as<bool>();
   if (vm.count("format") && !check_only)

@@ -216,18 +216,47 @@ struct Loaded {
   int64_t header_cpus = -1;   ///< the trace header's CPU count (#P:N, cpus=N); -1 = none given
 };
 
+// How every replay of a fit runs: the kernel profile, the engine settings of `run` (the request's
+// model: jitter, preemption model, run-time accounting; the seed) and the custom slices.
+struct ReplaySettings {
+  std::string kernel;
+  SimConfig sim;
+  std::vector<std::string> slices;
+  /// The settings away from run's defaults, as "--preempt none" (for the report's note).
+  std::vector<std::string> given;
+};
+
+ReplaySettings replay_settings(const CalibrateRequest& req) {
+  ReplaySettings r;
+  r.kernel = req.kernel;
+  RunRequest m = req.model;
+  m.seed = req.seed;
+  RunConfig config;
+  r.sim = sim_config_of(m, config);
+  check_slices(m.slices);
+  r.slices = m.slices;
+  if (!m.jitter.empty()) r.given.push_back("--jitter " + m.jitter);
+  if (auto p = config.cost_overrides.find("preempt"); p != config.cost_overrides.end()) r.given.push_back("--preempt " + p->second);
+  if (auto u = config.cost_overrides.find("update_curr"); u != config.cost_overrides.end())
+    r.given.push_back("--update-curr " + u->second);
+  for (const auto& s : m.slices) r.given.push_back("--slice " + s);
+  return r;
+}
+
 // One replay; throws nothing for an incomplete run (the caller decides). A trace replay charges
-// no switch or refill cost its recorded times contain (CostModel::for_input).
-RunResults replay(const Loaded& t, const Topology& topo, const std::string& kernel, uint64_t seed, const CostModel& cost,
+// no switch or refill cost its recorded times contain (CostModel::for_input). A trace's slices
+// were applied when it was loaded; a generated workload gets them each time it is regenerated.
+RunResults replay(const Loaded& t, const Topology& topo, const ReplaySettings& rs, const CostModel& cost,
                   bool& complete) {
   RunConfig config;
-  PolicyStack policies = build_policy_stack(kernel, {}, {}, config);
-  SimConfig sc;
-  sc.seed = seed;
+  PolicyStack policies = build_policy_stack(rs.kernel, {}, {}, config);
   Workload regenerated;
-  if (t.generated) regenerated = generate_workload_from_spec(t.path, cost.gen_ops);
+  if (t.generated) {
+    regenerated = generate_workload_from_spec(t.path, cost.gen_ops);
+    apply_slices(regenerated, rs.slices);
+  }
   const Workload& w = t.generated ? regenerated : t.w;
-  Simulation sim(w, topo, std::move(policies), cost.for_input(!t.generated), sc);
+  Simulation sim(w, topo, std::move(policies), cost.for_input(!t.generated), rs.sim);
   MetricsCollector metrics(w);
   sim.add_observer(&metrics);
   // Every Simulation::kPollEvery events: a signal or the memory budget ends the fit within
@@ -346,6 +375,9 @@ InputError refusal_error(const std::string& path, const TraceRefusal& r) {
 traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topology& topo, const CostModel& base,
                                          bool generated, std::vector<std::string>* notes) {
   traces::ExtractOptions extract = req.extract;
+  // A preemption model other than full acts on the runs a trace's syscall events mark, as in
+  // run (docs/model.md "Syscall marks in plain replays").
+  if (req.model.preempt && *req.model.preempt != "full") extract.syscall_marks = true;
   if (req.smt_normalize) {
     if (generated)
       throw InputError(SourceLoc{"--smt-normalize"}, "normalises a kernel trace's on-CPU time; --workload-gen has no "
@@ -366,11 +398,12 @@ traces::ExtractOptions calibrate_extract(const CalibrateRequest& req, const Topo
   return extract;
 }
 
-Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract,
+Loaded load_trace(const std::string& path, const traces::ExtractOptions& extract, const ReplaySettings& rs,
                   std::vector<std::string>* notes = nullptr) {
   std::vector<TraceRefusal> refusals;
   Loaded t = check_trace(path, extract, refusals, notes);
   if (!refusals.empty()) throw refusal_error(path, refusals.front());
+  apply_slices(t.w, rs.slices);
   return t;
 }
 
@@ -535,6 +568,12 @@ class Calibration {
       : req_(req), check_(check), generated_(!req.workload_gen.empty()), topo_(check_request(req)) {}
 
   CalibrateResult run() {
+    settings_ = replay_settings(req_);
+    if (!settings_.given.empty()) {
+      std::string given;
+      for (const auto& g : settings_.given) given += (given.empty() ? "" : " ") + g;
+      res_.notes.push_back("note: every replay of the fit runs with " + given + ", as run would");
+    }
     res_.generated = generated_;
     res_.budget = req_.max_evals;
     res_.kernel = req_.kernel;
@@ -553,6 +592,7 @@ class Calibration {
       g.generated = true;
       g.bench_obs_ns = req_.benchmark_time_ns;
       g.w = generate_workload_from_spec(req_.workload_gen, base_.gen_ops);
+      check_slices(settings_.slices, g.w);
       loaded_.push_back(std::move(g));
     }
     choose_params();
@@ -687,7 +727,7 @@ class Calibration {
   void load_traces() {
     for (const auto& p : req_.traces) {
       if (!check_) {
-        loaded_.push_back(load_trace(p, extract_, &res_.notes));
+        loaded_.push_back(load_trace(p, extract_, settings_, &res_.notes));
         note_other_machine(loaded_.back());
         continue;
       }
@@ -696,6 +736,7 @@ class Calibration {
       Loaded t = check_trace(p, extract_, tc.refusals, &res_.notes);
       if (t.w.observed.present) note_other_machine(t);
       if (tc.refusals.empty()) {
+        apply_slices(t.w, settings_.slices);
         loaded_.push_back(std::move(t));
         check_index_.push_back(check_->traces.size());
       }
@@ -811,7 +852,7 @@ class Calibration {
     std::vector<RunResults> rs;
     for (const auto& t : loaded_) {
       bool complete = false;
-      rs.push_back(replay(t, topo_, req_.kernel, req_.seed, c, complete));
+      rs.push_back(replay(t, topo_, settings_, c, complete));
       if (!complete) return std::nullopt;
     }
     return rs;
@@ -826,7 +867,7 @@ class Calibration {
     std::vector<size_t> kept_index;
     for (size_t i = 0; i < loaded_.size(); ++i) {
       bool complete = false;
-      RunResults r = replay(loaded_[i], topo_, req_.kernel, req_.seed, c, complete);
+      RunResults r = replay(loaded_[i], topo_, settings_, c, complete);
       if (!complete) {
         const TraceRefusal refusal{"replay-incomplete", "replay incomplete",
                                    "cannot fit: its replay does not complete (`schedsim run` on it says why: tasks "
@@ -957,7 +998,7 @@ class Calibration {
     for (auto& p : res_.params) p.fitted = std::stod(res_.cost.get(p.name));
     for (size_t i = 0; i < loaded_.size(); ++i) {
       bool complete = false;
-      RunResults fitted = replay(loaded_[i], topo_, req_.kernel, req_.seed, res_.cost, complete);
+      RunResults fitted = replay(loaded_[i], topo_, settings_, res_.cost, complete);
       res_.traces.push_back(make_trace_fit(loaded_[i], start_results_[i], fitted));
     }
     const CostModel defaults;
@@ -973,6 +1014,7 @@ class Calibration {
 
   const CalibrateRequest& req_;
   CalibrateCheck* check_;
+  ReplaySettings settings_;
   const bool generated_;
   Topology topo_;
   CalibrateResult res_;
@@ -1102,13 +1144,14 @@ CrossValidation cross_validate(const CalibrateRequest& req) {
       continue;
     }
     for (const auto& p : f.params) h.fitted.emplace_back(p.name, p.fitted);
-    Loaded t = load_trace(h.path, calibrate_extract(req, topo, base, false, nullptr));
+    const ReplaySettings rs = replay_settings(req);
+    Loaded t = load_trace(h.path, calibrate_extract(req, topo, base, false, nullptr), rs);
     bool start_complete = false, fitted_complete = false;
     // Scored on every metric the fit uses, at full weight: the token-banking weights decide what
     // a fit may learn from a trace; the question here is whether the fitted costs move the
     // left-out trace's figures away from what the real kernel did, whatever the reason.
-    RunResults start = replay(t, topo, req.kernel, req.seed, base, start_complete);
-    RunResults fitted = replay(t, topo, req.kernel, req.seed, f.cost, fitted_complete);
+    RunResults start = replay(t, topo, rs, base, start_complete);
+    RunResults fitted = replay(t, topo, rs, f.cost, fitted_complete);
     h.fit = make_trace_fit(t, start, fitted);
     h.counted = counts(t) && start_complete && fitted_complete;
     if (!start_complete || !fitted_complete)

@@ -367,3 +367,41 @@ TEST_CASE("calibrate --check-only lists every reason calibrate refuses a trace f
   req.workload_gen = "pipe -l 20";
   CHECK_THROWS_AS(driver::check_calibrate(req), InputError);
 }
+
+TEST_CASE("calibrate replays under run's engine settings: --preempt none moves the start replay as run's does",
+          "[cli][calibrate]") {
+  // A trace recorded with syscall events: under --preempt none a wakeup preemption waits for the
+  // waker's syscall to return (docs/model.md "Syscall marks in plain replays"), in calibrate's
+  // replays as in run's.
+  const std::string dir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/smp2-quiet/";
+  driver::CalibrateRequest req;
+  req.traces = {dir + "syscalls/perf-msg-g1-l20.r2.ftrace.gz"};
+  req.topology = "smp2";
+  req.costs = {dir + "costs.json"};
+  req.extract.background_comm_regex = "^schedsim$";
+  req.fit = {"idle_exit_polled"};
+  req.max_evals = 2;
+  const driver::CalibrateResult full = driver::calibrate(req);
+  req.model.preempt = "none";
+  const driver::CalibrateResult none = driver::calibrate(req);
+  REQUIRE(full.traces.size() == 1);
+  REQUIRE(none.traces.size() == 1);
+  CHECK(full.traces[0].banked_at_start != none.traces[0].banked_at_start);
+  // The same replay as run's: run --preempt none on the trace banks as many wakes.
+  driver::RunRequest run;
+  run.input = req.traces[0];
+  run.topology = "smp2";
+  run.costs = req.costs;
+  run.extract.background_comm_regex = "^schedsim$";
+  run.preempt = "none";
+  run.format = "json";
+  run.progress = "never";
+  const driver::RunOutcome out = driver::execute_run(run);
+  CHECK(out.results.tokens_banked == none.traces[0].banked_at_start);
+  bool noted = false;
+  for (const auto& n : none.notes) noted = noted || n == "note: every replay of the fit runs with --preempt none, as run would";
+  CHECK(noted);
+  for (const auto& n : full.notes) CHECK(n.find("every replay of the fit runs with") == std::string::npos);
+  req.model.preempt = "sometimes";
+  CHECK_THROWS_WITH(driver::calibrate(req), Catch::Contains("unknown preemption model 'sometimes'"));
+}

@@ -108,6 +108,10 @@ struct CalibrateRequest {
   /// apply the co-run slowdown once.
   bool smt_normalize = false;
   uint32_t max_evals = 200;
+  /// The engine settings every replay runs under, as `run` takes them: jitter, preempt,
+  /// update_curr and slices (sim_config_of(), apply_slices()); the other fields are not read. A
+  /// fit is then made under the model the costs will be used with (--preempt none, say).
+  RunRequest model;
   /// Seed of every replay (SimConfig::seed, as run --seed): the 6.18 profile's NI_RANDOM newidle
   /// balance draws from it, so a fit on such a profile depends on it; refitting with other seeds
   /// shows by how much.
