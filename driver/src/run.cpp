@@ -758,9 +758,9 @@ std::optional<std::string> custom_slice_note(const Workload& w, const RunConfig&
     const size_t i = todo.back();
     todo.pop_back();
     for (const Action& a : w.tasks[i].program)
-      if (a.kind == ActionKind::kFork && !has[a.task().v]) {
-        has[a.task().v] = 1;
-        todo.push_back(a.task().v);
+      if (a.kind == ActionKind::kFork && !has[a.task().value()]) {
+        has[a.task().value()] = 1;
+        todo.push_back(a.task().value());
       }
   }
   const auto custom = std::count(has.begin(), has.end(), 1);

@@ -186,7 +186,7 @@ void Simulation::Impl::preempt_curr(uint32_t cpu, bool from_tick) {
   const TaskId c = s.cpus[cpu].curr;
   bool hold = false;
   if (c.valid()) {
-    const Prog& p = prog[c.v];
+    const Prog& p = prog[c.value()];
     switch (cfg.preempt) {
       case PreemptModel::kFull: break;
       case PreemptModel::kNone:
@@ -216,7 +216,7 @@ void Simulation::Impl::preempt_curr(uint32_t cpu, bool from_tick) {
 // before the parameter, and every event sequence is unchanged).
 void Simulation::Impl::preempt_from(uint32_t cpu, uint32_t from_cpu) {
   const TaskId c = s.cpus[cpu].curr;
-  const bool lazy_no_ipi = cfg.preempt == PreemptModel::kLazy && c.valid() && prog[c.v].knows_syscalls;
+  const bool lazy_no_ipi = cfg.preempt == PreemptModel::kLazy && c.valid() && prog[c.value()].knows_syscalls;
   if (from_cpu == cpu || cost.resched_ipi.count() == 0 || lazy_no_ipi) {
     preempt_curr(cpu, false);
     return;
@@ -253,7 +253,7 @@ void Simulation::Impl::return_to_user(uint32_t cpu) {
 
 // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
 void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
-  SCHEDSIM_ASSERT(s.cpus[cpu].curr.v == t, "task{} leaving cpu{} it does not run on", t, cpu);
+  SCHEDSIM_ASSERT(s.cpus[cpu].curr.value() == t, "task{} leaving cpu{} it does not run on", t, cpu);
   update_progress(cpu);  // gives the queue time a syscall boundary held back (nothing else: now)
   s.tasks[t].state = st;
   run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
@@ -390,14 +390,14 @@ void Simulation::Impl::charge_wake(const WakeContext& ctx, uint32_t target) {
     return;
   const Duration c = target == ctx.waker_cpu.value() ? cost.wake_local : cost.wake_remote;
   if (c.count() <= 0) return;
-  prog[ctx.waker.v].work.charge(c);
+  prog[ctx.waker.value()].work.charge(c);
   sum.wake_cost_charged += c;
 }
 
 // ttwu_runnable() for a task still queued by DELAY_DEQUEUE: no select_task_rq(), no IPI; the
 // waker re-queues it in place on its CPU, then the wakeup-preemption check.
 void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
-  uint32_t t = ctx.p.v, cpu = s.tasks[t].cpu.value();
+  uint32_t t = ctx.p.value(), cpu = s.tasks[t].cpu.value();
   WakeFact f;
   f.at = s.now;
   f.wakee = ctx.p;
@@ -429,7 +429,7 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
 // with the search time charged to the task running the search on the waker's CPU. The caller
 // sets the delay and tells the observers.
 WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
-  TaskSched& ts = s.tasks[ctx.p.v];
+  TaskSched& ts = s.tasks[ctx.p.value()];
   PlacementResult res;
   if (ts.affinity->count() == 1) {
     res.cpu = CpuId(ts.affinity->first());
@@ -439,7 +439,7 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
     res = pol.placement->select_task_rq(s, writes, ctx);
   }
   SCHEDSIM_ASSERT(res.cpu.value() < topo.nr_cpus() && ts.affinity->test(res.cpu.value()),
-                  "placement chose cpu{} outside task{}'s affinity {}", res.cpu.value(), ctx.p.v, *ts.affinity);
+                  "placement chose cpu{} outside task{}'s affinity {}", res.cpu.value(), ctx.p.value(), *ts.affinity);
   WakeFact f;
   f.at = s.now;
   f.wakee = ctx.p;
@@ -451,13 +451,13 @@ WakeFact Simulation::Impl::decide(const WakeContext& ctx) {
   f.placement = res;
   f.target_was_idle = s.rq(res.cpu).idle();
   if (ctx.waker.valid() && res.scan_cost.count() > 0 && s.rq(ctx.waker_cpu).curr == ctx.waker)
-    prog[ctx.waker.v].work.charge(res.scan_cost);
+    prog[ctx.waker.value()].work.charge(res.scan_cost);
   if (ctx.kind == WakeKind::kWakeup) charge_wake(ctx, res.cpu.value());
   return f;
 }
 
 void Simulation::Impl::place_and_send(const WakeContext& ctx) {
-  uint32_t t = ctx.p.v;
+  uint32_t t = ctx.p.value();
   TaskSched& ts = s.tasks[t];
   WakeFact f = decide(ctx);
   const PlacementResult& res = f.placement;
@@ -513,7 +513,7 @@ void Simulation::Impl::do_fork(uint32_t child, uint32_t parent, uint32_t cpu) {
 // A task's first placement (fork, or a task alive/started without a known CPU).
 void Simulation::Impl::start_new(const WakeContext& ctx) {
   pol.util->task_new(s, ctx.p, ctx.prev_cpu);
-  prog[ctx.p.v].is_new = true;
+  prog[ctx.p.value()].is_new = true;
   place_and_send(ctx);
 }
 
@@ -550,10 +550,10 @@ bool Simulation::Impl::do_exec(uint32_t t, uint32_t cpu) {
 
 bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   const uint32_t dst = to.value();
-  TaskSched& ts = s.tasks[p.v];
+  TaskSched& ts = s.tasks[p.value()];
   uint32_t src = ts.cpu.value();
-  if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.v].in_flight) return false;
-  SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.v);
+  if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.value()].in_flight) return false;
+  SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.value());
   // dequeue_entity() on the source queue runs update_curr() first (UpdateCurr::kEvents; under
   // kActions, historically, the source's curr is charged at its next run end).
   if (cfg.update_curr == UpdateCurr::kEvents && s.cpus[src].curr.valid()) update_progress(src);
@@ -592,7 +592,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
   }
   // Whoever runs next plans its own completion; anything pending belongs to prev.
   ++run[cpu].done_gen;
-  bool prev_runnable = prev.valid() && s.tasks[prev.v].state == TaskState::kRunning;
+  bool prev_runnable = prev.valid() && s.tasks[prev.value()].state == TaskState::kRunning;
   if (run[cpu].resched_deferred) {
     // A held-back preemption ends here: taken (prev still runnable), or prev left first.
     run[cpu].resched_deferred = false;
@@ -605,7 +605,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     ++sum.resched_ipi_superseded;
   }
   if (prev_runnable) {
-    s.tasks[prev.v].state = TaskState::kRunnable;
+    s.tasks[prev.value()].state = TaskState::kRunnable;
     pol.queue->put_prev(s, CpuId(cpu), prev);
   }
   TaskId next = pol.queue->pick_next(s, CpuId(cpu));
@@ -620,7 +620,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     }
   }
   if (prev.valid() && prev != next) {
-    TaskSched& ps = s.tasks[prev.v];
+    TaskSched& ps = s.tasks[prev.value()];
     ps.last_ran = s.now;
     pol.util->set_running(s, prev, CpuId(cpu), false);
     SwitchReason why = prev_runnable ? SwitchReason::kPreempt : run[cpu].leave_reason;
@@ -643,8 +643,8 @@ void Simulation::Impl::schedule(uint32_t cpu) {
     return;
   }
   c.curr = next;
-  TaskSched& ns = s.tasks[next.v];
-  Prog& np = prog[next.v];
+  TaskSched& ns = s.tasks[next.value()];
+  Prog& np = prog[next.value()];
   bool switched = prev != next;
   if (switched) {
     ns.state = TaskState::kRunning;
@@ -665,7 +665,7 @@ void Simulation::Impl::schedule(uint32_t cpu) {
   run[cpu].acct.seg_start = s.now;
   refresh_cpu(cpu);
   run[cpu].acct.rate = rate_of(cpu);
-  advance(next.v, cpu);
+  advance(next.value(), cpu);
 }
 
 void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
@@ -782,14 +782,14 @@ void Simulation::Impl::on_run_done(uint32_t cpu, uint64_t gen) {
   // UpdateCurr::kEvents extends that to every end of a run: the kernel sees no end of a replayed
   // run action at all, only the scheduler events around it (the tick, enqueue/dequeue, the
   // wakeup check, schedule()), which charge the held time through update_progress().
-  const Prog& pr = prog[t.v];
+  const Prog& pr = prog[t.value()];
   bool quiet = cfg.update_curr == UpdateCurr::kEvents;
   if (!quiet && pr.pc < pr.code_size && pr.loops.empty()) {
     const Action& next = pr.code[pr.pc];
     quiet = next.kind == ActionKind::kRun && next.arg > 0 && ((next.flags & kRunSyscall) != 0) != pr.in_syscall;
   }
   update_progress(cpu, quiet);
-  advance(t.v, cpu);
+  advance(t.value(), cpu);
 }
 
 void Simulation::Impl::drain_resched() {
@@ -807,11 +807,11 @@ void Simulation::Impl::check_full() {
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) {
     TaskId t = s.cpus[cpu].curr;
     if (!t.valid()) continue;
-    SCHEDSIM_ASSERT(on[t.v] < 0, "task{} runs on cpu{} and cpu{}", t.v, on[t.v], cpu);
-    on[t.v] = static_cast<int32_t>(cpu);
-    SCHEDSIM_ASSERT(s.tasks[t.v].cpu == CpuId(cpu), "task{} runs on cpu{} but task_cpu is {}", t.v, cpu,
-                    s.tasks[t.v].cpu.value());
-    SCHEDSIM_ASSERT(s.tasks[t.v].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.v, cpu);
+    SCHEDSIM_ASSERT(on[t.value()] < 0, "task{} runs on cpu{} and cpu{}", t.value(), on[t.value()], cpu);
+    on[t.value()] = static_cast<int32_t>(cpu);
+    SCHEDSIM_ASSERT(s.tasks[t.value()].cpu == CpuId(cpu), "task{} runs on cpu{} but task_cpu is {}", t.value(), cpu,
+                    s.tasks[t.value()].cpu.value());
+    SCHEDSIM_ASSERT(s.tasks[t.value()].affinity->test(cpu), "task{} runs on cpu{} outside its affinity", t.value(), cpu);
     uint32_t queued = 0;
     pol.queue->for_each_queued(s, CpuId(cpu), [&](TaskId) { ++queued; return true; });
     SCHEDSIM_ASSERT(queued + 1 == s.cpus[cpu].nr_running, "cpu{} nr_running {} but {} queued + curr", cpu,
@@ -1016,7 +1016,7 @@ void Simulation::Impl::explain_incomplete() {
         out.push_back(fmt::format("... and {} more", sum.unfinished.size() - SimSummary::kMaxIncompleteLines));
         break;
       }
-      const uint32_t t = u.task.v;
+      const uint32_t t = u.task.value();
       std::string where;
       if (u.state == TaskState::kNotStarted) {
         where = "never started: it is \"start\": \"forked\" and no task executed a fork of it";

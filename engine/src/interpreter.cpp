@@ -97,11 +97,11 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
       case ActionKind::kWake:
         credit_recorded_wakes(t, a->reserved);
         ++pr.pc;
-        do_wake(a->task().v, TaskId(t), cpu, (a->flags & kWakeSync) != 0);
+        do_wake(a->task().value(), TaskId(t), cpu, (a->flags & kWakeSync) != 0);
         break;
       case ActionKind::kFork:
         ++pr.pc;
-        do_fork(a->task().v, t, cpu);
+        do_fork(a->task().value(), t, cpu);
         break;
       case ActionKind::kExec:
         ++pr.pc;

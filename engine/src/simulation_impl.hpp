@@ -193,7 +193,7 @@ struct Simulation::Impl : BalanceOps {
   // The makespan's end moves with measured tasks only (a background task's switch or exit
   // after the last measured event is not part of the run's measured span).
   void note_end(TaskId t) {
-    if (!prog[t.v].background) sum.end = std::max(sum.end, s.now);
+    if (!prog[t.value()].background) sum.end = std::max(sum.end, s.now);
   }
 };
 

@@ -34,18 +34,18 @@ void Simulation::Impl::update_progress(uint32_t cpu, bool quiet) {
   if (!quiet && r.unreported.count() > 0) {
     const Duration held = r.unreported;
     r.unreported = Duration::zero();
-    s.tasks[t.v].sum_exec += held;
+    s.tasks[t.value()].sum_exec += held;
     pol.queue->update_curr(s, CpuId(cpu), held);
   }
   if (elapsed.count() <= 0) return;
-  Prog& pr = prog[t.v];
+  Prog& pr = prog[t.value()];
   i128 from_work = detail::consume(pr.work, static_cast<i128>(elapsed.count()) * r.acct.rate);
   work_done_scaled += from_work;
   if (pr.background) bg_work_done_scaled += from_work;
   if (quiet) {
     r.unreported += elapsed;
   } else {
-    s.tasks[t.v].sum_exec += elapsed;
+    s.tasks[t.value()].sum_exec += elapsed;
     pol.queue->update_curr(s, CpuId(cpu), elapsed);
   }
   if (!obs.empty()) {
@@ -61,15 +61,15 @@ void Simulation::Impl::plan_completion(uint32_t cpu) {
   ++r.done_gen;
   TaskId t = s.cpus[cpu].curr;
   if (!t.valid()) return;
-  const Prog& pr = prog[t.v];
+  const Prog& pr = prog[t.value()];
   // Even with nothing left (a re-plan at the very instant the work ran out) an event is needed:
   // it is what advances the program.
   i128 wall = detail::wall_to_done(pr.work.left(), r.acct.rate);
   Instant at = checked_after(wall, [&] {
     size_t pc = pr.pc;
-    const auto& p = w.tasks[t.v].program;
+    const auto& p = w.tasks[t.value()].program;
     bool is_run = pc > 0 && pc - 1 < p.size() && p[pc - 1].kind == ActionKind::kRun && pr.work.work_left > 0;
-    return fmt::format("{}: {} on cpu{}", task_label(t.v), is_run ? action_label(t.v, pc - 1) : "its pending work", cpu);
+    return fmt::format("{}: {} on cpu{}", task_label(t.value()), is_run ? action_label(t.value(), pc - 1) : "its pending work", cpu);
   });
   push(at, Ev::kRunDone, cpu, 0, r.done_gen);
 }

@@ -106,7 +106,7 @@ void MetricsCollector::commit_tail(Instant limit) {
 void MetricsCollector::on_task_start(Instant at, TaskId t, TaskId) {
   if (!measured(t)) return;
   see(at);
-  if (bench_from_start_ && !bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
+  if (bench_from_start_ && !bench_started_ && static_cast<int64_t>(t.value()) == bench_task_) {
     bench_started_ = true;
     bench_start_ = at;
   }
@@ -115,11 +115,11 @@ void MetricsCollector::on_task_start(Instant at, TaskId t, TaskId) {
 void MetricsCollector::on_wake(const WakeFact& f) {
   if (!measured(f.wakee)) return;
   see(f.at);
-  if (!bench_from_start_ && !bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.v) == bench_task_) {
+  if (!bench_from_start_ && !bench_started_ && bench_task_ >= 0 && f.kind == WakeKind::kWakeup && f.waker.valid() && static_cast<int64_t>(f.waker.value()) == bench_task_) {
     bench_started_ = true;
     bench_start_ = f.at;
   }
-  TaskAcc& t = tasks_[f.wakee.v];
+  TaskAcc& t = tasks_[f.wakee.value()];
   const PlacementResult& p = f.placement;
   size_t oc = static_cast<size_t>(p.outcome);
   if (oc < kNrOutcomes) ++outcomes_[oc];
@@ -185,7 +185,7 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
       why != SwitchReason::kExit)
     set_waiting(prev, cpu, at);  // a background task left runnable still waits (wasted time)
   if (prev_measured) {
-    TaskAcc& p = tasks_[prev.v];
+    TaskAcc& p = tasks_[prev.value()];
     if (p.running) {
       p.runtime += (at - p.running_since).count();
       p.running = false;
@@ -212,12 +212,12 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
     }
   }
   if (next.valid() && !next_measured) {
-    if (tasks_[next.v].queued) clear_waiting(next);
+    if (tasks_[next.value()].queued) clear_waiting(next);
     c.busy = true;
     c.busy_since = at;
   }
   if (next_measured) {
-    TaskAcc& n = tasks_[next.v];
+    TaskAcc& n = tasks_[next.value()];
     if (n.wake_pending) wakeup_latency_.record((at - n.wake_at).count());
     if (n.fork_pending) fork_latency_.record((at - n.wake_at).count());
     if (n.preempt_pending) preempt_delay_.record((at - n.preempt_at).count());
@@ -263,8 +263,8 @@ void MetricsCollector::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchRe
 void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId from, CpuId to_id, CpuDistance) {
   const uint32_t to = to_id.value();
   if (measured(t)) see(at);
-  if (tasks_[t.v].last_cpu < 0 && !tasks_[t.v].forked) tasks_[t.v].last_cpu = static_cast<int32_t>(from.value());
-  if (tasks_[t.v].queued) {
+  if (tasks_[t.value()].last_cpu < 0 && !tasks_[t.value()].forked) tasks_[t.value()].last_cpu = static_cast<int32_t>(from.value());
+  if (tasks_[t.value()].queued) {
     set_waiting(t, to, at);
     update_wasted(at);
   }
@@ -273,12 +273,12 @@ void MetricsCollector::on_migrate(Instant at, TaskId t, CpuId from, CpuId to_id,
 void MetricsCollector::on_exit(Instant at, TaskId t, CpuId) {
   if (!measured(t)) return;
   see(at);
-  if (bench_started_ && static_cast<int64_t>(t.v) == bench_task_) {
+  if (bench_started_ && static_cast<int64_t>(t.value()) == bench_task_) {
     bench_stopped_ = true;
     bench_stop_ = at;
   }
-  if (!tasks_[t.v].exited) {
-    tasks_[t.v].exited = true;
+  if (!tasks_[t.value()].exited) {
+    tasks_[t.value()].exited = true;
   }
   ++exited_;
 }

@@ -19,7 +19,7 @@ void MetricsCollector::refresh_cpu(uint32_t cpu) {
 }
 
 void MetricsCollector::set_waiting(TaskId id, uint32_t cpu, Instant at) {
-  TaskAcc& t = tasks_[id.v];
+  TaskAcc& t = tasks_[id.value()];
   if (t.running) return;
   if (t.queued) {
     if (t.queue_cpu == static_cast<int32_t>(cpu)) return;
@@ -40,7 +40,7 @@ void MetricsCollector::set_waiting(TaskId id, uint32_t cpu, Instant at) {
 }
 
 void MetricsCollector::clear_waiting(TaskId id) {
-  TaskAcc& t = tasks_[id.v];
+  TaskAcc& t = tasks_[id.value()];
   if (!t.queued) return;
   t.queued = false;
   uint32_t cpu = static_cast<uint32_t>(t.queue_cpu);
@@ -67,7 +67,7 @@ void MetricsCollector::update_wasted(Instant at) {
     } else {
       uint64_t allowed = 0;
       for (TaskId t : waiting_restricted_) {
-        const CpuMask& aff = *state_->tasks[t.v].affinity;
+        const CpuMask& aff = *state_->tasks[t.value()].affinity;
         if (i < aff.used_words()) allowed |= aff.word(static_cast<uint32_t>(i));
       }
       w = idle_empty_[i] & allowed;

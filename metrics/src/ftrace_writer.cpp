@@ -121,9 +121,9 @@ void FtraceWriter::on_start(const SchedState& s) {
   for (uint32_t c = 0; c < nr_cpus_; ++c) swappers_.push_back(fmt::format("swapper/{}", c));
 }
 
-int FtraceWriter::prio_of(TaskId t) const { return 120 + workload_.tasks[t.v].nice; }
+int FtraceWriter::prio_of(TaskId t) const { return 120 + workload_.tasks[t.value()].nice; }
 
-const std::string& FtraceWriter::task_fields(TaskId t) const { return fields_[t.v]; }
+const std::string& FtraceWriter::task_fields(TaskId t) const { return fields_[t.value()]; }
 
 // The line before the one starting now is complete: kept if it is not after the run's end so far.
 void FtraceWriter::mark_kept() {
@@ -142,7 +142,7 @@ void FtraceWriter::prefix(Instant at, uint32_t cpu, TaskId current, const char* 
   mark_kept();
   last_at_ = at;
   if (sink_ && body_.size() >= kChunkBytes) flush_body();  // a line starts here: body_ holds whole lines
-  body_ += current.valid() ? heads_[current.v] : idle_head_;
+  body_ += current.valid() ? heads_[current.value()] : idle_head_;
   int64_t ns = at.ns();
   if (opts_.usec_timestamps)
     fmt::format_to(std::back_inserter(body_), "[{:03}] {} {:>5}.{:06}: ", cpu, flags, ns / 1000000000,
@@ -155,22 +155,22 @@ void FtraceWriter::prefix(Instant at, uint32_t cpu, TaskId current, const char* 
 
 void FtraceWriter::on_task_start(Instant at, TaskId t, TaskId parent) {
   if (!parent.valid() || !in_window(at)) return;
-  int32_t pc = task_cpu_[parent.v];
+  int32_t pc = task_cpu_[parent.value()];
   uint32_t cpu = pc >= 0 ? static_cast<uint32_t>(pc) : 0;
   prefix(at, cpu, parent, ".....");
   fmt::format_to(std::back_inserter(body_), "sched_process_fork: comm={} pid={} child_comm={} child_pid={}\n",
-                 comms_[parent.v], pids_[parent.v], comms_[t.v], pids_[t.v]);
+                 comms_[parent.value()], pids_[parent.value()], comms_[t.value()], pids_[t.value()]);
 }
 
 void FtraceWriter::on_wake(const WakeFact& f) {
-  Pending& p = pending_[f.wakee.v];
+  Pending& p = pending_[f.wakee.value()];
   switch (f.kind) {
     case WakeKind::kExec: {
       if (!in_window(f.at)) return;
-      int32_t tc = task_cpu_[f.wakee.v];
+      int32_t tc = task_cpu_[f.wakee.value()];
       prefix(f.at, tc >= 0 ? static_cast<uint32_t>(tc) : f.waker_cpu.value(), f.wakee, ".....");
       fmt::format_to(std::back_inserter(body_), "sched_process_exec: filename={} pid={} old_pid={}\n",
-                     comms_[f.wakee.v], pids_[f.wakee.v], pids_[f.wakee.v]);
+                     comms_[f.wakee.value()], pids_[f.wakee.value()], pids_[f.wakee.value()]);
       return;
     }
     case WakeKind::kFork:
@@ -199,8 +199,8 @@ void FtraceWriter::on_wake(const WakeFact& f) {
 
 void FtraceWriter::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
-  Pending p = pending_[t.v];
-  pending_[t.v].active = false;
+  Pending p = pending_[t.value()];
+  pending_[t.value()].active = false;
   if (!in_window(at)) return;
   if (p.active && p.fork) return;  // sched_wakeup_new went out with the fork (on_wake)
   if (p.active) {
@@ -216,24 +216,24 @@ void FtraceWriter::on_enqueue(Instant at, TaskId t, CpuId cpu_id) {
 void FtraceWriter::on_switch(Instant at, CpuId cpu_id, TaskId prev, SwitchReason why, TaskId next) {
   const uint32_t cpu = cpu_id.value();
   if (cpu < nr_cpus_) curr_[cpu] = next;
-  if (prev.valid()) task_cpu_[prev.v] = -1;
+  if (prev.valid()) task_cpu_[prev.value()] = -1;
   if (next.valid()) {
-    task_cpu_[next.v] = static_cast<int32_t>(cpu);
+    task_cpu_[next.value()] = static_cast<int32_t>(cpu);
   }
-  if (prev.valid() && !workload_.tasks[prev.v].background) measured_end(at);
+  if (prev.valid() && !workload_.tasks[prev.value()].background) measured_end(at);
   if (!prev.valid() && !next.valid()) return;
   if (!in_window(at)) return;
   prefix(at, cpu, prev, "d..2.");
   const std::string& idle = swappers_[cpu];
   if (prev.valid())
     fmt::format_to(std::back_inserter(body_), "sched_switch: prev_comm={} prev_pid={} prev_prio={} prev_state={}",
-                   comms_[prev.v], pids_[prev.v], prio_of(prev), prev_state(why));
+                   comms_[prev.value()], pids_[prev.value()], prio_of(prev), prev_state(why));
   else
     fmt::format_to(std::back_inserter(body_), "sched_switch: prev_comm={} prev_pid=0 prev_prio=120 prev_state=R",
                    idle);
   if (next.valid())
-    fmt::format_to(std::back_inserter(body_), " ==> next_comm={} next_pid={} next_prio={}\n", comms_[next.v],
-                   pids_[next.v], prio_of(next));
+    fmt::format_to(std::back_inserter(body_), " ==> next_comm={} next_pid={} next_prio={}\n", comms_[next.value()],
+                   pids_[next.value()], prio_of(next));
   else
     fmt::format_to(std::back_inserter(body_), " ==> next_comm={} next_pid=0 next_prio=120\n", idle);
 }
@@ -244,7 +244,7 @@ void FtraceWriter::on_migrate(Instant at, TaskId t, CpuId from_id, CpuId to_id, 
   if (!in_window(at)) return;
   // set_task_cpu() runs in try_to_wake_up() on the waker's CPU, or on the CPU pulling the task
   // (load balance, which runs on the destination).
-  const Pending& p = pending_[t.v];
+  const Pending& p = pending_[t.value()];
   uint32_t cpu = p.active && p.waker_cpu < nr_cpus_ ? p.waker_cpu : to;
   prefix(at, cpu, curr_[cpu], "d..2.");
   fmt::format_to(std::back_inserter(body_), "sched_migrate_task: {} orig_cpu={} dest_cpu={}\n", task_fields(t),
@@ -253,7 +253,7 @@ void FtraceWriter::on_migrate(Instant at, TaskId t, CpuId from_id, CpuId to_id, 
 
 void FtraceWriter::on_exit(Instant at, TaskId t, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
-  if (!workload_.tasks[t.v].background) measured_end(at);
+  if (!workload_.tasks[t.value()].background) measured_end(at);
   if (!in_window(at)) return;
   prefix(at, cpu, t, ".....");
   fmt::format_to(std::back_inserter(body_), "sched_process_exit: {}\n", task_fields(t));

@@ -56,7 +56,7 @@ Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::str
     for (int64_t i = 0; i < n; ++i) {
       TaskId child = w.add_task(make_task(fmt::format("lat_proc{}-c{}", p, i), StartState::kForked, pid, pid));
       ++pid;
-      std::vector<Action>& pp = w.tasks[parent.v].program;
+      std::vector<Action>& pp = w.tasks[parent.value()].program;
       pp.push_back(Action::run(c_fork));
       pp.push_back(Action::fork(child));
       pp.push_back(Action::block());  // waitpid
@@ -73,14 +73,14 @@ Workload gen_fork(const std::vector<std::string>& args, bool help_only, std::str
         cp.push_back(Action::run(c_fork));
         cp.push_back(Action::fork(grand));
         cp.push_back(Action::block());  // sh waits for PROG
-        w.tasks[grand.v].program = {Action::run(c_child), Action::exec(), Action::run(c_exec),
+        w.tasks[grand.value()].program = {Action::run(c_child), Action::exec(), Action::run(c_exec),
                                     Action::wake(child, kWakeSync), Action::exit()};
       }
       cp.push_back(Action::wake(parent, kWakeSync));  // __wake_up_parent, before the exit
       cp.push_back(Action::exit());
-      w.tasks[child.v].program = std::move(cp);
+      w.tasks[child.value()].program = std::move(cp);
     }
-    w.tasks[parent.v].program.push_back(Action::exit());
+    w.tasks[parent.value()].program.push_back(Action::exit());
   }
   return w;
 }

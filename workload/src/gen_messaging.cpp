@@ -178,7 +178,7 @@ void add_channel_group(Workload& w, const Params& m, int64_t g) {
   const auto bytes = static_cast<uint32_t>(m.datasize);
   auto chan = [&](int64_t j) { return g * F + j; };
   for (int64_t j = 0; j < F; ++j) {
-    std::vector<Action>& p = w.tasks[child(m, g, false, j).v].program;
+    std::vector<Action>& p = w.tasks[child(m, g, false, j).value()].program;
     prologue(m, p);
     append_repeated(p, {Action::read(chan(j), bytes, kind), Action::run(m.c_read)}, m.M);
     epilogue(m, p);
@@ -189,7 +189,7 @@ void add_channel_group(Workload& w, const Params& m, int64_t g) {
     round.push_back(Action::write(chan(r), bytes, kind));
   }
   for (int64_t s = 0; s < F; ++s) {
-    std::vector<Action>& p = w.tasks[child(m, g, true, s).v].program;
+    std::vector<Action>& p = w.tasks[child(m, g, true, s).value()].program;
     prologue(m, p);
     append_repeated(p, round, m.loops);
     epilogue(m, p);
@@ -201,7 +201,7 @@ void add_channel_group(Workload& w, const Params& m, int64_t g) {
 void add_token_receivers(Workload& w, const Params& m, int64_t g) {
   const int64_t F = m.F, R = m.R, n_credits = m.n_credits;
   for (int64_t j = 0; j < F; ++j) {
-    std::vector<Action>& p = w.tasks[child(m, g, false, j).v].program;
+    std::vector<Action>& p = w.tasks[child(m, g, false, j).value()].program;
     prologue(m, p);
     auto reads = [&](std::vector<Action>& body, int64_t count) {
       append_repeated(body, {Action::block(), Action::run(m.c_read)}, count);
@@ -237,7 +237,7 @@ void add_token_senders(Workload& w, const Params& m, int64_t g) {
     round.push_back(Action::wake(child(m, g, false, r), kWakeSync));
   }
   for (int64_t s = 0; s < F; ++s) {
-    std::vector<Action>& p = w.tasks[child(m, g, true, s).v].program;
+    std::vector<Action>& p = w.tasks[child(m, g, true, s).value()].program;
     prologue(m, p);
     append_repeated(p, round, std::min(M, W) / F);
     if (n_credits > 0) {
@@ -254,7 +254,7 @@ void add_token_senders(Workload& w, const Params& m, int64_t g) {
 
 // Main: fork every child, collect their ready bytes, release the barrier, reap them.
 void add_main_program(Workload& w, const Params& m) {
-  std::vector<Action>& p = w.tasks[m.main_id.v].program;
+  std::vector<Action>& p = w.tasks[m.main_id.value()].program;
   const int64_t n = m.groups * 2 * m.F;
   for (int64_t i = 0; i < n; ++i) {
     p.push_back(Action::run(m.c_fork));

@@ -43,11 +43,11 @@ Workload gen_pipe(const std::vector<std::string>& args, bool help_only, std::str
   w.name = fmt::format("pipe-l{}-{}", loops, threaded ? "thread" : "process");
   TaskId a = w.add_task(make_task("pipe-0", StartState::kRunnable, 1000, 1000));
   TaskId b = w.add_task(make_task("pipe-1", StartState::kRunnable, 1001, threaded ? 1000 : 1001));
-  append_repeated(w.tasks[a.v].program, {Action::block(), Action::run(cost), Action::wake(b, kWakeSync)}, loops);
-  w.tasks[a.v].program.push_back(Action::exit());
-  append_repeated(w.tasks[b.v].program, {Action::run(cost), Action::wake(a, kWakeSync), Action::block()}, loops);
-  w.tasks[b.v].program.push_back(Action::exit());
-  w.meta["benchmark_timer"] = std::to_string(b.v);
+  append_repeated(w.tasks[a.value()].program, {Action::block(), Action::run(cost), Action::wake(b, kWakeSync)}, loops);
+  w.tasks[a.value()].program.push_back(Action::exit());
+  append_repeated(w.tasks[b.value()].program, {Action::run(cost), Action::wake(a, kWakeSync), Action::block()}, loops);
+  w.tasks[b.value()].program.push_back(Action::exit());
+  w.meta["benchmark_timer"] = std::to_string(b.value());
   w.meta["benchmark_timer_from"] = "start";
   w.meta["benchmark_ops"] = std::to_string(loops);
   return w;

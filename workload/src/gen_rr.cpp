@@ -58,18 +58,18 @@ Workload gen_rr(const std::vector<std::string>& args, bool help_only, std::strin
     const int64_t pid = kFirstGenPid + 1 + 2 * i;
     const TaskId c = w.add_task(make_task(fmt::format("rr-client{}", i), StartState::kRunnable, pid, pid));
     const TaskId s = w.add_task(make_task(fmt::format("rr-server{}", i), StartState::kRunnable, pid + 1, pid + 1));
-    auto& cp = w.tasks[c.v].program;
+    auto& cp = w.tasks[c.value()].program;
     append_repeated(cp, {Action::run(op), Action::wake(s, kWakeSync), Action::block()}, loops);
     cp.push_back(Action::wake(main_id));
     cp.push_back(Action::exit());
-    auto& sp = w.tasks[s.v].program;
+    auto& sp = w.tasks[s.value()].program;
     append_repeated(sp, {Action::block(), Action::run(op + server), Action::wake(c, kWakeSync)}, loops);
     sp.push_back(Action::exit());
   }
-  auto& mp = w.tasks[main_id.v].program;
+  auto& mp = w.tasks[main_id.value()].program;
   append_repeated(mp, {Action::block()}, pairs);
   mp.push_back(Action::exit());
-  w.meta["benchmark_timer"] = std::to_string(main_id.v);
+  w.meta["benchmark_timer"] = std::to_string(main_id.value());
   w.meta["benchmark_timer_from"] = "start";
   w.meta["benchmark_ops"] = std::to_string(pairs * loops);
   return w;

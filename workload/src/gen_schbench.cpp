@@ -89,7 +89,7 @@ Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std:
     std::vector<Action> pass;
     append_repeated(pass, {Action::block()}, t);  // one post from each worker
     for (TaskId wk : workers) pass.push_back(Action::wake(wk));
-    std::vector<Action>& mp = w.tasks[msg.v].program;
+    std::vector<Action>& mp = w.tasks[msg.value()].program;
     if (old) {
       // usleep(sleeptime + rand() % (sleeptime / 4)) after every pass: drawn per round.
       for (int64_t r = 0; r < requests; ++r) {
@@ -102,7 +102,7 @@ Workload gen_schbench(const std::vector<std::string>& args, bool help_only, std:
     }
     mp.push_back(Action::exit());
     for (TaskId wk : workers) {
-      std::vector<Action>& p = w.tasks[wk.v].program;
+      std::vector<Action>& p = w.tasks[wk.value()].program;
       if (old)
         append_repeated(p, {Action::wake(msg), Action::block(), Action::run(work)}, requests);
       else

@@ -190,7 +190,7 @@ class KernelBalance final : public BalancePolicy {
   }
 
   static bool cache_hot(const SchedState& s, TaskId p) {
-    const TaskSched& t = s.tasks[p.v];
+    const TaskSched& t = s.tasks[p.value()];
     return t.has_run && (s.now - t.last_ran).count() < kMigrationCost;
   }
 
@@ -257,7 +257,7 @@ class KernelBalance final : public BalancePolicy {
     for (TaskId p : waiting) {
       // The first idle CPU the task may use, nearest levels first.
       for (const auto& lv : s.topo->levels()) {
-        CpuMask cand = lv.span[busy_cpu.value()] & *s.tasks[p.v].affinity;
+        CpuMask cand = lv.span[busy_cpu.value()] & *s.tasks[p.value()].affinity;
         bool done = false;
         for (uint32_t c : cand)
           if (c != busy_cpu.value() && s.cpus[c].idle()) {

@@ -90,7 +90,7 @@ class RandomIdle final : public LlcSearch {
       e.r.outcome = PlaceOutcome::kFallback;
       return target;
     }
-    uint64_t h = splitmix64((uint64_t{e.ctx.p.v} << 32) ^ static_cast<uint64_t>(e.s.now.ns()) ^ splitmix64(calls_++));
+    uint64_t h = splitmix64((uint64_t{e.ctx.p.value()} << 32) ^ static_cast<uint64_t>(e.s.now.ns()) ^ splitmix64(calls_++));
     uint32_t found = idle.nth(static_cast<uint32_t>(h % n));
     e.r.outcome = found == target ? PlaceOutcome::kTarget : PlaceOutcome::kIdleCpu;
     return found;

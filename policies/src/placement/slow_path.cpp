@@ -62,7 +62,7 @@ int KernelPlacement::find_idlest_group_55(const SchedState& s, TaskId p, int lev
   const SchedLevel& l = s.topo->levels()[static_cast<size_t>(level)];
   const CpuMask& allowed = s.allowed_cpus(p);
   const uint64_t pct = l.imbalance_pct;
-  const TaskSched& t = s.tasks[p.v];
+  const TaskSched& t = s.tasks[p.value()];
   const bool p_queued = t.state == TaskState::kRunning || t.state == TaskState::kRunnable;
   const uint32_t p_util = s.util ? s.util->task_util_est(s, p) : 0;
   const auto& groups = l.groups[this_cpu];

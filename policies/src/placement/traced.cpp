@@ -29,7 +29,7 @@ class TracedPlacement final : public PlacementPolicy {
     PlacementResult r = inner_->select_task_rq(s, w, ctx);
     log_->trace("[{}] {}: {} of task {} (waker cpu {}, prev cpu {}{}) -> cpu {} ({}, {} cpu + {} core probes, "
                 "scan {}{})",
-                s.now, name_, kind_name(ctx.kind), ctx.p.v, ctx.waker_cpu.value(), ctx.prev_cpu.value(), ctx.sync ? ", sync" : "",
+                s.now, name_, kind_name(ctx.kind), ctx.p.value(), ctx.waker_cpu.value(), ctx.prev_cpu.value(), ctx.sync ? ", sync" : "",
                 r.cpu.value(), to_string(r.outcome), r.probes_cpu, r.probes_core, r.scan_cost,
                 r.hint_consulted ? (r.hint_value ? ", has_idle_cores yes" : ", has_idle_cores no") : "");
     return r;

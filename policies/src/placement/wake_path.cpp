@@ -105,8 +105,8 @@ KernelPlacement::KernelPlacement(std::unique_ptr<LlcSearch> search, const Era& e
 
 bool KernelPlacement::wake_wide(const SchedState& s, TaskId waker, TaskId p, uint32_t waker_cpu) {
   if (!waker.valid()) return false;
-  uint32_t master = s.tasks[waker.v].wakee_flips;
-  uint32_t slave = s.tasks[p.v].wakee_flips;
+  uint32_t master = s.tasks[waker.value()].wakee_flips;
+  uint32_t slave = s.tasks[p.value()].wakee_flips;
   uint32_t factor = s.topo->llc_mask(waker_cpu).count();
   if (master < slave) std::swap(master, slave);
   // Spread only when both sides switch partners at least once per LLC CPU, and the busier
@@ -264,14 +264,14 @@ uint32_t KernelPlacement::select_idle_sibling(const SchedState& s, PlacementWrit
     prev_aff = prev;
   }
   // 3. per-CPU kthread stacking: an I/O-completion style wakeup behaves like a sync one.
-  if (era_.kthread_stacking && ctx.waker.valid() && s.tasks[ctx.waker.v].kthread &&
+  if (era_.kthread_stacking && ctx.waker.valid() && s.tasks[ctx.waker.value()].kthread &&
       (!era_.kthread_in_task || ctx.from_task) && CpuId(prev) == ctx.waker_cpu &&
       s.rq(ctx.waker_cpu).nr_running <= 1 && fits(prev)) {
     r.outcome = PlaceOutcome::kKthread;
     return prev;
   }
   // 4. recent_used_cpu
-  const CpuId recent = s.tasks[p.v].recent_used_cpu;
+  const CpuId recent = s.tasks[p.value()].recent_used_cpu;
   if (era_.recent_515) w.set_recent_used_cpu(p, CpuId(prev));
   uint32_t recent_aff = kNone;
   if (recent.valid()) {

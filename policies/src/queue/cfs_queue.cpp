@@ -43,11 +43,11 @@ class CfsQueue final : public QueuePolicy {
   void task_fork(const SchedState& s, TaskId parent, TaskId child) override {
     // task_fork_fair(): the child starts at the parent's vruntime, then place_entity(initial)
     // puts it at least one vslice after min_vruntime (START_DEBIT); kept relative until enqueue.
-    const CpuId cpu(s.tasks[parent.v].cpu);
+    const CpuId cpu(s.tasks[parent.value()].cpu);
     Rq& rq = rq_[cpu.value()];
-    Se& c = se_[child.v];
-    c.weight = s.tasks[child.v].weight;
-    int64_t v = se_[parent.v].vruntime;
+    Se& c = se_[child.value()];
+    c.weight = s.tasks[child.value()].weight;
+    int64_t v = se_[parent.value()].vruntime;
     int64_t base = rq.min_vruntime;
     if (start_debit_) base += vslice(rq, c.weight, true);
     c.vruntime = std::max(v, base) - rq.min_vruntime;
@@ -57,8 +57,8 @@ class CfsQueue final : public QueuePolicy {
 
   void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
     Rq& rq = rq_[cpu.value()];
-    Se& se = se_[p.v];
-    se.weight = s.tasks[p.v].weight;
+    Se& se = se_[p.value()];
+    se.weight = s.tasks[p.value()].weight;
     update_min_vruntime(rq);  // enqueue_entity() runs update_curr() first
     if (kind == EnqueueKind::kNew && !se.relative) {
       // A task alive at the start (no parent seen): placed like a fork on this queue.
@@ -75,7 +75,7 @@ class CfsQueue final : public QueuePolicy {
       se.vruntime = std::max(se.vruntime, rq.min_vruntime - thresh);
     }
     se.cpu = cpu.value();
-    rq.tree.insert({se.vruntime, p.v});
+    rq.tree.insert({se.vruntime, p.value()});
     rq.load += se.weight;
     ++rq.nr;
     s.rq(cpu).nr_running = rq.nr;
@@ -83,11 +83,11 @@ class CfsQueue final : public QueuePolicy {
 
   void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind kind) override {
     Rq& rq = rq_[cpu.value()];
-    Se& se = se_[p.v];
+    Se& se = se_[p.value()];
     if (rq.curr == p) {
       rq.curr = TaskId();
     } else {
-      rq.tree.erase({se.vruntime, p.v});
+      rq.tree.erase({se.vruntime, p.value()});
     }
     rq.load -= se.weight;
     --rq.nr;
@@ -109,8 +109,8 @@ class CfsQueue final : public QueuePolicy {
     // pick_next_entity(): leftmost, unless a buddy is within wakeup_gran of it.
     uint32_t left = rq.tree.begin()->second;
     uint32_t pick = left;
-    if (rq.last.valid() && preempt_entity(se_[rq.last.v], se_[left]) < 1) pick = rq.last.v;
-    if (rq.next.valid() && preempt_entity(se_[rq.next.v], se_[left]) < 1) pick = rq.next.v;
+    if (rq.last.valid() && preempt_entity(se_[rq.last.value()], se_[left]) < 1) pick = rq.last.value();
+    if (rq.next.valid() && preempt_entity(se_[rq.next.value()], se_[left]) < 1) pick = rq.next.value();
     clear_buddy(rq, TaskId(pick));
     Se& se = se_[pick];
     rq.tree.erase({se.vruntime, pick});
@@ -124,14 +124,14 @@ class CfsQueue final : public QueuePolicy {
   void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
     Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
-    rq.tree.insert({se_[prev.v].vruntime, prev.v});
+    rq.tree.insert({se_[prev.value()].vruntime, prev.value()});
     rq.curr = TaskId();
   }
 
   void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
-    Se& se = se_[rq.curr.v];
+    Se& se = se_[rq.curr.value()];
     se.sum_exec += delta.count();
     se.vruntime += calc_delta_fair(delta.count(), se.weight);
     update_min_vruntime(rq);
@@ -142,7 +142,7 @@ class CfsQueue final : public QueuePolicy {
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee || !wakeup_preemption_) return false;
     if (next_buddy_ && rq.nr >= kNrLatency) rq.next = wakee;
-    if (preempt_entity(se_[rq.curr.v], se_[wakee.v]) == 1) {
+    if (preempt_entity(se_[rq.curr.value()], se_[wakee.value()]) == 1) {
       rq.next = wakee;  // set_next_buddy() on a preempting wakeup
       if (last_buddy_ && rq.nr >= kNrLatency) rq.last = rq.curr;
       return true;
@@ -153,7 +153,7 @@ class CfsQueue final : public QueuePolicy {
   bool check_preempt_tick(const SchedState&, CpuId cpu) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || rq.nr <= 1) return false;
-    Se& curr = se_[rq.curr.v];
+    Se& curr = se_[rq.curr.value()];
     int64_t ideal = sched_slice(rq, curr.weight, false);
     int64_t ran = curr.sum_exec - curr.prev_sum_exec;
     if (ran > ideal) {
@@ -206,7 +206,7 @@ class CfsQueue final : public QueuePolicy {
     if (rq.last == p) rq.last = TaskId();
   }
   void update_min_vruntime(Rq& rq) {
-    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.v].vruntime : nullptr,
+    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.value()].vruntime : nullptr,
                                            rq.tree.empty() ? nullptr : &rq.tree.begin()->first);
     if (v) rq.min_vruntime = std::max(rq.min_vruntime, *v);
   }

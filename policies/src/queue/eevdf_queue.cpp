@@ -118,38 +118,38 @@ class EevdfQueue final : public QueuePolicy {
   bool task_fork_reads_queue() const override { return fork_ == Fork::kPlacedAtFork66; }
 
   void task_fork(const SchedState& s, TaskId, TaskId child) override {
-    Se& c = se_[child.v];
-    c.weight = s.tasks[child.v].weight;
-    c.custom_slice = custom_slice(s.tasks[child.v]);
+    Se& c = se_[child.value()];
+    c.weight = s.tasks[child.value()].weight;
+    c.custom_slice = custom_slice(s.tasks[child.value()]);
     c.vlag = 0;
     c.is_new = true;
   }
 
   void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
     Rq& rq = rq_[cpu.value()];
-    Se& se = se_[p.v];
-    se.weight = s.tasks[p.v].weight;
-    se.custom_slice = custom_slice(s.tasks[p.v]);
+    Se& se = se_[p.value()];
+    se.weight = s.tasks[p.value()].weight;
+    se.custom_slice = custom_slice(s.tasks[p.value()]);
     if (kind == EnqueueKind::kNew) se.is_new = true;
     // The engine has charged curr (update_curr) before this call, as enqueue_entity() does
     // before place_entity(): V includes curr's progress up to now.
     place_entity(rq, se);
     se.cpu = cpu.value();
-    add(rq, p.v);
+    add(rq, p.value());
     ++rq.nr;
     s.rq(cpu).nr_running = rq.nr;
   }
 
   void dequeue(SchedState& s, CpuId cpu, TaskId p, DequeueKind kind) override {
     Rq& rq = rq_[cpu.value()];
-    Se& se = se_[p.v];
+    Se& se = se_[p.value()];
     // DELAY_DEQUEUE (152e11f6df29): a task going to sleep while not eligible (it ran more than
     // its share) stays queued, its weight still in V, until it is picked or woken. Exits leave.
-    if (delay_dequeue_ && kind == DequeueKind::kSleep && s.tasks[p.v].state != TaskState::kExited &&
+    if (delay_dequeue_ && kind == DequeueKind::kSleep && s.tasks[p.value()].state != TaskState::kExited &&
         !se.delayed && !eligible(rq, se)) {
       if (rq.curr == p) {
         rq.curr = TaskId();
-        insert_tree(rq, p.v);  // stays in the sums
+        insert_tree(rq, p.value());  // stays in the sums
       }
       se.delayed = true;
       ++s.rq(cpu).nr_delayed;
@@ -163,9 +163,9 @@ class EevdfQueue final : public QueuePolicy {
       rq.curr = TaskId();
       sum_remove(rq, se);
     } else {
-      remove(rq, p.v);
+      remove(rq, p.value());
     }
-    if (rq.last_put == p.v) rq.last_put = kNone;  // leaving: a later pick is not a re-pick
+    if (rq.last_put == p.value()) rq.last_put = kNone;  // leaving: a later pick is not a re-pick
     se.rel_deadline = kind == DequeueKind::kMigrate && rel_deadline_;
     if (se.rel_deadline) se.deadline -= se.vruntime;
     --rq.nr;
@@ -205,15 +205,15 @@ class EevdfQueue final : public QueuePolicy {
   void put_prev(const SchedState&, CpuId cpu, TaskId prev) override {
     Rq& rq = rq_[cpu.value()];
     if (rq.curr != prev) return;
-    insert_tree(rq, prev.v);
+    insert_tree(rq, prev.value());
     rq.curr = TaskId();
-    rq.last_put = prev.v;
+    rq.last_put = prev.value();
   }
 
   void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
-    Se& se = se_[rq.curr.v];
+    Se& se = se_[rq.curr.value()];
     int64_t dv = calc_delta_fair(delta.count(), se.weight);
     se.vruntime += dv;
     rq.sum_wkey += static_cast<i128>(se.weight) * dv;
@@ -245,8 +245,8 @@ class EevdfQueue final : public QueuePolicy {
       return true;
     }
     if (!wakeup_preemption_) return false;
-    Se& curr = se_[rq.curr.v];
-    const Se& pse = se_[wakee.v];
+    Se& curr = se_[rq.curr.value()];
+    const Se& pse = se_[wakee.value()];
     const bool shorter = preempt_short_ && pse.slice < curr.slice;
     if (protect_ == Protect::kDeadlineMarker) {
       // 6.12 do_preempt_short(), then cancel_protect_slice(): marker = deadline + 1.
@@ -254,11 +254,11 @@ class EevdfQueue final : public QueuePolicy {
           curr.vlag == curr.deadline) {
         curr.vlag = curr.deadline + 1;
       }
-      return pick_eevdf(rq) == wakee.v;
+      return pick_eevdf(rq) == wakee.value();
     }
     // 6.17: pick without curr's protection when the wakee's slice is shorter; cancel it
     // (vprot = v) only if that pick is the wakee, else shorten it to the shortest queued slice.
-    if (pick_eevdf(rq, !shorter) == wakee.v) {
+    if (pick_eevdf(rq, !shorter) == wakee.value()) {
       if (shorter && curr.vruntime < curr.vprot) curr.vprot = curr.vruntime;
       return true;
     }
@@ -274,21 +274,21 @@ class EevdfQueue final : public QueuePolicy {
     return r && rq.nr > 1;
   }
 
-  bool is_delayed(TaskId p) const override { return p.v < se_.size() && se_[p.v].delayed; }
+  bool is_delayed(TaskId p) const override { return p.value() < se_.size() && se_[p.value()].delayed; }
 
   void requeue_delayed(SchedState& s, CpuId cpu, TaskId p) override {
     Rq& rq = rq_[cpu.value()];
-    Se& se = se_[p.v];
+    Se& se = se_[p.value()];
     se.delayed = false;
     --s.rq(cpu).nr_delayed;
     // requeue_delayed_entity(): with DELAY_ZERO an entity that has become owed service (lag > 0)
     // is re-placed at zero lag; otherwise it keeps its vruntime and deadline.
     if (delay_zero_ && avg_vruntime(rq) - se.vruntime > 0) {
-      remove(rq, p.v);
+      remove(rq, p.value());
       --rq.nr;
       se.vlag = 0;
       place_entity(rq, se);
-      add(rq, p.v);
+      add(rq, p.value());
       ++rq.nr;
     }
   }
@@ -332,17 +332,17 @@ class EevdfQueue final : public QueuePolicy {
   }
   // __pick_eevdf(protect): `protect` false ignores curr's slice protection (6.17 PREEMPT_SHORT).
   uint32_t pick_eevdf(const Rq& rq, bool protect = true) const {
-    const Se* curr = rq.curr.valid() ? &se_[rq.curr.v] : nullptr;
-    if (rq.nr == 1) return curr ? rq.curr.v : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
+    const Se* curr = rq.curr.valid() ? &se_[rq.curr.value()] : nullptr;
+    if (rq.nr == 1) return curr ? rq.curr.value() : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
     if (curr && !eligible(rq, *curr)) curr = nullptr;
-    if (curr && protect && protected_curr(*curr)) return rq.curr.v;
+    if (curr && protect && protected_curr(*curr)) return rq.curr.value();
     uint32_t best = kNone;
     for (const auto& [d, t] : rq.by_deadline)
       if (eligible(rq, se_[t])) {
         best = t;
         break;
       }
-    if (curr && (best == kNone || curr->deadline < se_[best].deadline)) return rq.curr.v;
+    if (curr && (best == kNone || curr->deadline < se_[best].deadline)) return rq.curr.value();
     if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
     return best;
   }
@@ -440,7 +440,7 @@ class EevdfQueue final : public QueuePolicy {
   }
   // min_vruntime is monotonic; moving it re-bases the weighted key sum (avg_vruntime_update()).
   void update_min_vruntime(Rq& rq) {
-    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.v].vruntime : nullptr,
+    auto v = queue::min_vruntime_candidate(rq.curr.valid() ? &se_[rq.curr.value()].vruntime : nullptr,
                                            rq.by_vruntime.empty() ? nullptr : &rq.by_vruntime.begin()->first);
     if (v && *v > rq.min_vruntime) {
       rq.sum_wkey -= static_cast<i128>(rq.sum_w) * (*v - rq.min_vruntime);

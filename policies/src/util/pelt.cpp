@@ -119,18 +119,18 @@ void PeltUtil::update_cfs(const SchedState& s, uint32_t cpu) {
 
 void PeltUtil::update_task(const SchedState& s, TaskId p) {
   // __update_load_avg_se(): load = runnable = on_rq, running = is curr, multiplier = weight.
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   if (!t.init) return;
   const uint64_t on = t.on_rq ? 1 : 0;
-  if (t.avg.update(s.now.ns(), on, on, t.running, s.tasks[p.v].weight)) t.avg_unchanged = false;
+  if (t.avg.update(s.now.ns(), on, on, t.running, s.tasks[p.value()].weight)) t.avg_unchanged = false;
 }
 
 void PeltUtil::attach_to(const SchedState& s, TaskId p, uint32_t cpu) {
   // attach_entity_load_avg(): align the entity with the cfs_rq's clock and period, rebuild its
   // sums from its averages with the cfs_rq's divider, then add both into the cfs_rq.
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   Cfs& c = cfs_[cpu];
-  const uint64_t w = std::max<uint64_t>(s.tasks[p.v].weight, 1);
+  const uint64_t w = std::max<uint64_t>(s.tasks[p.value()].weight, 1);
   t.avg.last_update_time = c.avg.last_update_time;
   t.avg.period_contrib = c.avg.period_contrib;
   const uint64_t div = c.avg.divider();
@@ -149,13 +149,13 @@ void PeltUtil::attach_to(const SchedState& s, TaskId p, uint32_t cpu) {
 void PeltUtil::detach(const SchedState& s, TaskId p) {
   // detach_entity_load_avg() / remove_entity_load_avg(): subtract the entity's (synced)
   // contribution. Sums are floored so they never fall below avg * the minimum divider.
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   if (!t.attached_cpu.valid()) return;
   const uint32_t old = t.attached_cpu.value();
   update_cfs(s, old);
   update_task(s, p);
   Cfs& c = cfs_[old];
-  const uint64_t w = std::max<uint64_t>(s.tasks[p.v].weight, 1);
+  const uint64_t w = std::max<uint64_t>(s.tasks[p.value()].weight, 1);
   const uint64_t min_div = kLoadAvgMax - 1024;
   c.avg.util_avg = sat_sub(c.avg.util_avg, t.avg.util_avg);
   c.avg.util_sum = std::max(sat_sub(c.avg.util_sum, t.avg.util_sum), c.avg.util_avg * min_div);
@@ -170,14 +170,14 @@ void PeltUtil::detach(const SchedState& s, TaskId p) {
 void PeltUtil::task_new(const SchedState& s, TaskId p, CpuId cpu_id) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   if (t.attached_cpu.valid()) detach(s, p);
   t = Task{};
   t.init = true;
   t.fresh = true;
   update_cfs(s, cpu);
   const Cfs& c = cfs_[cpu];
-  const uint64_t w = s.tasks[p.v].weight;
+  const uint64_t w = s.tasks[p.value()].weight;
   // init_entity_runnable_average(): a new task starts as fully loaded...
   t.avg.load_avg = w;
   // post_init_entity_util_avg(): ...and with half the CPU's spare capacity as utilization, or
@@ -210,10 +210,10 @@ void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migra
   ensure(s);
   // wake_up_new_task() runs post_init_entity_util_avg() on the CPU the fork placement chose:
   // a child initialised against its parent's CPU is re-initialised against its own.
-  if (!tasks_[p.v].init ||
-      (tasks_[p.v].fresh && tasks_[p.v].attached_cpu != CpuId(cpu)))
+  if (!tasks_[p.value()].init ||
+      (tasks_[p.value()].fresh && tasks_[p.value()].attached_cpu != CpuId(cpu)))
     task_new(s, p, cpu_id);
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   t.fresh = false;
   // update_load_avg(DO_ATTACH): bring both to now with the old inputs (the task was blocked),
   // then move the contribution if the task last ran elsewhere.
@@ -229,7 +229,7 @@ void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migra
   Cfs& c = cfs_[cpu];
   if (!t.on_rq) {
     t.on_rq = true;
-    c.load_weight += s.tasks[p.v].weight;
+    c.load_weight += s.tasks[p.value()].weight;
     ++c.h_nr_running;
     // util_est_enqueue(): the CPU's estimate is the sum over queued tasks.
     t.queued_est = est(t);
@@ -240,7 +240,7 @@ void PeltUtil::enqueue(const SchedState& s, TaskId p, CpuId cpu_id, bool /*migra
 void PeltUtil::dequeue(const SchedState& s, TaskId p, CpuId cpu_id, bool sleep) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   if (!t.init || !t.on_rq) return;
   update_cfs(s, cpu);
   update_task(s, p);
@@ -248,7 +248,7 @@ void PeltUtil::dequeue(const SchedState& s, TaskId p, CpuId cpu_id, bool sleep) 
   c.util_est = sat_sub(c.util_est, t.queued_est);
   t.queued_est = 0;
   t.on_rq = false;
-  c.load_weight = sat_sub(c.load_weight, s.tasks[p.v].weight);
+  c.load_weight = sat_sub(c.load_weight, s.tasks[p.value()].weight);
   if (c.h_nr_running > 0) --c.h_nr_running;
   if (c.curr == p) {
     c.curr = TaskId();
@@ -260,7 +260,7 @@ void PeltUtil::dequeue(const SchedState& s, TaskId p, CpuId cpu_id, bool sleep) 
 void PeltUtil::util_est_update(const SchedState& s, TaskId p, uint32_t cpu) {
   // util_est_update() on dequeue-for-sleep, <= 6.8 form.
   if (!util_est_) return;
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   // UTIL_AVG_UNCHANGED: util_avg has not moved since the last sample, nothing new to learn.
   if (t.avg_unchanged) return;
   const uint32_t last_enqueued = t.est_enqueued;
@@ -293,14 +293,14 @@ void PeltUtil::util_est_update(const SchedState& s, TaskId p, uint32_t cpu) {
 void PeltUtil::set_running(const SchedState& s, TaskId p, CpuId cpu_id, bool running) {
   const uint32_t cpu = cpu_id.value();
   ensure(s);
-  if (!tasks_[p.v].init) task_new(s, p, cpu_id);
+  if (!tasks_[p.value()].init) task_new(s, p, cpu_id);
   update_cfs(s, cpu);
   update_task(s, p);
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   Cfs& c = cfs_[cpu];
   t.running = running;
   if (running) {
-    if (c.curr.valid() && c.curr != p) tasks_[c.curr.v].running = false;
+    if (c.curr.valid() && c.curr != p) tasks_[c.curr.value()].running = false;
     c.curr = p;
   } else if (c.curr == p) {
     c.curr = TaskId();
@@ -309,26 +309,26 @@ void PeltUtil::set_running(const SchedState& s, TaskId p, CpuId cpu_id, bool run
 
 void PeltUtil::sync_task(const SchedState& s, TaskId p) {
   ensure(s);
-  Task& t = tasks_[p.v];
+  Task& t = tasks_[p.value()];
   if (!t.init) return;
   if (t.attached_cpu.valid()) update_cfs(s, t.attached_cpu.value());
   update_task(s, p);
 }
 
 uint32_t PeltUtil::task_util(const SchedState&, TaskId p) const {
-  if (p.v >= tasks_.size()) return 0;
-  return static_cast<uint32_t>(tasks_[p.v].avg.util_avg);
+  if (p.value() >= tasks_.size()) return 0;
+  return static_cast<uint32_t>(tasks_[p.value()].avg.util_avg);
 }
 
 uint32_t PeltUtil::task_util_est(const SchedState& s, TaskId p) const {
-  if (p.v >= tasks_.size()) return 0;
+  if (p.value() >= tasks_.size()) return 0;
   const uint32_t u = task_util(s, p);
-  return util_est_ ? std::max(u, est(tasks_[p.v])) : u;
+  return util_est_ ? std::max(u, est(tasks_[p.value()])) : u;
 }
 
 uint64_t PeltUtil::task_load(const SchedState&, TaskId p) const {
-  if (p.v >= tasks_.size()) return 0;
-  return tasks_[p.v].avg.load_avg;
+  if (p.value() >= tasks_.size()) return 0;
+  return tasks_[p.value()].avg.load_avg;
 }
 
 uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, CpuId dst, bool boost) const {
@@ -337,10 +337,10 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, CpuId d
   const Cfs& c = cfs_[cpu];
   uint64_t u = c.avg.util_avg;
   if (boost) u = std::max(u, c.avg.runnable_avg);
-  const bool have_p = p.valid() && p.v < tasks_.size() && tasks_[p.v].init;
+  const bool have_p = p.valid() && p.value() < tasks_.size() && tasks_[p.value()].init;
   const bool dst_here = dst == cpu_id;
   if (have_p) {
-    const Task& t = tasks_[p.v];
+    const Task& t = tasks_[p.value()];
     const bool here = t.attached_cpu == cpu_id;
     if (here && !dst_here) u = sat_sub(u, t.avg.util_avg);
     else if (!here && dst_here) u += t.avg.util_avg;
@@ -348,7 +348,7 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, CpuId d
   if (util_est_) {
     uint64_t e = c.util_est;
     if (have_p) {
-      const Task& t = tasks_[p.v];
+      const Task& t = tasks_[p.value()];
       if (dst_here) e += est(t);
       else if (t.on_rq && t.attached_cpu == cpu_id) e = sat_sub(e, t.queued_est);
     }
@@ -360,7 +360,7 @@ uint32_t PeltUtil::cpu_util(const SchedState& s, CpuId cpu_id, TaskId p, CpuId d
 uint32_t PeltUtil::cpu_util_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
   // A task not attached here contributes nothing to remove; a sleeping one is not in util_est,
   // so only its decayed util_avg comes off.
-  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != cpu_id)
+  if (!p.valid() || p.value() >= tasks_.size() || tasks_[p.value()].attached_cpu != cpu_id)
     return cpu_util(s, cpu_id, TaskId(), CpuId(), false);
   return cpu_util(s, cpu_id, p, CpuId(), false);
 }
@@ -372,9 +372,9 @@ uint64_t PeltUtil::cpu_load(const SchedState&, CpuId cpu_id) const {
 
 uint64_t PeltUtil::cpu_load_without(const SchedState& s, CpuId cpu_id, TaskId p) const {
   const uint64_t l = cpu_load(s, cpu_id);
-  if (!p.valid() || p.v >= tasks_.size() || tasks_[p.v].attached_cpu != cpu_id)
+  if (!p.valid() || p.value() >= tasks_.size() || tasks_[p.value()].attached_cpu != cpu_id)
     return l;
-  return sat_sub(l, tasks_[p.v].avg.load_avg);
+  return sat_sub(l, tasks_[p.value()].avg.load_avg);
 }
 
 uint64_t PeltUtil::cpu_runnable(const SchedState&, CpuId cpu_id) const {

@@ -15,7 +15,7 @@ struct Exits : Observer {
   void on_exit(Instant t, TaskId id, CpuId) override { at.emplace_back(id, t); }
   Instant of(uint32_t id) const {
     for (const auto& [t, i] : at)
-      if (t.v == id) return i;
+      if (t.value() == id) return i;
     return Instant::from_ns(-1);
   }
 };

@@ -58,18 +58,18 @@ struct InvariantObserver : Observer {
     queued.assign(n, 0);
   }
   void enqueue(TaskId t, uint32_t cpu) {
-    if (queued_on[t.v] >= 0) --queued[static_cast<uint32_t>(queued_on[t.v])];
-    queued_on[t.v] = static_cast<int32_t>(cpu);
+    if (queued_on[t.value()] >= 0) --queued[static_cast<uint32_t>(queued_on[t.value()])];
+    queued_on[t.value()] = static_cast<int32_t>(cpu);
     ++queued[cpu];
   }
   void dequeue(TaskId t) {
-    if (queued_on[t.v] < 0) return;
-    --queued[static_cast<uint32_t>(queued_on[t.v])];
-    queued_on[t.v] = -1;
+    if (queued_on[t.value()] < 0) return;
+    --queued[static_cast<uint32_t>(queued_on[t.value()])];
+    queued_on[t.value()] = -1;
   }
   void on_wake(const WakeFact& f) override {
     see(f.at);
-    REQUIRE(s->tasks[f.wakee.v].affinity->test(f.placement.cpu.value()));
+    REQUIRE(s->tasks[f.wakee.value()].affinity->test(f.placement.cpu.value()));
     if (f.kind == WakeKind::kWakeup) {
       ++wakes;
       ++(f.waker.valid() ? task_wakes : timer_wakes);
@@ -87,7 +87,7 @@ struct InvariantObserver : Observer {
   void on_migrate(Instant at, TaskId t, CpuId, CpuId to_id, CpuDistance) override {
     const uint32_t to = to_id.value();
     see(at);
-    if (queued_on[t.v] >= 0) enqueue(t, to);  // a queued task pulled by load balance
+    if (queued_on[t.value()] >= 0) enqueue(t, to);  // a queued task pulled by load balance
   }
   void on_token(Instant at, TaskId, bool consumed) override {
     see(at);
@@ -99,19 +99,19 @@ struct InvariantObserver : Observer {
     ++switches;
     REQUIRE(curr[cpu] == prev);
     if (prev.valid()) {
-      running_on[prev.v] = -1;
+      running_on[prev.value()] = -1;
       busy_ns[cpu] += (at - busy_since[cpu]).count();
       if (why == SwitchReason::kPreempt) enqueue(prev, cpu);  // back on its queue, still runnable
     }
     if (next.valid()) {
-      REQUIRE(running_on[next.v] == -1);  // not running anywhere else
-      REQUIRE(s->tasks[next.v].affinity->test(cpu));
-      running_on[next.v] = static_cast<int32_t>(cpu);
+      REQUIRE(running_on[next.value()] == -1);  // not running anywhere else
+      REQUIRE(s->tasks[next.value()].affinity->test(cpu));
+      running_on[next.value()] = static_cast<int32_t>(cpu);
       busy_since[cpu] = at;
       dequeue(next);
     }
     curr[cpu] = next;
-    mix(static_cast<uint64_t>(at.ns()) * 7 + cpu * 13 + (next.valid() ? next.v : 999));
+    mix(static_cast<uint64_t>(at.ns()) * 7 + cpu * 13 + (next.valid() ? next.value() : 999));
   }
   void on_idle_enter(Instant at, CpuId cpu_id) override {
     const uint32_t cpu = cpu_id.value();

@@ -58,7 +58,7 @@ TEST_CASE("preempt: a wakeup preemption waits for the end of curr's syscall unde
   CHECK(full.first_in(1)->why == SwitchReason::kPreempt);
   CHECK(sf.preempt_deferred == 0);
   CHECK(none.first_in(1)->at == Instant::zero() + Duration::ms(2));
-  CHECK(none.first_in(1)->prev.v == 0);
+  CHECK(none.first_in(1)->prev.value() == 0);
   CHECK(none.first_in(1)->why == SwitchReason::kPreempt);
   CHECK(sn.preempt_deferred == 1);
   CHECK(sn.preempt_deferred_slept == 0);
@@ -214,7 +214,7 @@ Workload ipi_workload(std::vector<Action> a, uint32_t b_cpu) {
 
 const Switches::Sw* first_out(const Switches& sw, uint32_t id) {
   for (const auto& s : sw.log)
-    if (s.prev.v == id) return &s;
+    if (s.prev.value() == id) return &s;
   return nullptr;
 }
 
@@ -232,7 +232,7 @@ TEST_CASE("resched_ipi: a remote wakeup preemption takes effect after the IPI, a
   CHECK(s0.resched_ipi == 0);
   // A keeps CPU 1 until the IPI lands, then B preempts it.
   CHECK(delayed.first_in(1)->at == Instant::zero() + Duration::us(100) + kIpi);
-  CHECK(delayed.first_in(1)->prev.v == 0);
+  CHECK(delayed.first_in(1)->prev.value() == 0);
   CHECK(delayed.first_in(1)->why == SwitchReason::kPreempt);
   CHECK(s1.resched_ipi == 1);
   CHECK(s1.resched_ipi_superseded == 0);
@@ -244,7 +244,7 @@ TEST_CASE("resched_ipi: a remote wakeup preemption takes effect after the IPI, a
   SimSummary sl = simulate2(local, PreemptModel::kFull, kIpi, &loc);
   REQUIRE(loc.first_in(1));
   CHECK(loc.first_in(1)->at == Instant::zero() + Duration::us(100));
-  CHECK(loc.first_in(1)->prev.v == 2);
+  CHECK(loc.first_in(1)->prev.value() == 2);
   CHECK(sl.resched_ipi == 0);
 }
 
@@ -257,7 +257,7 @@ TEST_CASE("resched_ipi: a wake into another LLC goes on the wake list, its preem
   SimSummary s = simulate2(remote, PreemptModel::kFull, kIpi, &sw, 2);
   REQUIRE(sw.first_in(1));
   CHECK(sw.first_in(1)->at == Instant::zero() + Duration::us(100));
-  CHECK(sw.first_in(1)->prev.v == 0);
+  CHECK(sw.first_in(1)->prev.value() == 0);
   CHECK(s.resched_ipi == 0);
 }
 
@@ -285,7 +285,7 @@ TEST_CASE("resched_ipi: a wake of an idle CPU goes on its wake list, a task that
   CHECK(sw.first_in(0)->at < Instant::zero() + Duration::us(150));
   REQUIRE(sw.first_in(1));
   CHECK(sw.first_in(1)->at == Instant::zero() + Duration::us(150));
-  CHECK(sw.first_in(1)->prev.v == 0);
+  CHECK(sw.first_in(1)->prev.value() == 0);
   CHECK(sw.first_in(1)->why == SwitchReason::kPreempt);
   CHECK(s.resched_ipi == 0);
 }

@@ -25,7 +25,7 @@ struct Switches : Observer {
   void on_switch(Instant at, CpuId, TaskId, SwitchReason, TaskId next) override {
     if (next.valid()) in.emplace_back(at, next);
   }
-  void on_exit(Instant at, TaskId t, CpuId) override { exits.emplace_back(at, t.v); }
+  void on_exit(Instant at, TaskId t, CpuId) override { exits.emplace_back(at, t.value()); }
 };
 
 SimSummary run(const Workload& w, const Topology& t, const std::string& queue, const std::string& balance,

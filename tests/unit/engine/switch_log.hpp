@@ -25,7 +25,7 @@ struct SwitchLog : Observer {
   // The n-th switch-in (0-based) of task `id`, or nullptr.
   const Sw* in(uint32_t id, size_t n = 0) const {
     for (const auto& s : log)
-      if (s.next.v == id && n-- == 0) return &s;
+      if (s.next.value() == id && n-- == 0) return &s;
     return nullptr;
   }
   const Sw* first_in(uint32_t id) const { return in(id, 0); }

@@ -60,7 +60,7 @@ TEST_CASE("update_curr: a delayed wakee preempts a waker that ran past it only u
   }
   REQUIRE(ev.in(0, 1));
   CHECK(ev.in(0, 1)->at == Instant::zero() + Duration::us(23));
-  CHECK(ev.in(0, 1)->prev.v == 1);
+  CHECK(ev.in(0, 1)->prev.value() == 1);
   CHECK(ev.in(0, 1)->why == SwitchReason::kPreempt);
   REQUIRE(ac.in(0, 1));
   CHECK(ac.in(0, 1)->at == Instant::zero() + Duration::us(123));

@@ -33,7 +33,7 @@ class FakeQueue final : public QueuePolicy {
     for (TaskId p : queued[cpu.value()])
       if (!fn(p)) return;
   }
-  bool is_delayed(TaskId p) const override { return delayed.count(p.v) > 0; }
+  bool is_delayed(TaskId p) const override { return delayed.count(p.value()) > 0; }
 };
 
 /// Records the pulls; `keep` leaves the source unchanged (every pass finds the same work).
@@ -41,7 +41,7 @@ struct FakeOps final : BalanceOps {
   std::vector<std::pair<uint32_t, uint32_t>> moved;  // task, dst
   Machine* m = nullptr;                              // the state placement_writes() writes
   bool migrate_queued(TaskId p, CpuId dst) override {
-    moved.emplace_back(p.v, dst.value());
+    moved.emplace_back(p.value(), dst.value());
     return true;
   }
   PlacementWrites placement_writes() override { return PlacementWrites(m->s, &m->util, &m->hint); }

@@ -21,9 +21,9 @@ class FakeUtil final : public pelt::NoUtil {
   std::vector<uint64_t> tload;     ///< per task task_load
   std::vector<uint32_t> tutil;     ///< per task util
   FakeUtil(size_t cpus, size_t tasks) : util(cpus), load(cpus), tload(tasks), tutil(tasks) {}
-  uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.v]; }
-  uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.v]; }
-  uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.v]; }
+  uint32_t task_util(const SchedState&, TaskId p) const override { return tutil[p.value()]; }
+  uint32_t task_util_est(const SchedState&, TaskId p) const override { return tutil[p.value()]; }
+  uint64_t task_load(const SchedState&, TaskId p) const override { return tload[p.value()]; }
   uint32_t cpu_util(const SchedState&, CpuId c, TaskId, CpuId, bool) const override { return util[c.value()]; }
   uint32_t cpu_util_without(const SchedState&, CpuId c, TaskId) const override { return util[c.value()]; }
   uint64_t cpu_load(const SchedState&, CpuId c) const override { return load[c.value()]; }

@@ -30,7 +30,7 @@ std::map<uint32_t, uint64_t> wakes_by_target(const std::vector<Action>& prog) {
   while (pc < prog.size()) {
     const Action& a = prog[pc];
     if (a.kind != ActionKind::kLoop) {
-      if (a.kind == ActionKind::kWake) ++out[a.task().v];
+      if (a.kind == ActionKind::kWake) ++out[a.task().value()];
       ++pc;
       continue;
     }
@@ -276,7 +276,7 @@ TEST_CASE("specs split like a shell, a JSON mix combines generators", "[workload
   REQUIRE(m.tasks.size() == 2 + 2 * 2);
   CHECK(m.name == "both");
   // The pipe's wake targets stay inside the pipe part; periodic tasks start 5 ms later.
-  CHECK(m.tasks[0].program[2].task().v == 1);
+  CHECK(m.tasks[0].program[2].task().value() == 1);
   CHECK(m.tasks[2].start_time >= Instant::from_ns(5000000));
   check_balanced(m);
   std::ofstream(mix) << R"({"schedsim_mix": 1, "parts": [{"gen": "pipe --lops 10"}]})";

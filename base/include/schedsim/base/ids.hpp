@@ -9,14 +9,20 @@
 
 namespace schedsim {
 
-/// A dense task index inside one workload (0..nr_tasks-1); not a kernel pid.
-struct TaskId {
-  uint32_t v = kInvalid;
+/// A dense task index inside one workload (0..nr_tasks-1); not a kernel pid. A strong type as
+/// CpuId is: made only explicitly, read only through value(), so a CPU number, a pid or a count
+/// cannot be passed where a task is expected.
+class TaskId {
+ public:
   static constexpr uint32_t kInvalid = 0xffffffffu;
   constexpr TaskId() = default;
-  constexpr explicit TaskId(uint32_t x) : v(x) {}
-  constexpr bool valid() const { return v != kInvalid; }
+  constexpr explicit TaskId(uint32_t x) : v_(x) {}
+  constexpr uint32_t value() const { return v_; }
+  constexpr bool valid() const { return v_ != kInvalid; }
   constexpr auto operator<=>(const TaskId&) const = default;
+
+ private:
+  uint32_t v_ = kInvalid;
 };
 
 /// A logical CPU number as Linux numbers it on the modeled machine. A strong type: it is made
@@ -40,14 +46,14 @@ static_assert(sizeof(CpuId) == sizeof(uint32_t) && std::is_trivially_copyable_v<
 }  // namespace schedsim
 
 template <> struct std::hash<schedsim::TaskId> {
-  size_t operator()(schedsim::TaskId t) const noexcept { return t.v; }
+  size_t operator()(schedsim::TaskId t) const noexcept { return t.value(); }
 };
 template <> struct std::hash<schedsim::CpuId> {
   size_t operator()(schedsim::CpuId c) const noexcept { return c.value(); }
 };
 template <> struct fmt::formatter<schedsim::TaskId> : fmt::formatter<uint32_t> {
   auto format(schedsim::TaskId t, format_context& ctx) const {
-    return fmt::format_to(ctx.out(), "task{}", t.v);
+    return fmt::format_to(ctx.out(), "task{}", t.value());
   }
 };
 template <> struct fmt::formatter<schedsim::CpuId> : fmt::formatter<uint32_t> {

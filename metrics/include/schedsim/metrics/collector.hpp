@@ -118,7 +118,7 @@ class MetricsCollector : public Observer {
   void update_wasted(Instant at);
   void see(Instant at);
 
-  bool measured(TaskId t) const { return !workload_.tasks[t.v].background; }
+  bool measured(TaskId t) const { return !workload_.tasks[t.value()].background; }
 
   // The parts of results(), in the order it fills them.
   void fill_totals(RunResults& r, const SimSummary* summary, Instant end) const;

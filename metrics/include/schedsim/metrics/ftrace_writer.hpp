@@ -83,8 +83,8 @@ class FtraceWriter : public Observer {
   /// Lines written for events after the run's end and left out by on_end().
   uint64_t lines_cut() const { return cut_ ? lines_ - keep_.lines : 0; }
   /// The pid written for task t (for tests and round-trip comparisons).
-  int64_t pid_of(TaskId t) const { return pids_[t.v]; }
-  const std::string& comm_of(TaskId t) const { return comms_[t.v]; }
+  int64_t pid_of(TaskId t) const { return pids_[t.value()]; }
+  const std::string& comm_of(TaskId t) const { return comms_[t.value()]; }
 
  private:
   struct Pending {

@@ -84,7 +84,7 @@ class PeltUtil final : public UtilPolicy {
     TaskId curr;
     uint64_t util_est = 0;      ///< sum of est(p) over queued tasks
   };
-  const Task& task(TaskId p) const { return tasks_[p.v]; }
+  const Task& task(TaskId p) const { return tasks_[p.value()]; }
   const Cfs& cfs(uint32_t cpu) const { return cfs_[cpu]; }
 
  private:

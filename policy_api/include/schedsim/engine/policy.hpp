@@ -121,7 +121,7 @@ class PlacementWrites {
   /// record_wakee() (fair.c): the waker's wakee_flips decay by half once if more than 1 s
   /// passed since wakee_flip_decay_ts (however many seconds), then count a switch of wakee.
   void record_wakee(TaskId waker, TaskId p) {
-    TaskSched& w = s_->tasks[waker.v];
+    TaskSched& w = s_->tasks[waker.value()];
     if (s_->now - w.wakee_flip_decay_ts > Duration::s(1)) {
       w.wakee_flips >>= 1;
       w.wakee_flip_decay_ts = s_->now;
@@ -132,7 +132,7 @@ class PlacementWrites {
     }
   }
   /// p->recent_used_cpu = cpu (select_idle_sibling 5.15+, select_task_rq_fair 4.17-5.11).
-  void set_recent_used_cpu(TaskId p, CpuId cpu) { s_->tasks[p.v].recent_used_cpu = cpu; }
+  void set_recent_used_cpu(TaskId p, CpuId cpu) { s_->tasks[p.value()].recent_used_cpu = cpu; }
   /// update_avg(&sd_llc->avg_scan_cost, sample) for cpu's LLC: avg += (sample - avg) / 8, signed.
   void update_avg_scan_cost(CpuId cpu, Duration sample) {
     Duration& avg = s_->llc_of(cpu).avg_scan_cost;

@@ -93,10 +93,10 @@ struct SchedState {
   /// `cpu`'s sd_llc_shared.
   LlcShared& llc_of(CpuId cpu) { return llcs[topo->llc_index(cpu.value())]; }
   const LlcShared& llc_of(CpuId cpu) const { return llcs[topo->llc_index(cpu.value())]; }
-  bool allowed(TaskId p, CpuId cpu) const { return tasks[p.v].affinity->test(cpu.value()); }
+  bool allowed(TaskId p, CpuId cpu) const { return tasks[p.value()].affinity->test(cpu.value()); }
   /// p's allowed CPUs (a hand-built state may leave affinity unset: then every CPU).
   const CpuMask& allowed_cpus(TaskId p) const {
-    const CpuMask* m = tasks[p.v].affinity;
+    const CpuMask* m = tasks[p.value()].affinity;
     return m ? *m : topo->all_cpus();
   }
   /// A core is idle when none of its SMT threads is busy (truth, not the hint).

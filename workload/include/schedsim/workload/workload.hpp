@@ -75,8 +75,8 @@ struct Action {
     return {ActionKind::kRun, fl, 0, cpu + 1, d.count()};
   }
   static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
-  static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.v}; }
-  static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.v}; }
+  static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.value()}; }
+  static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.value()}; }
   static Action block() { return {ActionKind::kBlock, 0, 0, 0, 0}; }
   static Action exit() { return {ActionKind::kExit, 0, 0, 0, 0}; }
   static Action exec() { return {ActionKind::kExec, 0, 0, 0, 0}; }
