@@ -23,9 +23,10 @@ constexpr const char* kSweepTraceOut = "run the point alone with `schedsim run -
 
 void set_module(RunRequest& r, const char* slot, const OptionValue& v) { r.modules[slot] = v.text; }
 
-const std::vector<RunOption>& table() {
+// The rows of `run` itself, in help order (the trace rows follow in trace_rows()).
+std::vector<RunOption> run_rows() {
   // clang-format off
-  static const std::vector<RunOption> rows = {
+  return {
     {"input", 0, T::kText, G::kPositional, nullptr, "the workload file or kernel trace ('-' = standard input)",
      nullptr, false, nullptr, [](RunRequest& r, const OptionValue& v) { r.input = v.text; }},
 
@@ -135,8 +136,15 @@ const std::vector<RunOption>& table() {
      [](RunRequest& r, const OptionValue& v) { r.allow_incomplete = v.flag; }},
     {"check-invariants", 0, T::kFlag, G::kLimits, nullptr, "check every engine invariant after every event (slow)",
      nullptr, false, nullptr, [](RunRequest& r, const OptionValue& v) { r.check_invariants = v.flag; }},
+  };
+  // clang-format on
+}
 
-    // Trace selection (import, trace info, run, calibrate).
+// The trace rows: which tasks of a trace are imported (import, trace info, run, calibrate) and
+// how it is read (also sched).
+std::vector<RunOption> trace_rows() {
+  // clang-format off
+  return {
     {"comm", 0, T::kText, G::kTraceSelection, nullptr, "keep tasks whose comm (any name they had) matches REGEX",
      nullptr, false, nullptr, [](RunRequest& r, const OptionValue& v) { r.extract.comm_regex = v.text; }},
     {"pid", 0, T::kInts, G::kTraceSelection, nullptr, "keep this pid (repeatable)",
@@ -177,6 +185,14 @@ const std::vector<RunOption>& table() {
      nullptr, false, nullptr, [](RunRequest& r, const OptionValue& v) { r.extract.buffer = v.text; }},
   };
   // clang-format on
+}
+
+const std::vector<RunOption>& table() {
+  static const std::vector<RunOption> rows = [] {
+    std::vector<RunOption> all = run_rows();
+    for (auto& r : trace_rows()) all.push_back(r);
+    return all;
+  }();
   return rows;
 }
 
