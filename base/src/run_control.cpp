@@ -26,6 +26,7 @@ int g_arg[kSlots];
 volatile sig_atomic_t g_used[kSlots];
 volatile sig_atomic_t g_signal = 0;
 volatile sig_atomic_t g_cooperative = 0;
+volatile sig_atomic_t g_hosted = 0;
 bool g_installed = false;
 
 void exit_now(int sig) {
@@ -95,8 +96,12 @@ CooperativeInterrupts::~CooperativeInterrupts() {
   g_cooperative = g_cooperative - 1;
   // Leaving the last scope with a signal pending that nobody acted on: act on it now. (An
   // Interrupted exception in flight has already removed what it owned on its way out.)
-  if (g_cooperative == 0 && g_signal != 0 && std::uncaught_exceptions() == 0) exit_now(g_signal);
+  if (g_cooperative == 0 && g_signal != 0 && !g_hosted && std::uncaught_exceptions() == 0) exit_now(g_signal);
 }
+
+void set_signals_hosted() { g_hosted = 1; }
+void request_interrupt(int sig) { g_signal = sig; }
+void clear_interrupt() { g_signal = 0; }
 
 SignalsBlocked::SignalsBlocked() {
   sigset_t s;

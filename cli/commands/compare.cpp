@@ -6,6 +6,7 @@
 #include "../command.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/driver/compare.hpp"
 #include "schedsim/metrics/compare.hpp"
 
 namespace schedsim::cli {
@@ -47,79 +48,39 @@ const char* kDescription =
     "  schedsim run --repeat 10 --placement sis-fold-opt --workload-gen 'messaging -g 4' -o new.jsonl\n"
     "  schedsim compare base.jsonl new.jsonl -o table.md --fail-on 'wakeup.p99>+5%'";
 
-std::vector<std::string> split_list(const std::vector<std::string>& in) {
-  std::vector<std::string> out;
-  for (const auto& s : in) {
-    size_t pos = 0;
-    while (pos <= s.size()) {
-      size_t c = s.find(',', pos);
-      std::string part = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-      if (!part.empty()) out.push_back(part);
-      if (c == std::string::npos) break;
-      pos = c + 1;
-    }
-  }
-  return out;
-}
-
 int compare_main(const po::variables_map& vm) {
   if (!vm.count("base") || !vm.count("new")) throw po::error("compare needs two files: BASE and NEW");
-  CompareOptions o;
-  if (vm.count("by")) o.by = split_list(vm["by"].as<std::vector<std::string>>());
-  if (vm.count("ignore")) o.ignore = split_list(vm["ignore"].as<std::vector<std::string>>());
-  o.allow_mismatch = vm["allow-mismatch"].as<bool>();
   refuse_empty_values(vm, {"metrics", "output"}, "compare");
-  if (vm.count("metrics")) o.metrics = split_list({vm["metrics"].as<std::string>()});
-  o.min_effect = parse_fraction(vm["min-effect"].as<std::string>(), "--min-effect");
-  o.alpha = vm["alpha"].as<double>();
-  o.correction = vm["correction"].as<std::string>();
-  o.confidence = vm["confidence"].as<double>();
-  if (!(o.confidence > 0 && o.confidence < 1)) throw InputError(SourceLoc{"--confidence"}, "expected a level in (0, 1)");
-  o.resamples = vm["resamples"].as<size_t>();
-  // The interval's ends settle long before 10^6 resamples; more would only hold 8 bytes each per
-  // metric in memory (10^19 asked for 10^20 bytes and aborted).
-  if (o.resamples < 100 || o.resamples > 1000000)
-    throw InputError(SourceLoc{"--resamples"}, "expected 100 to 1000000, got " + std::to_string(o.resamples));
-  o.seed = vm["seed"].as<uint64_t>();
+  driver::CompareRequest req;
+  if (vm.count("by")) req.by = vm["by"].as<std::vector<std::string>>();
+  if (vm.count("ignore")) req.ignore = vm["ignore"].as<std::vector<std::string>>();
+  req.allow_mismatch = vm["allow-mismatch"].as<bool>();
+  if (vm.count("metrics")) req.metrics = vm["metrics"].as<std::string>();
+  req.min_effect = vm["min-effect"].as<std::string>();
+  req.alpha = vm["alpha"].as<double>();
+  req.correction = vm["correction"].as<std::string>();
+  req.confidence = vm["confidence"].as<double>();
+  req.resamples = vm["resamples"].as<size_t>();
+  req.seed = vm["seed"].as<uint64_t>();
   std::string format = vm.count("format") ? vm["format"].as<std::string>()
                                           : format_by_name(vm["output"].as<std::string>(),
                                                            {{".md", "markdown"}, {".json", "json"}, {".csv", "csv"}}, "table");
   if (format != "table" && format != "markdown" && format != "json" && format != "csv")
     throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"table", "markdown", "json", "csv"}));
-  std::vector<Gate> gates;
-  if (vm.count("fail-on"))
-    for (const auto& g : vm["fail-on"].as<std::vector<std::string>>()) {
-      gates.push_back(parse_gate(g));
-      // A gated metric is always compared.
-      if (!o.metrics.empty() && o.metrics != std::vector<std::string>{"all"} &&
-          std::find(o.metrics.begin(), o.metrics.end(), gates.back().metric) == o.metrics.end())
-        o.metrics.push_back(gates.back().metric);
-    }
-  // With the default set, a gated metric is compared beside it (and, benchmark_time, must then be
-  // in every record: compare_records).
-  for (const auto& g : gates)
-    if (std::find(o.gated.begin(), o.gated.end(), g.metric) == o.gated.end()) o.gated.push_back(g.metric);
+  if (vm.count("fail-on")) req.fail_on = vm["fail-on"].as<std::vector<std::string>>();
+  const driver::CompareSetup setup = driver::compare_setup(req);
 
   refuse_output_over_inputs(vm["output"].as<std::string>(), {vm["base"].as<std::string>(), vm["new"].as<std::string>()});
   RecordFile base = load_record_file(vm["base"].as<std::string>());
   RecordFile next = load_record_file(vm["new"].as<std::string>());
-  CompareResult c = compare_records(base, next, o);
+  CompareResult c = compare_records(base, next, setup.options);
   std::string text = format == "markdown" ? render_compare_markdown(c)
                      : format == "json"   ? render_compare_json(c)
                      : format == "csv"    ? render_compare_csv(c)
                                           : render_compare_table(c);
-  // Printed on stderr as well as in the rendering: with -o the table goes to a file nobody reads
-  // before trusting the exit code.
-  for (size_t pi = 0; pi < c.points.size(); ++pi)
-    if (!c.points[pi].incomplete.empty())
-      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << c.points[pi].incomplete.size()
-                << " run(s) did not finish (\"complete\": false), first " << c.points[pi].incomplete.front()
-                << ": their metrics cover only the simulated part\n";
-  // Likewise a point whose runs came with a warning (the CSV rendering has no notes at all).
-  for (size_t pi = 0; pi < c.points.size(); ++pi)
-    for (const auto& w : c.points[pi].warned)
-      std::cerr << "schedsim compare: warning: point " << pi + 1 << ": " << log::brief(w) << "\n";
-  GateOutcome g = evaluate_gates(c, gates);
+  const driver::CompareVerdict verdict = driver::judge(c, setup.gates);
+  for (const auto& w : verdict.warnings) std::cerr << "schedsim compare: warning: " << w << "\n";
+  const GateOutcome& g = verdict.gates;
   if (!g.untestable.empty()) {
     // A condition on a row it cannot judge is a wrong option value (1), never a pass or a trip.
     for (const auto& u : g.untestable) std::cerr << "schedsim compare: error: " << u << "\n";
@@ -128,7 +89,7 @@ int compare_main(const po::variables_map& vm) {
   write_output(vm["output"].as<std::string>(), text);
   for (const auto& f : g.failures) std::cerr << "schedsim compare: FAIL " << f << "\n";
   if (!g.failures.empty()) return kExitGateTripped;
-  if (!gates.empty()) std::cerr << "schedsim compare: pass: " << gates.size() << " --fail-on condition(s), no significant change crossed them\n";
+  if (!setup.gates.empty()) std::cerr << "schedsim compare: pass: " << setup.gates.size() << " --fail-on condition(s), no significant change crossed them\n";
   return kExitOk;
 }
 

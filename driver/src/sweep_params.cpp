@@ -322,6 +322,7 @@ SweepRunResult execute_sweep(const sweep::Spec& spec, const std::vector<sweep::P
     // (docs/sweep.md "Interruption").
     CooperativeInterrupts interrupts;
     sweep::execute_ordered(units.size() - done, eo, work, [&](size_t, std::string&& line) {
+      if (o.on_record) o.on_record(line.substr(0, line.size() - 1));
       if (writer) writer->append(line);
       else res.records.push_back(line.substr(0, line.size() - 1));
       ++delivered;

@@ -58,6 +58,13 @@ Duration Workload::total_work(bool measured_only) const {
   return Duration::ns(work);
 }
 
+Duration program_work(const std::vector<Action>& program) {
+  std::vector<uint64_t> counts(static_cast<size_t>(ActionKind::kRead) + 1, 0);
+  int64_t work = 0;
+  count_range(program, 0, program.size(), 1, counts, work);
+  return Duration::ns(work);
+}
+
 bool Workload::marks_syscalls() const {
   for (const auto& t : tasks)
     for (const Action& a : t.program)

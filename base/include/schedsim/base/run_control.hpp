@@ -49,6 +49,16 @@ class CooperativeInterrupts {
   CooperativeInterrupts& operator=(const CooperativeInterrupts&) = delete;
 };
 
+/// For a host that handles signals itself (the Python module, whose interpreter owns SIGINT): from
+/// now on no CooperativeInterrupts scope ever exits the process, and the host asks running
+/// simulations to stop with request_interrupt(), which they see at their next poll as if the
+/// signal had arrived (Interrupted). install_signal_handlers() is never called in such a process.
+void set_signals_hosted();
+/// Sets the flag interrupt_signal() reads (a host's Ctrl-C): every run in the process stops at its
+/// next poll. clear_interrupt() resets it once they have stopped.
+void request_interrupt(int sig);
+void clear_interrupt();
+
 /// Blocks SIGINT/SIGTERM while alive (a pending one is delivered at the end), for the few
 /// renames that commit a run's outputs together.
 class SignalsBlocked {

@@ -53,6 +53,9 @@ struct SweepRunOptions {
   std::function<void(const std::string&)> on_note;  ///< a note for stderr ("note: ...")
   /// (runs done, runs in all, points done, points in all), as records are delivered in order.
   std::function<void(size_t, size_t, size_t, size_t)> on_progress;
+  /// Each record line (without the newline) as it is delivered, in order (the Python
+  /// module's sweep() yields them); records skipped by `resume` are not delivered.
+  std::function<void(const std::string&)> on_record;
 };
 
 struct SweepRunResult {

@@ -179,6 +179,9 @@ struct Workload {
   std::vector<uint64_t> expanded_action_counts() const;
 };
 
+/// The CPU work of one program, its loops expanded (what total_work() sums over the tasks).
+Duration program_work(const std::vector<Action>& program);
+
 /// Bounds on what a workload may hold (docs/workload-format.md "Limits"), chosen so that no sum
 /// the engine forms over a whole workload can overflow int64 nanoseconds:
 /// one time value (run, sleep, start_time, observed times) at most 10^15 ns (about 11.6 days);
