@@ -31,3 +31,25 @@ function(schedsim_library name)
   target_compile_features(${name} PUBLIC cxx_std_20)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE schedsim_warnings)
 endfunction()
+
+# The Python module (SCHEDSIM_PYTHON): pybind11 and the interpreter from Debian (pybind11-dev,
+# python3-dev; its DataFrames need python3-pandas). Debian's /usr/bin/python3 is preferred over
+# another python3 earlier in PATH (pyenv): the Debian packages the module uses are installed for it.
+if(SCHEDSIM_PYTHON)
+  if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(pybind11 2.10 CONFIG)
+  if(NOT pybind11_FOUND)
+    message(FATAL_ERROR "pybind11 not found (Debian: scripts/install-deps.sh, or apt-get install pybind11-dev "
+                        "python3-dev); -DSCHEDSIM_PYTHON=OFF builds without the Python module")
+  endif()
+  # The libraries end up in a shared object: position-independent code, without the cost of
+  # semantic interposition (calls between a library's own functions stay direct and inlinable).
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-fno-semantic-interposition)
+  endif()
+endif()
