@@ -37,7 +37,7 @@ endfunction()
 # another python3 earlier in PATH (pyenv): the Debian packages the module uses are installed for it.
 if(SCHEDSIM_PYTHON)
   if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
-    set(Python3_EXECUTABLE /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "the Python the module is built for")
   endif()
   find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
   set(PYBIND11_FINDPYTHON ON)

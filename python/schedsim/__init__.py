@@ -71,10 +71,12 @@ _schedsim.set_error_classes(InputError, UsageError, ResourceError)
 def _pandas():
     try:
         import pandas
-    except ImportError as e:  # pragma: no cover - depends on the interpreter
+    except ImportError as e:  # depends on the interpreter
+        import sys
         raise ImportError(
-            "schedsim's DataFrames need pandas (Debian: apt-get install python3-pandas, for /usr/bin/python3); "
-            "this interpreter cannot import it") from e
+            f"schedsim's DataFrames need pandas, which this interpreter ({sys.executable}) cannot import; Debian's "
+            "python3-pandas (scripts/install-deps.sh) is for /usr/bin/python3: run with it, or install pandas "
+            "for this one") from e
     return pandas
 
 

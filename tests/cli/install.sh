@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cmake --install` puts the tool in place like a tool: the binary (whose --version names the
 # commit), a man page per command generated from its --help, bash completion that reads the
-# binary's own commands, options and presets, and the documentation.
+# binary's own commands, options and presets, the documentation, and the Python package.
 #   usage: install.sh SCHEDSIM SOURCE_DIR WORK_DIR
 set -euo pipefail
 . "$2/tests/lib/check.sh" "$@"
@@ -23,6 +23,14 @@ check "the top man page" grep -q '^\.TH SCHEDSIM ' "$P/share/man/man1/schedsim.1
 check "run's man page has its options" grep -q 'topology' "$P/share/man/man1/schedsim-run.1"
 check "no helper scripts installed as pages" test "$(find "$P/share/man" -type f ! -name '*.1' | wc -l)" = 0
 check "the documentation" test -f "$P/share/doc/schedsim/README.md" -a -f "$P/share/doc/schedsim/docs/traces.md"
+# The Python package, where the interpreter's scheme puts it for this prefix, importable from there.
+if grep -q '^SCHEDSIM_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
+  py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  site=$(sed -n 's/^SCHEDSIM_PYTHON_INSTALL_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+  check "the Python package is installed under the prefix" test -f "$P/$site/schedsim/__init__.py"
+  PYTHONPATH="$P/$site" "$py" -c 'import schedsim; print(schedsim.__file__, schedsim.topology("smp2").nr_cpus)' > py.txt
+  check "the installed package is the one imported" grep -q "^$P/$site/schedsim/__init__.py 2$" py.txt
+fi
 comp=$P/share/bash-completion/completions/schedsim
 check "bash completion is installed" test -f "$comp"
 
