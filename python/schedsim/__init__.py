@@ -9,12 +9,14 @@ lists them), with the same defaults, checks and error texts. docs/python.md is t
     >>> r = schedsim.run(workload_gen='messaging -g 2 -l 20', topology='smp2', kernel='6.12')
     >>> r.summary[['makespan', 'wakeup.p99']]
 """
+import atexit
 import gzip
 import json
 import os
 import queue
 import threading
 import warnings
+import weakref
 
 from . import _schedsim
 
@@ -371,6 +373,7 @@ class Sweep:
         self._result = None
         self._thread = threading.Thread(target=self._work, args=(json.dumps(spec), jobs, output, resume), daemon=True)
         self._thread.start()
+        _live_sweeps.add(self)
 
     def _work(self, spec_json, jobs, output, resume):
         try:
@@ -429,6 +432,17 @@ class Sweep:
             self.close()
         except Exception:
             pass
+
+
+# Sweeps still running when the interpreter exits are stopped first: their threads call back into
+# Python, which must not happen during finalization.
+_live_sweeps = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_live_sweeps():
+    for s in list(_live_sweeps):
+        s.close()
 
 
 def sweep(grid, repeat=1, jobs=None, seed=1, zip=None, order=None, output=None, resume=False):

@@ -69,6 +69,14 @@ def test_repetitions(cli):
     assert json.loads(out)["schema"] == "schedsim-repeat"
     # the full results are the first repetition's
     assert r.tasks is not None and len(r.cpus) == 2
+    # a repetitions file reads back as the same records
+    path = __import__("pathlib").Path(__import__("tempfile").mkdtemp()) / "rep.json"
+    r.save(path)
+    back = schedsim.load(path)
+    assert back.to_json() == r.to_json()
+    pd.testing.assert_frame_equal(back.summary, s)
+    with pytest.raises(ValueError, match="records only"):
+        back.tasks
 
 
 def test_same_seed_same_results_and_threads_agree():

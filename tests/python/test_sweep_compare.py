@@ -38,6 +38,20 @@ def test_closing_a_sweep_early_stops_it():
     assert schedsim.run(workload_gen=GEN, topology="smp2").complete
 
 
+def test_an_interpreter_leaving_with_a_sweep_running_ends_cleanly():
+    # The interpreter exits with a sweep's runs going (its threads call back into Python): the
+    # process ends with exit code 0 and no fatal error.
+    import subprocess
+    import sys
+    code = ("import schedsim\n"
+            "s = schedsim.sweep({'workload_gen': 'messaging -l 2000', 'topology': 'smp4', 'gen.group': list(range(1, 30))}, jobs=2)\n"
+            "next(s)\n"
+            "print('leaving', flush=True)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "leaving\n" and "Fatal" not in p.stderr
+
+
 def test_compare_runs_and_files(cli, tmp_path):
     base = schedsim.run(workload_gen="messaging -g 4 -l 20", topology="xeon-e5-2690v2", kernel="6.12",
                         placement="sis-util", repeat=5)
