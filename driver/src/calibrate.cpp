@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/driver/run.hpp"
+#include "schedsim/driver/simulate.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/metrics/collector.hpp"
@@ -256,15 +257,14 @@ RunResults replay(const Loaded& t, const Topology& topo, const ReplaySettings& r
     apply_slices(regenerated, rs.slices);
   }
   const Workload& w = t.generated ? regenerated : t.w;
-  Simulation sim(w, topo, std::move(policies), cost.for_input(!t.generated), rs.sim);
-  MetricsCollector metrics(w);
-  sim.add_observer(&metrics);
-  // Every Simulation::kPollEvery events: a signal or the memory budget ends the fit within
+  // run's simulation path, without the progress bar (a fit runs hundreds of replays). Every
+  // Simulation::kPollEvery events a signal or the memory budget ends the fit within
   // milliseconds, not at the end of an evaluation (one replay of a long trace takes minutes).
-  sim.set_poll([](Instant, uint64_t) { poll_resources(); });
-  SimSummary sum = sim.run();
+  MeteredRun run(w, topo, std::move(policies), cost.for_input(!t.generated), rs.sim, "never",
+                 [](Instant) { poll_resources(); });
+  SimSummary sum = run.run();
   complete = sum.complete;
-  return metrics.results(config, &sum);
+  return run.results(config, sum);
 }
 
 int64_t bench_time(const RunResults& r) { return r.benchmark_time_ns >= 0 ? r.benchmark_time_ns : r.makespan_ns; }

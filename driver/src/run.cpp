@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/driver/inputs.hpp"
+#include "schedsim/driver/simulate.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -505,30 +506,6 @@ std::string default_label(const RunRequest& req, const RunConfig& config) {
   return join(parts, "+") + "@" + config.topology;
 }
 
-ProgressReporter::Mode progress_mode(const std::string& p) {
-  return p == "always" ? ProgressReporter::Mode::kAlways
-         : p == "never" ? ProgressReporter::Mode::kNever
-                        : ProgressReporter::Mode::kAuto;
-}
-
-// One simulation with the observers every run has: the metrics collector, and the progress
-// reporter, which also polls the run's guard (SIGINT/SIGTERM, the memory budget).
-struct MeteredSimulation {
-  Simulation sim;
-  MetricsCollector metrics;
-  ProgressReporter progress;
-  MeteredSimulation(const Workload& w, const Topology& t, PolicyStack p, const CostModel& c, const SimConfig& s,
-                    const std::string& progress_spec, RunGuard& guard)
-      : sim(w, t, std::move(p), c, s), metrics(w), progress(progress_mode(progress_spec)) {
-    sim.add_observer(&metrics);
-    sim.add_observer(&progress);
-    sim.set_poll([this](Instant at, uint64_t events) { progress.poll(at, events); });
-    progress.set_poll([&guard](Instant at) { guard.poll(at); });
-    if (const auto total = static_cast<double>(w.total_work(/*measured_only=*/true).count()); total > 0)
-      progress.set_fraction([this, total] { return static_cast<double>(metrics.work_done_ns()) / total; });
-  }
-};
-
 /// What the results keep: the lines other modules already logged on stderr for this run (the
 /// importer's warnings, the kernel profile fallback), then the caveats `run` prints itself.
 std::vector<std::string> results_notes(const std::vector<std::string>& logged, const std::vector<std::string>& notes) {
@@ -581,14 +558,14 @@ RunOutcome execute_repeats(const RunRequest& req, const Workload& w, const trace
     Workload wr = noise.speed_std > 0 ? scaled_workload(w, speed) : w;
     PolicyStack policies = spare ? std::move(*spare) : build_policy_stack(req.kernel, req.modules, req.features, config);
     spare.reset();
-    MeteredSimulation run(wr, topo, std::move(policies), cost, s, req.progress, guard);
+    MeteredRun run(wr, topo, std::move(policies), cost, s, req.progress, [&guard](Instant at) { guard.poll(at); });
     // Each repetition is checked like a single run (work conservation, stuck tasks); the notes of
     // the first are kept (the others differ only by their noise), every incomplete reason is kept
     // with its repetition's index.
     RunOutcome one;
     one.notes = caveats;
-    one.summary = run.sim.run();
-    one.results = run.metrics.results(config, &one.summary);
+    one.summary = run.run();
+    one.results = run.results(config, one.summary);
     check_completeness(one, wr, rep, req, s, imported_work);
     one.results.notes = results_notes(logged, one.notes);
     out.records.push_back(make_record(one.results, noise.text(), r, seed));
@@ -1067,7 +1044,7 @@ RunOutcome execute_single(const RunRequest& req, const Workload& w, const traces
                           const Topology& topo, PolicyStack policies, const CostModel& run_cost, const SimConfig& sim,
                           const FtraceOptions& fopts, const RunConfig& config, RunGuard& guard,
                           std::vector<std::string> caveats, const std::vector<std::string>& logged) {
-  MeteredSimulation run(w, topo, std::move(policies), run_cost, sim, req.progress, guard);
+  MeteredRun run(w, topo, std::move(policies), run_cost, sim, req.progress, [&guard](Instant at) { guard.poll(at); });
   RunOutcome out;
   out.notes = std::move(caveats);
   // --trace-out to a file streams: event lines go to a scratch file next to the target as they
@@ -1077,7 +1054,7 @@ RunOutcome execute_single(const RunRequest& req, const Workload& w, const traces
   std::unique_ptr<AtomicFile> body;
   if (!req.trace_out.empty()) {
     writer = std::make_unique<FtraceWriter>(w, fopts);
-    run.sim.add_observer(writer.get());
+    run.add_observer(writer.get());
     if (req.trace_out != "-") {
       // The scratch sits next to the target (same file system, cleaned like every temporary);
       // for a target that is not a regular file (/dev/null, a FIFO) in the temporary directory.
@@ -1092,13 +1069,13 @@ RunOutcome execute_single(const RunRequest& req, const Workload& w, const traces
     }
   }
   try {
-    out.summary = run.sim.run();
+    out.summary = run.run();
   } catch (const InputError& e) {
     // The engine names the task and action; the file is the one the user gave.
     if (!e.loc().path.empty() || req.input.empty()) throw;
     throw InputError(SourceLoc{req.input}, e.message(), e.context());
   }
-  out.results = run.metrics.results(config, &out.summary);
+  out.results = run.results(config, out.summary);
   check_completeness(out, w, rep, req, sim, w.total_work(/*measured_only=*/true));
   // Known once the run has ended (FtraceWriter::on_end()); before the notes are copied into the
   // results, so they hold every line printed with them.
