@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build build -j"$(nproc)" --target schedsim
+# The binary, and the Python module (docs/python.md: PYTHONPATH=build/python /usr/bin/python3).
+cmake --build build -j"$(nproc)" --target schedsim _schedsim
 if [ $# -eq 0 ]; then
   scripts/demo-compare.sh build/cli/schedsim
   echo
