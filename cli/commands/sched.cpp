@@ -1,11 +1,17 @@
 // schedsim sched latency|timehist|map TRACE: perf sched's views of a trace (a recorded one, or
 // the simulated schedule written by `run --trace-out`), so the two can be set side by side.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <string_view>
+#include <typeinfo>
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/sched_views.hpp"
 #include "trace_options.hpp"
@@ -18,10 +24,17 @@ po::options_description sched_options() {
   d.add_options()
       ("view", po::value<std::string>(), "latency, timehist or map (positional)")
       ("trace", po::value<std::string>(), "input trace (positional): any trace `trace info` reads, or `run --trace-out` output")
-      ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime)")
+      ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime); in 'timehist', -s is --summary, as in perf")
       ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm")
       ("wakeups,w", po::bool_switch(), "timehist: also a row per wake event (sched_waking, sched_wakeup, sched_wakeup_new): the task current on the CPU, 'awakened: comm[pid]' (perf sched timehist -w)")
-      ("migrations,M", po::bool_switch(), "timehist: also a row per sched_migrate_task: 'migrated: comm[pid] cpu FROM => TO' (perf sched timehist -M)");
+      ("migrations,M", po::bool_switch(), "timehist: also a row per sched_migrate_task: 'migrated: comm[pid] cpu FROM => TO' (perf sched timehist -M)")
+      ("summary", po::bool_switch(), "timehist (-s): instead of the rows, the runtime summary per task: sched-in count, run time, min, avg, max, stddev, migrations; then idle time per CPU and totals (perf sched timehist -s)")
+      ("with-summary,S", po::bool_switch(), "timehist: the rows, then the runtime summary (perf sched timehist -S)")
+      ("cpu-visual,V", po::bool_switch(), "timehist: a column of one character per CPU marking the row's CPU: 's' a switch, 'i' the idle task's, 'm' a migration (perf sched timehist -V)")
+      ("highlight-delay", po::value<double>(), "timehist: on a terminal, rows whose sch delay exceeds this many ms are red (default 1)")
+      ("compact", po::bool_switch(), "map: a column only for each CPU that switches, added where it first does (perf sched map --compact)")
+      ("cpus", po::value<std::string>(), "map: only these CPUs' columns and rows, a list like 0,2-3 (perf sched map --cpus)")
+      ("format,f", po::value<std::string>(), "table (perf's, the default), json or csv: the same rows for programs (docs/sched-views.md)");
   po::options_description t = option_group("trace options");
   add_trace_reading_options(t);
   d.add(t);
@@ -42,27 +55,113 @@ std::vector<std::string> split_keys(const std::string& s) {
   }
   return out;
 }
+
+// The view: the first argument that is neither an option nor an option's value.
+std::string first_positional(const std::vector<std::string>& args, const po::options_description& d) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return i + 1 < args.size() ? args[i + 1] : "";
+    if (a.size() < 2 || a[0] != '-') return a;
+    if (a.find('=') != std::string::npos || (a[1] != '-' && a.size() > 2)) continue;  // its value is attached
+    const po::option_description* o = d.find_nothrow(a[1] == '-' ? a.substr(2) : a, false);
+    if (o && o->semantic()->max_tokens() > 0) ++i;
+  }
+  return "";
+}
+
+// perf spells --summary -s in timehist, where latency's -s is --sort; the view decides which.
+std::vector<std::string> with_timehist_summary(std::vector<std::string> args) {
+  for (auto& a : args) {
+    if (a == "--") break;
+    if (a == "-s") a = "--summary";
+  }
+  return args;
+}
+
+std::vector<uint32_t> parse_cpus(const std::string& text) {
+  std::string err;
+  const auto mask = CpuMask::parse_cpulist(text, &err);
+  if (!mask) throw InputError(SourceLoc{"--cpus"}, fmt::format("expected a CPU list like 0,2-3: {}", err));
+  if (mask->empty()) throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3, got nothing");
+  std::vector<uint32_t> cpus;
+  for (uint32_t c : *mask) cpus.push_back(c);
+  return cpus;
+}
+
+// The options that belong to one view only; each refused with the view it applies to.
+void check_view_options(const po::variables_map& vm, traces::SchedView view) {
+  struct Only {
+    const char* name;
+    traces::SchedView view;
+  };
+  static const Only kOnly[] = {
+      {"pids", traces::SchedView::kLatency},         {"wakeups", traces::SchedView::kTimehist},
+      {"migrations", traces::SchedView::kTimehist},  {"summary", traces::SchedView::kTimehist},
+      {"with-summary", traces::SchedView::kTimehist}, {"cpu-visual", traces::SchedView::kTimehist},
+      {"highlight-delay", traces::SchedView::kTimehist}, {"compact", traces::SchedView::kMap},
+      {"cpus", traces::SchedView::kMap}};
+  for (const auto& o : kOnly) {
+    const bool given = vm.count(o.name) && (vm[o.name].value().type() != typeid(bool) || vm[o.name].as<bool>());
+    if (given && view != o.view)
+      throw po::error(fmt::format("--{} applies to 'sched {}' only", o.name,
+                                  o.view == traces::SchedView::kLatency ? "latency"
+                                  : o.view == traces::SchedView::kTimehist ? "timehist" : "map"));
+  }
+}
+
+// -s/-S, -V, the format, the colour and the map's CPUs, into `so`.
+void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions& so) {
+  const std::string format = vm.count("format") ? vm["format"].as<std::string>() : "table";
+  if (format == "table") so.format = traces::SchedFormat::kTable;
+  else if (format == "json") so.format = traces::SchedFormat::kJson;
+  else if (format == "csv") so.format = traces::SchedFormat::kCsv;
+  else throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"table", "json", "csv"}));
+  const bool only = vm["summary"].as<bool>(), with = vm["with-summary"].as<bool>();
+  if (only && with) throw po::error("-s (the summary alone) and -S (the rows, then the summary): one of them");
+  so.summary = only ? traces::SchedSummary::kOnly : with ? traces::SchedSummary::kWithRows : traces::SchedSummary::kNone;
+  so.cpu_visual = vm["cpu-visual"].as<bool>();
+  if (so.format != traces::SchedFormat::kTable) {
+    if (with) throw po::error("-S prints two tables, and --format " + format + " holds one: -s gives the summary alone");
+    if (so.cpu_visual) throw po::error("--cpu-visual draws in the table only, not in --format " + format);
+  }
+  if (vm.count("highlight-delay")) {
+    const double v = vm["highlight-delay"].as<double>();
+    if (!(v >= 0 && v < 1e12)) throw po::error(fmt::format("--highlight-delay: expected milliseconds >= 0, got {}", v));
+    so.highlight_delay = static_cast<int64_t>(std::llround(v * 1e6));
+  }
+  so.compact = vm["compact"].as<bool>();
+  if (vm.count("cpus")) so.cpus = parse_cpus(vm["cpus"].as<std::string>());
+  // Colour only where a person reads it: piped output (and every golden test) stays plain.
+  so.color = traces::color_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"), so.format);
+}
 }  // namespace
 
 std::string help_sched() {
   return format_help(
-      "schedsim sched latency|timehist|map TRACE [-s KEYS] [-p]",
+      "schedsim sched latency|timehist|map TRACE [options]",
       "perf sched's views of a scheduler trace, in perf's columns: 'latency' ('lat' as in perf; per\n"
       "task: runtime, switches, average and maximum scheduling delay, sorted by -s like perf sched\n"
       "latency), 'timehist' (one row per switch-out: wait time, scheduling delay, run time) and\n"
       "'map' (one column per CPU, one row per context switch). TRACE is any trace 'trace info' reads\n"
       "(ftrace, trace-cmd report or trace.dat, perf script) or the simulated schedule of\n"
       "'run ... --trace-out sim.txt', so simulated and recorded runs print in the same form.\n"
-      "Definitions: docs/sched-views.md.",
+      "--format json or csv writes the same rows for programs (pandas). On a terminal, timehist's\n"
+      "rows with a long scheduling delay and map's switching CPU are coloured (not with NO_COLOR\n"
+      "set, https://no-color.org). Definitions: docs/sched-views.md.",
       sched_options());
 }
 
 int run_sched(const std::vector<std::string>& args) {
   po::options_description d = sched_options();
+  po::options_description hidden;
+  hidden.add_options()("extra", po::value<std::vector<std::string>>(), "");
+  po::options_description parsing;
+  parsing.add(d).add(hidden);
   po::positional_options_description pos;
-  pos.add("view", 1).add("trace", 1);
+  pos.add("view", 1).add("trace", 1).add("extra", -1);
   po::variables_map vm;
-  if (!parse_args(args, d, pos, vm, help_sched)) return kExitOk;
+  const bool timehist = first_positional(args, d) == "timehist";
+  if (!parse_args(timehist ? with_timehist_summary(args) : args, parsing, pos, vm, help_sched)) return kExitOk;
   if (!vm.count("view")) throw po::error("missing view (latency, timehist or map)");
   const std::string view = vm["view"].as<std::string>();
   traces::SchedViewOptions so;
@@ -72,6 +171,13 @@ int run_sched(const std::vector<std::string>& args) {
   else if (view == "map") so.view = traces::SchedView::kMap;
   else throw po::error(unknown_choice_message("sched view", view, {"latency", "timehist", "map"}));
   if (!vm.count("trace")) throw po::error("missing TRACE");
+  if (vm.count("extra")) {
+    const bool short_s = std::find(args.begin(), args.end(), "-s") != args.end();
+    throw po::error(fmt::format("unexpected argument '{}'{}", vm["extra"].as<std::vector<std::string>>().front(),
+                                timehist && short_s ? ": in 'sched timehist', -s is --summary, as in perf, and takes no "
+                                                      "value (--sort applies to 'sched latency' only)"
+                                                    : ""));
+  }
   if (vm.count("sort")) {
     if (so.view != traces::SchedView::kLatency) throw po::error("--sort applies to 'sched latency' only");
     so.sort = split_keys(vm["sort"].as<std::string>());
@@ -81,12 +187,11 @@ int run_sched(const std::vector<std::string>& args) {
           traces::latency_sort_keys().end())
         throw po::error(unknown_choice_message("sort key", k, traces::latency_sort_keys()));
   }
+  check_view_options(vm, so.view);
   so.per_pid = vm["pids"].as<bool>();
-  if (so.per_pid && so.view != traces::SchedView::kLatency) throw po::error("--pids applies to 'sched latency' only");
   so.wakeups = vm["wakeups"].as<bool>();
   so.migrations = vm["migrations"].as<bool>();
-  if ((so.wakeups || so.migrations) && so.view != traces::SchedView::kTimehist)
-    throw po::error(std::string(so.wakeups ? "--wakeups" : "--migrations") + " applies to 'sched timehist' only");
+  apply_output_options(vm, so);
   traces::ExtractOptions opt;
   opt.all_tasks = true;  // the views show every task, as perf sched does
   apply_trace_reading(vm, opt);
