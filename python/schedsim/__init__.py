@@ -22,7 +22,7 @@ from . import _schedsim
 
 __all__ = [
     "run", "sweep", "compare", "load", "topology", "topologies", "policies", "kernels", "options",
-    "import_trace", "Results", "Comparison", "Sweep", "Topology",
+    "import_trace", "sched", "Results", "Comparison", "Sweep", "Topology",
     "Error", "InputError", "UsageError", "ResourceError", "IncompleteRunError", "SchedsimWarning",
 ]
 __version__ = _schedsim.version
@@ -519,6 +519,20 @@ def options():
     """Every option of ``schedsim run``: keyword, option, type, group, default, help, whether a
     sweep may vary it, whether ``run()`` takes it (output options are the CLI's)."""
     return _pandas().DataFrame(_schedsim.options())
+
+
+def sched(trace, view="latency", sort=None, pids=False, wakeups=False, migrations=False, summary=False,
+          compact=False, cpus=None, **trace_options):
+    """perf sched's views of a trace as a DataFrame, the rows ``schedsim sched VIEW TRACE --format
+    json`` writes (docs/sched-views.md): ``view`` is 'latency' (per task: runtime, switches, delays;
+    ``sort`` keys and ``pids``), 'timehist' (a row per switch; ``wakeups``, ``migrations``,
+    ``summary=True`` for the per-task summary instead) or 'map' (a column per CPU; ``compact``,
+    ``cpus`` as a list or '0,2-3'). TRACE may be a recording or a run's ``trace_out``; the other
+    keywords say how it is read (``strict``, ``clock_hz``, ``kernel_version``, ``buffer``)."""
+    options = {"sort": sort, "pids": pids, "wakeups": wakeups, "migrations": migrations, "summary": summary,
+               "compact": compact, "cpus": cpus}
+    data = json.loads(_schedsim.sched(os.fspath(trace), view, options, trace_options))
+    return _pandas().DataFrame(data["rows"])
 
 
 def import_trace(path, **trace_options):

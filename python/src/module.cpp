@@ -32,7 +32,10 @@
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/sweep/spec.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
 #include "schedsim/topology/topology.hpp"
+#include "schedsim/traces/import.hpp"
+#include "schedsim/traces/sched_views.hpp"
 
 namespace py = pybind11;
 
@@ -105,12 +108,24 @@ std::string option_name_of(const std::string& keyword) {
   return name;
 }
 
-std::vector<std::string> keyword_names(bool trace_only) {
+// Which of the run options a call takes as keywords: all of run's, the trace options of
+// `import` (selection and reading), or only how a trace is read (`sched`, whose views show every task).
+enum class Scope { kRun, kTrace, kTraceReading };
+
+bool in_scope(const RunOption& o, Scope scope) {
+  switch (scope) {
+    case Scope::kRun: return true;
+    case Scope::kTrace: return o.group == driver::OptionGroup::kTraceSelection || o.group == driver::OptionGroup::kTraceReading;
+    case Scope::kTraceReading: return o.group == driver::OptionGroup::kTraceReading;
+  }
+  return false;
+}
+
+std::vector<std::string> keyword_names(Scope scope) {
   std::vector<std::string> out;
   for (const auto& o : driver::run_options()) {
     if (o.group == driver::OptionGroup::kPositional || cli_only_options().count(o.name)) continue;
-    if (trace_only && o.group != driver::OptionGroup::kTraceSelection && o.group != driver::OptionGroup::kTraceReading)
-      continue;
+    if (!in_scope(o, scope)) continue;
     std::string k = o.name;
     for (char& c : k)
       if (c == '-') c = '_';
@@ -157,15 +172,13 @@ int64_t integer_of(const py::handle& v, const std::string& keyword) {
 
 // Puts keyword=value into `req` through its option's row, as `schedsim run` puts --name value;
 // `argv` receives the words the same option takes on the command line.
-void apply_keyword(driver::RunRequest& req, const std::string& keyword, const py::handle& value, bool trace_only,
+void apply_keyword(driver::RunRequest& req, const std::string& keyword, const py::handle& value, Scope scope,
                    std::vector<std::string>& argv) {
   const std::string name = option_name_of(keyword);
   const RunOption* o = driver::find_run_option(name);
-  if (o && trace_only && o->group != driver::OptionGroup::kTraceSelection &&
-      o->group != driver::OptionGroup::kTraceReading)
-    o = nullptr;
+  if (o && !in_scope(*o, scope)) o = nullptr;
   if (!o || o->group == driver::OptionGroup::kPositional) {
-    std::vector<std::string> valid = keyword_names(trace_only);
+    std::vector<std::string> valid = keyword_names(scope);
     std::string near = closest_match(keyword, valid);
     throw WrongType("unexpected keyword argument '" + keyword + "'" +
                     (near.empty() ? "" : "; did you mean '" + near + "'?") + " (schedsim.options() lists them)");
@@ -315,7 +328,7 @@ py::dict run(const py::object& input, const py::dict& kwargs) {
     const std::string keyword = py::str(k);
     if (v.is_none()) continue;  // None = not given: the option's default
     if (keyword == "seed") req.seed_given = true;
-    apply_keyword(req, keyword, v, false, argv);
+    apply_keyword(req, keyword, v, Scope::kRun, argv);
   }
   return run_request(std::move(req), argv);
 }
@@ -326,7 +339,7 @@ py::list import_trace(const std::string& path, const py::dict& kwargs) {
   std::vector<std::string> argv;
   for (const auto& [k, v] : kwargs) {
     if (v.is_none()) continue;
-    apply_keyword(req, py::str(k), v, true, argv);
+    apply_keyword(req, py::str(k), v, Scope::kTrace, argv);
   }
   struct Row {
     std::string name;
@@ -363,6 +376,87 @@ py::list import_trace(const std::string& path, const py::dict& kwargs) {
     l.append(d);
   }
   return l;
+}
+
+// `schedsim sched VIEW TRACE --format json`: perf sched's view of a trace as its JSON text.
+// `view_options` are the view's own (sort, pids, wakeups, migrations, summary, compact, cpus);
+// `kwargs` how the trace is read (strict, clock_hz, kernel_version, buffer).
+std::string sched_view(const std::string& path, const std::string& view, const py::dict& view_options,
+                       const py::dict& kwargs) {
+  traces::SchedViewOptions so;
+  so.format = traces::SchedFormat::kJson;
+  if (view == "latency" || view == "lat") so.view = traces::SchedView::kLatency;
+  else if (view == "timehist") so.view = traces::SchedView::kTimehist;
+  else if (view == "map") so.view = traces::SchedView::kMap;
+  else throw UsageError(unknown_choice_message("sched view", view, {"latency", "timehist", "map"}));
+  for (const auto& kv : view_options) {
+    // Named handles, not a structured binding: the lambdas below capture them.
+    const py::handle v = kv.second;
+    const std::string key = py::str(kv.first);
+    if (v.is_none()) continue;
+    auto flag = [&](bool& out) {
+      if (!py::isinstance<py::bool_>(v)) throw WrongType(key + ": expected a bool, got " + type_name(v));
+      out = v.cast<bool>();
+    };
+    if (key == "sort") {
+      so.sort.clear();
+      for_each_item(v, [&](const py::handle& item) {
+        const std::string text = text_of(item, key);
+        size_t pos = 0;
+        while (pos <= text.size()) {  // "avg,max" as the CLI writes it
+          const size_t c = text.find(',', pos);
+          so.sort.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+          if (c == std::string::npos) break;
+          pos = c + 1;
+        }
+      });
+    } else if (key == "pids") flag(so.per_pid);
+    else if (key == "wakeups") flag(so.wakeups);
+    else if (key == "migrations") flag(so.migrations);
+    else if (key == "compact") flag(so.compact);
+    else if (key == "summary") {
+      bool on = false;
+      flag(on);
+      so.summary = on ? traces::SchedSummary::kOnly : traces::SchedSummary::kNone;
+    } else if (key == "cpus") {
+      std::string text;
+      if (py::isinstance<py::str>(v)) text = v.cast<std::string>();
+      else for_each_item(v, [&](const py::handle& item) {
+          text += (text.empty() ? "" : ",") + std::to_string(count_of(item, key, std::numeric_limits<uint32_t>::max()));
+        });
+      std::string err;
+      const auto mask = CpuMask::parse_cpulist(text, &err);
+      if (!mask || mask->empty())
+        throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3" + (err.empty() ? std::string() : ": " + err));
+      for (uint32_t c : *mask) so.cpus.push_back(c);
+    } else {
+      throw WrongType("unexpected view option '" + key + "'");
+    }
+  }
+  if (so.view != traces::SchedView::kLatency && (so.per_pid || so.sort != traces::SchedViewOptions{}.sort))
+    throw UsageError("sort and pids apply to the latency view only");
+  if (so.view != traces::SchedView::kTimehist && (so.wakeups || so.migrations || so.summary != traces::SchedSummary::kNone))
+    throw UsageError("wakeups, migrations and summary apply to the timehist view only");
+  if (so.view != traces::SchedView::kMap && (so.compact || !so.cpus.empty()))
+    throw UsageError("compact and cpus apply to the map view only");
+  driver::RunRequest req;
+  std::vector<std::string> argv;
+  for (const auto& [k, v] : kwargs) {
+    if (v.is_none()) continue;
+    apply_keyword(req, py::str(k), v, Scope::kTraceReading, argv);
+  }
+  return interruptible([&]() {
+    traces::ExtractOptions opt = req.extract;
+    opt.all_tasks = true;  // the views show every task, as perf sched does
+    traces::SchedViews views(so);
+    opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+    // A trace read again with its inferred prev_state layout is viewed from its start again.
+    opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
+    traces::ImportReport rep;
+    traces::import_trace(path, opt, &rep);
+    views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
+    return views.render();
+  });
 }
 
 py::list options() {
@@ -638,6 +732,7 @@ PYBIND11_MODULE(_schedsim, m) {
   m.attr("version") = driver::kSchedsimVersion;
   m.def("run", &run, py::arg("input"), py::arg("kwargs"));
   m.def("import_trace", &import_trace, py::arg("path"), py::arg("kwargs"));
+  m.def("sched", &sched_view, py::arg("path"), py::arg("view"), py::arg("view_options"), py::arg("kwargs"));
   m.def("options", &options);
   m.def("policies", &policies);
   m.def("kernels", &kernels);
