@@ -39,7 +39,7 @@ def cells(line):
 # sweep-fold: the table as printed, then the 40-group makespans of the two placements.
 table = [l for l in open(os.path.join(work, "sweep.md")).read().splitlines() if l.startswith("|")]
 head = cells(table[0])
-col = head.index("makespan ms")
+col = head.index("makespan (ms)")
 at40 = {c[0]: c[col] for c in map(cells, table[2:]) if c[1] == "40"}
 def mean(s):
     return float(s.split("±")[0])
@@ -65,7 +65,7 @@ def row(metric):
     return change, verdict
 p50, p50v = row("wakeup.p50 (us)")
 probes, probesv = row("probes.mean")
-mk, mkv = row("makespan (us)")
+mk, mkv = row("makespan (ms)")
 compare = "```\n" + "\n".join(keep + ["..."] + point) + "\n```\n\n" + (
     f"At 10 groups the optimized fold changes the median wakeup latency by {p50} ({p50v}) and the CPUs "
     f"probed per wakeup by {probes} ({probesv}); its makespan changes by {mk} ({mkv}).\n")

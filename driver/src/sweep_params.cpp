@@ -246,15 +246,36 @@ std::string run_unit(const sweep::Point& p, uint32_t rep, uint32_t repeat) {
 sweep::SummaryOptions summary_options(const std::string& format) {
   sweep::SummaryOptions o;
   o.format = format;
-  o.columns = {
-      {"wakeup mean us", "/results/latency_ns/wakeup/mean", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
-      {"wakeup p50 us", "/results/latency_ns/wakeup/p50", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
-      {"wakeup p99 us", "/results/latency_ns/wakeup/p99", 0.001, 2, "/results/latency_ns/wakeup/count", false, ""},
-      {"makespan ms", "/results/summary/makespan_ns", 1e-6, 3, "", false, ""},
-      // Only runs of a workload with a benchmark timer that finished record it (docs/generators.md).
-      {"benchmark ms", "/results/summary/benchmark_time_ns", 1e-6, 3, "", true,
-       "a workload without a benchmark timer, or a run that did not finish"},
+  // Catalog metrics, titled and scaled as compare's table shows them (metric_label: one name and
+  // one unit wherever a metric shows), read from each line's results, which every sweep file has
+  // (lines of older versions have no `record`).
+  struct Source {
+    const char* metric;
+    const char* pointer;
+    const char* count;  // a statistic of a distribution: its sample count
   };
+  static const Source kSources[] = {
+      {"wakeup.mean", "/results/latency_ns/wakeup/mean", "/results/latency_ns/wakeup/count"},
+      {"wakeup.p50", "/results/latency_ns/wakeup/p50", "/results/latency_ns/wakeup/count"},
+      {"wakeup.p99", "/results/latency_ns/wakeup/p99", "/results/latency_ns/wakeup/count"},
+      {"makespan", "/results/summary/makespan_ns", ""},
+      {kBenchmarkTimeMetric, "/results/summary/benchmark_time_ns", ""},
+  };
+  for (const auto& src : kSources) {
+    const MetricDef& d = *find_metric(src.metric);
+    sweep::MetricColumn c;
+    c.name = metric_label(d);
+    c.pointer = src.pointer;
+    c.count_pointer = src.count;
+    c.scale = display_scale(d);
+    c.decimals = std::string_view(display_unit(d)) == "ms" ? 3 : 2;
+    // Only runs of a workload with a benchmark timer that finished record it (docs/generators.md).
+    if (std::string_view(src.metric) == kBenchmarkTimeMetric) {
+      c.optional = true;
+      c.absent_why = "a workload without a benchmark timer, or a run that did not finish";
+    }
+    o.columns.push_back(std::move(c));
+  }
   o.complete_pointer = "/results/summary/complete";
   o.incomplete_pointer = "/results/summary/incomplete";
   o.notes_pointer = "/results/summary/notes";

@@ -220,11 +220,11 @@ std::string pval(double p) {
 }
 std::string val(double v, const MetricDef& d) {
   if (std::isnan(v)) return "-";
-  if (std::string(d.unit) == "ns") return fmt::format("{:.3f}", v / 1e3);
+  if (*display_unit(d)) return fmt::format("{:.3f}", display_value(d, v));
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
   return fmt::format("{:.3f}", v);
 }
-std::string label_of(const MetricDef& d) { return std::string(d.name) + (std::string(d.unit) == "ns" ? " (us)" : ""); }
+std::string label_of(const MetricDef& d) { return metric_label(d); }
 
 ojson num_or_null(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 

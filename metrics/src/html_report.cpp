@@ -918,14 +918,19 @@ struct StudyMetric {
   const char* unit;
 };
 
-const StudyMetric kStudyMetrics[] = {
-    {kBenchmarkTimeMetric, "benchmark time", 1e-6, "ms"},
-    {"makespan", "makespan", 1e-6, "ms"},
-    {"wakeup.p50", "wakeup latency p50", 1e-3, "us"},
-    {"wakeup.p99", "wakeup latency p99", 1e-3, "us"},
-    {"runqueue_wait.p99", "run-queue wait p99", 1e-3, "us"},
-    {"migrations", "migrations", 1, ""},
-};
+// The study's metrics, named, titled and scaled by the catalog (metric_label), as compare's table
+// and sweep's summary show them.
+const std::vector<StudyMetric>& study_metrics() {
+  static const std::vector<StudyMetric> m = [] {
+    std::vector<StudyMetric> out;
+    for (const char* name : {kBenchmarkTimeMetric, "makespan", "wakeup.p50", "wakeup.p99", "runqueue_wait.p99", "migrations"}) {
+      const MetricDef& d = *find_metric(name);
+      out.push_back({d.name, d.name, display_scale(d), display_unit(d)});
+    }
+    return out;
+  }();
+  return m;
+}
 
 /// A number as a parameter value may hold it ("4", "0.5"); nullopt for anything else ("5%", "sis-util").
 std::optional<double> numeric_value(const std::string& v) {
@@ -1205,7 +1210,7 @@ std::string render_study_report(const std::vector<RecordFile>& files, const std:
                  " through the means of its runs, the shaded band the 95% confidence interval of the mean (Student t "
                  "over the runs: with few runs it is wide, as it should be), a dot per run.</p>\n";
   size_t idx = 0;
-  for (const auto& m : kStudyMetrics) {
+  for (const auto& m : study_metrics()) {
     bool any = false;
     for (const auto& p : points)
       for (const Record* r : p.recs) any = any || study_value(*r, m).has_value();
@@ -1215,11 +1220,11 @@ std::string render_study_report(const std::vector<RecordFile>& files, const std:
   }
   // The table: per point, runs and mean [95% CI] of each metric.
   s += "<h2 id=\"sec-points\">Points</h2>\n<table id=\"points\"><thead><tr><th>point</th><th>runs</th>";
-  for (const auto& m : kStudyMetrics) s += fmt::format("<th>{}{}</th>", esc(m.title), *m.unit ? fmt::format(" {}", m.unit) : "");
+  for (const auto& m : study_metrics()) s += fmt::format("<th>{}{}</th>", esc(m.title), *m.unit ? fmt::format(" ({})", m.unit) : "");
   s += "</tr></thead><tbody>\n";
   for (size_t pi = 0; pi < points.size(); ++pi) {
     s += fmt::format("<tr><td>{}</td><td>{}</td>", esc(point_names[pi]), points[pi].recs.size());
-    for (const auto& m : kStudyMetrics) {
+    for (const auto& m : study_metrics()) {
       const auto [v, mean, ci] = point_stats(points[pi], m);
       if (v.empty()) {
         s += "<td>-</td>";

@@ -228,6 +228,27 @@ const MetricDef* find_metric(const std::string& name) {
   return nullptr;
 }
 
+// The span of a whole run (makespan, benchmark time) reads in milliseconds, a latency or a search
+// in microseconds: each metric has one of them wherever it shows.
+bool whole_run_time(const MetricDef& d) {
+  return std::string_view(d.name) == "makespan" || std::string_view(d.name) == kBenchmarkTimeMetric;
+}
+const char* display_unit(const MetricDef& d) {
+  if (std::string_view(d.unit) != "ns") return "";
+  return whole_run_time(d) ? "ms" : "us";
+}
+double display_scale(const MetricDef& d) {
+  if (std::string_view(d.unit) != "ns") return 1.0;
+  return whole_run_time(d) ? 1e-6 : 1e-3;
+}
+double display_value(const MetricDef& d, double v) {
+  if (std::string_view(d.unit) != "ns") return v;
+  return whole_run_time(d) ? v / 1e6 : v / 1e3;
+}
+std::string metric_label(const MetricDef& d) {
+  return *display_unit(d) ? fmt::format("{} ({})", d.name, display_unit(d)) : std::string(d.name);
+}
+
 std::string catalog_metric_name(const std::string& name) {
   if (find_metric(name)) return name;
   std::string n = name;

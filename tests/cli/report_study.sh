@@ -10,7 +10,7 @@ set -uo pipefail
 check "the sweep ran" test -s sw.jsonl
 "$S" report sw.jsonl -o sw.html --title 'study' 2>sw.err
 check "report of a sweep exits 0" test $? -eq 0
-check "a plot of the benchmark time against gen.group" grep -q 'aria-label="benchmark time against gen.group"' sw.html
+check "a plot of the benchmark time against gen.group" grep -q 'aria-label="benchmark_time against gen.group"' sw.html
 check "one band per placement and metric (6 metrics x 2)" test "$(grep -o 'class="band"' sw.html | wc -l)" -eq 12
 check "the series are named by the placement" grep -q '>placement=prev</text>' sw.html
 check "18 runs in 6 points" grep -q '18 runs in 6 points' sw.html

@@ -551,7 +551,7 @@ TEST_CASE("the report shows the benchmark time where a run has one, '-' where no
   b.benchmark_time_ns = 3'000'000;
   html = render_html_report({a, b}, "t", {"a.json", "b.json"});
   CHECK(html.find("<td>3.000 <span class=\"delta up\">(+50.0%)</span></td>") != std::string::npos);
-  CHECK(html.find("benchmark_time (us)") != std::string::npos);
+  CHECK(html.find("benchmark_time (ms)") != std::string::npos);
 }
 
 namespace {

@@ -40,6 +40,14 @@ const MetricDef* find_metric(const std::string& name);
 /// (wakeup_latency.p99_ns -> wakeup.p99, preempt_delay.mean_ns -> preempt.mean, makespan_ns ->
 /// makespan); any other name is returned as given. One metric, one name wherever a user types it.
 std::string catalog_metric_name(const std::string& name);
+/// How every table, summary and plot shows a catalog metric (compare's table, sweep's summary,
+/// the study report; --fail-on takes the same name): by its catalog name, the span of a whole run
+/// (makespan, benchmark_time) in milliseconds, any other time in microseconds (records and results
+/// keep nanoseconds). One name and one unit per metric wherever it shows.
+const char* display_unit(const MetricDef& d);    ///< "ms", "us", or "" for a count or ratio
+double display_scale(const MetricDef& d);        ///< the factor from the record's value (1e-6, 1e-3, 1)
+double display_value(const MetricDef& d, double v);  ///< `v` in the display unit (divided, exactly)
+std::string metric_label(const MetricDef& d);    ///< "wakeup.p99 (us)", "makespan (ms)", "migrations"
 /// For "wakeup.p99" etc.: the run's distribution it is a statistic of (nullptr for scalars).
 const Distribution* metric_distribution(const RunResults& r, const std::string& metric);
 /// The percentile (0-100) a metric reads from its distribution, or -1 (mean, count, scalars).
