@@ -11,7 +11,6 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/topology/cpu_mask.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/sched_views.hpp"
 #include "trace_options.hpp"
@@ -41,20 +40,6 @@ po::options_description sched_options() {
   return d;
 }
 
-std::vector<std::string> split_keys(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b <= s.size()) {
-    size_t e = s.find(',', b);
-    if (e == std::string::npos) e = s.size();
-    std::string k = s.substr(b, e - b);
-    k.erase(0, k.find_first_not_of(' '));
-    k.erase(k.find_last_not_of(' ') + 1);
-    if (!k.empty()) out.push_back(k);
-    b = e + 1;
-  }
-  return out;
-}
 
 // The view: the first argument that is neither an option nor an option's value.
 std::string first_positional(const std::vector<std::string>& args, const po::options_description& d) {
@@ -78,15 +63,6 @@ std::vector<std::string> with_timehist_summary(std::vector<std::string> args) {
   return args;
 }
 
-std::vector<uint32_t> parse_cpus(const std::string& text) {
-  std::string err;
-  const auto mask = CpuMask::parse_cpulist(text, &err);
-  if (!mask) throw InputError(SourceLoc{"--cpus"}, fmt::format("expected a CPU list like 0,2-3: {}", err));
-  if (mask->empty()) throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3, got nothing");
-  std::vector<uint32_t> cpus;
-  for (uint32_t c : *mask) cpus.push_back(c);
-  return cpus;
-}
 
 // The options that belong to one view only; each refused with the view it applies to.
 void check_view_options(const po::variables_map& vm, traces::SchedView view) {
@@ -130,7 +106,7 @@ void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions&
     so.highlight_delay = static_cast<int64_t>(std::llround(v * 1e6));
   }
   so.compact = vm["compact"].as<bool>();
-  if (vm.count("cpus")) so.cpus = parse_cpus(vm["cpus"].as<std::string>());
+  if (vm.count("cpus")) so.cpus = traces::parse_view_cpus(vm["cpus"].as<std::string>());
   // Colour only where a person reads it: piped output (and every golden test) stays plain.
   so.color = traces::color_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"), so.format);
 }
@@ -180,7 +156,7 @@ int run_sched(const std::vector<std::string>& args) {
   }
   if (vm.count("sort")) {
     if (so.view != traces::SchedView::kLatency) throw po::error("--sort applies to 'sched latency' only");
-    so.sort = split_keys(vm["sort"].as<std::string>());
+    so.sort = traces::parse_sort_keys(vm["sort"].as<std::string>());
     if (so.sort.empty()) throw po::error("--sort needs at least one key (runtime, switch, avg, max, pid, comm)");
     for (const auto& k : so.sort)
       if (std::find(traces::latency_sort_keys().begin(), traces::latency_sort_keys().end(), k) ==

@@ -32,7 +32,6 @@
 #include "schedsim/metrics/results.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/sweep/spec.hpp"
-#include "schedsim/topology/cpu_mask.hpp"
 #include "schedsim/topology/topology.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/sched_views.hpp"
@@ -401,14 +400,7 @@ std::string sched_view(const std::string& path, const std::string& view, const p
     if (key == "sort") {
       so.sort.clear();
       for_each_item(v, [&](const py::handle& item) {
-        const std::string text = text_of(item, key);
-        size_t pos = 0;
-        while (pos <= text.size()) {  // "avg,max" as the CLI writes it
-          const size_t c = text.find(',', pos);
-          so.sort.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-          if (c == std::string::npos) break;
-          pos = c + 1;
-        }
+        for (auto& k : traces::parse_sort_keys(text_of(item, key))) so.sort.push_back(std::move(k));
       });
     } else if (key == "pids") flag(so.per_pid);
     else if (key == "wakeups") flag(so.wakeups);
@@ -424,11 +416,7 @@ std::string sched_view(const std::string& path, const std::string& view, const p
       else for_each_item(v, [&](const py::handle& item) {
           text += (text.empty() ? "" : ",") + std::to_string(count_of(item, key, std::numeric_limits<uint32_t>::max()));
         });
-      std::string err;
-      const auto mask = CpuMask::parse_cpulist(text, &err);
-      if (!mask || mask->empty())
-        throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3" + (err.empty() ? std::string() : ": " + err));
-      for (uint32_t c : *mask) so.cpus.push_back(c);
+      so.cpus = traces::parse_view_cpus(text);
     } else {
       throw WrongType("unexpected view option '" + key + "'");
     }

@@ -10,6 +10,7 @@ from conftest import GEN, TRACE
 @pytest.mark.parametrize("view, kw, args", [
     ("latency", {}, []),
     ("latency", {"sort": ["max", "avg"], "pids": True}, ["-s", "max,avg", "-p"]),
+    ("latency", {"sort": "max, avg"}, ["-s", "max, avg"]),
     ("timehist", {"wakeups": True, "migrations": True}, ["-w", "-M"]),
     ("timehist", {"summary": True}, ["-s"]),
     ("map", {"compact": True}, ["--compact"]),

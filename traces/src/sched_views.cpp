@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/topology/cpu_mask.hpp"
 
 namespace schedsim::traces {
 
@@ -214,6 +215,31 @@ bool color_wanted(bool stdout_is_terminal, const char* no_color_env, SchedFormat
 const std::vector<std::string>& latency_sort_keys() {
   static const std::vector<std::string> k = {"runtime", "switch", "avg", "max", "pid", "comm"};
   return k;
+}
+
+std::vector<std::string> parse_sort_keys(const std::string& text) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= text.size()) {
+    size_t e = text.find(',', b);
+    if (e == std::string::npos) e = text.size();
+    std::string k = text.substr(b, e - b);
+    k.erase(0, k.find_first_not_of(' '));
+    k.erase(k.find_last_not_of(' ') + 1);
+    if (!k.empty()) out.push_back(k);
+    b = e + 1;
+  }
+  return out;
+}
+
+std::vector<uint32_t> parse_view_cpus(const std::string& text) {
+  std::string err;
+  const auto mask = CpuMask::parse_cpulist(text, &err);
+  if (!mask) throw InputError(SourceLoc{"--cpus"}, fmt::format("expected a CPU list like 0,2-3: {}", err));
+  if (mask->empty()) throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3, got nothing");
+  std::vector<uint32_t> cpus;
+  for (uint32_t c : *mask) cpus.push_back(c);
+  return cpus;
 }
 
 SchedViews::SchedViews(SchedViewOptions opt) : opt_(std::move(opt)) {

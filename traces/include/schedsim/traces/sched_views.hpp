@@ -23,6 +23,12 @@ enum class SchedView : uint8_t { kLatency, kTimehist, kMap };
 
 /// perf sched latency's sort keys, in perf's spelling.
 const std::vector<std::string>& latency_sort_keys();
+/// Sort keys as a user writes them, "avg, max": split at commas, spaces around a key and empty
+/// keys dropped (SchedViews checks the names). `sched -s` and the Python module's sched(sort=).
+std::vector<std::string> parse_sort_keys(const std::string& text);
+/// A CPU list as `sched map --cpus` takes it ("0,2-3"). Throws InputError naming --cpus for a
+/// malformed or empty list (a CPU beyond the trace is SchedViews::render()'s error).
+std::vector<uint32_t> parse_view_cpus(const std::string& text);
 
 /// How a view is written: perf's table (the default), or the same rows for programs: JSON
 /// (schema "schedsim-sched" version 1, one array of row objects) or CSV (a header line, then the
