@@ -169,16 +169,8 @@ int run_sched(const std::vector<std::string>& args) {
   so.migrations = vm["migrations"].as<bool>();
   apply_output_options(vm, so);
   traces::ExtractOptions opt;
-  opt.all_tasks = true;  // the views show every task, as perf sched does
   apply_trace_reading(vm, opt);
-  traces::SchedViews views(so);
-  opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
-  // A trace read again with its inferred prev_state layout is viewed from its start again.
-  opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
-  traces::ImportReport rep;
-  import_trace_arg(vm["trace"].as<std::string>(), opt, &rep);
-  views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
-  views.render(std::cout);
+  view_trace(vm["trace"].as<std::string>(), so, opt, std::cout);
   return kExitOk;
 }
 

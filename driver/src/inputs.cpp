@@ -1,6 +1,7 @@
 // Inputs the commands and the run pipeline share (inputs.hpp).
 #include "schedsim/driver/inputs.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -83,6 +84,19 @@ Workload import_trace_arg(const std::string& path, const traces::ExtractOptions&
   if (path != "-") return traces::import_trace(path, o, rep);
   const std::string data = read_standard_input();
   return traces::import_trace_buffer(data, "-", o, rep);
+}
+
+void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
+                std::ostream& out) {
+  opt.all_tasks = true;  // the views show every task, as perf sched does
+  traces::SchedViews views(so);
+  opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+  // A trace read again with its inferred prev_state layout is viewed from its start again.
+  opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
+  traces::ImportReport rep;
+  import_trace_arg(path, opt, &rep);
+  views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
+  views.render(out);
 }
 
 void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,

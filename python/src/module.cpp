@@ -14,6 +14,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/driver/compare.hpp"
+#include "schedsim/driver/inputs.hpp"
 #include "schedsim/driver/run.hpp"
 #include "schedsim/driver/run_options.hpp"
 #include "schedsim/driver/sweep_params.hpp"
@@ -434,16 +436,9 @@ std::string sched_view(const std::string& path, const std::string& view, const p
     apply_keyword(req, py::str(k), v, Scope::kTraceReading, argv);
   }
   return interruptible([&]() {
-    traces::ExtractOptions opt = req.extract;
-    opt.all_tasks = true;  // the views show every task, as perf sched does
-    traces::SchedViews views(so);
-    opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
-    // A trace read again with its inferred prev_state layout is viewed from its start again.
-    opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
-    traces::ImportReport rep;
-    traces::import_trace(path, opt, &rep);
-    views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
-    return views.render();
+    std::ostringstream out;
+    driver::view_trace(path, so, req.extract, out);
+    return out.str();
   });
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "schedsim/traces/import.hpp"
+#include "schedsim/traces/sched_views.hpp"
 #include "schedsim/workload/workload.hpp"
 
 namespace schedsim {
@@ -43,6 +44,11 @@ void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string
 /// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
 /// read twice like a file (--comm, an inferred prev_state layout).
 Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep);
+
+/// perf sched's view `so` of the trace at `path` ("-": standard input), every task shown as perf
+/// shows them, written to `out`: `schedsim sched` and the Python module's sched().
+void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
+                std::ostream& out);
 
 /// A trace whose selection (--comm, --pid, the recorded root) kept no task is an input error
 /// (exit 1), not an incomplete run: nothing about the simulation failed, the options selected
