@@ -157,7 +157,7 @@ int run_sched(const std::vector<std::string>& args) {
   if (vm.count("sort")) {
     if (so.view != traces::SchedView::kLatency) throw po::error("--sort applies to 'sched latency' only");
     so.sort = traces::parse_sort_keys(vm["sort"].as<std::string>());
-    if (so.sort.empty()) throw po::error("--sort needs at least one key (runtime, switch, avg, max, pid, comm)");
+    if (so.sort.empty()) throw po::error("--sort needs at least one key (" + join(traces::latency_sort_keys(), ", ") + ")");
     for (const auto& k : so.sort)
       if (std::find(traces::latency_sort_keys().begin(), traces::latency_sort_keys().end(), k) ==
           traces::latency_sort_keys().end())

@@ -404,6 +404,9 @@ std::string sched_view(const std::string& path, const std::string& view, const p
       for_each_item(v, [&](const py::handle& item) {
         for (auto& k : traces::parse_sort_keys(text_of(item, key))) so.sort.push_back(std::move(k));
       });
+      // As `sched -s ''`: no key at all is refused, never an unsorted view.
+      if (so.sort.empty())
+        throw UsageError("--sort needs at least one key (" + join(traces::latency_sort_keys(), ", ") + ")");
     } else if (key == "pids") flag(so.per_pid);
     else if (key == "wakeups") flag(so.wakeups);
     else if (key == "migrations") flag(so.migrations);

@@ -38,6 +38,8 @@ def test_sched_errors():
         schedsim.sched(TRACE, "histogram")
     with pytest.raises(schedsim.UsageError, match="latency view only"):
         schedsim.sched(TRACE, "timehist", sort="max")
+    with pytest.raises(schedsim.UsageError, match="needs at least one key"):
+        schedsim.sched(TRACE, "latency", sort=" , ")
     with pytest.raises(schedsim.InputError, match="sort key"):
         schedsim.sched(TRACE, "latency", sort="maxx")
     with pytest.raises(schedsim.InputError, match="--cpus"):
