@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "schedsim/driver/commands.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
@@ -72,7 +74,7 @@ void refuse_negative_counts(const po::parsed_options& parsed, const po::options_
 
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const po::positional_options_description& pos, po::variables_map& vm,
-                std::string (*help)()) {
+                const std::function<std::string()>& help) {
   for (const auto& a : args) {
     if (a == "--") break;
     if (a == "--help" || a == "-h") {
@@ -234,11 +236,102 @@ void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::
   apply_selected(vm, r, names, command);
 }
 
-void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command) {
-  for (const char* name : names)
-    if (vm.count(name) && !vm[name].defaulted() && vm[name].as<std::string>().empty()) refuse_empty_value(name, command);
+traces::ExtractOptions trace_selection(const po::variables_map& vm) {
+  driver::RunRequest r;
+  apply_run_options(vm, r, {driver::OptionGroup::kTraceSelection, driver::OptionGroup::kTraceReading}, "run");
+  return r.extract;
 }
 
+void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o) {
+  driver::RunRequest r;
+  r.extract = o;
+  apply_run_options(vm, r, {driver::OptionGroup::kTraceReading}, "sched");
+  o = r.extract;
+}
+
+
+namespace {
+
+const po::value_semantic* value_of(const driver::CommandOption& o) {
+  using driver::ArgType;
+  switch (o.type) {
+    case ArgType::kText: {
+      auto* v = po::value<std::string>();
+      return o.default_text ? v->default_value(o.default_text) : v;
+    }
+    case ArgType::kTexts: return po::value<std::vector<std::string>>()->composing();
+    case ArgType::kWords: return po::value<std::vector<std::string>>()->multitoken();
+    case ArgType::kFlag: return po::bool_switch();
+    case ArgType::kCount32: {
+      auto* v = po::value<uint32_t>();
+      return o.default_text ? v->default_value(static_cast<uint32_t>(std::stoul(o.default_text))) : v;
+    }
+    case ArgType::kCount64: {
+      auto* v = po::value<uint64_t>();
+      return o.default_text ? v->default_value(std::stoull(o.default_text)) : v;
+    }
+    case ArgType::kReal: {
+      auto* v = po::value<double>();
+      return o.default_text ? v->default_value(std::stod(o.default_text), o.default_text) : v;
+    }
+  }
+  return nullptr;
+}
+
+void add_section(po::options_description& d, const driver::OptionSection& s) {
+  for (const auto& o : s.options) {
+    const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
+    d.add_options()(name.c_str(), value_of(o), o.help);
+  }
+  for (driver::OptionGroup g : s.run_groups) add_run_options(d, {g});
+  for (std::string_view n : s.run_names) add_run_options(d, {n});
+}
+
+}  // namespace
+
+po::options_description command_options(const driver::CommandSpec& spec) {
+  if (spec.sections.empty()) return option_group("options");
+  po::options_description d = option_group(spec.sections[0].title);
+  add_section(d, spec.sections[0]);
+  for (size_t i = 1; i < spec.sections.size(); ++i) {
+    po::options_description sub = option_group(spec.sections[i].title);
+    add_section(sub, spec.sections[i]);
+    d.add(sub);
+  }
+  return d;
+}
+
+std::string command_help(const driver::CommandSpec& spec) {
+  return format_help(spec.usage, spec.description, command_options(spec));
+}
+
+bool parse_command(const std::vector<std::string>& args, const char* command, po::variables_map& vm,
+                   const std::function<std::string()>& help) {
+  const driver::CommandSpec& spec = *driver::find_command_spec(command);
+  po::options_description visible = command_options(spec);
+  po::options_description all;
+  all.add(visible);
+  po::positional_options_description pos;
+  for (const auto& p : spec.positionals) {
+    pos.add(p.name, p.count);
+    if (visible.find_nothrow(p.name, false)) continue;
+    if (p.count == 1) all.add_options()(p.name, po::value<std::string>(), "");
+    else all.add_options()(p.name, po::value<std::vector<std::string>>(), "");
+  }
+  if (!parse_args(args, all, pos, vm, help ? help : [&spec] { return command_help(spec); })) return false;
+  // The table's checks: an empty text where the command keeps "" for the default, and a value
+  // outside the option's choices (exit 1: a wrong option value, as the exit-code table says).
+  for (const auto& s : spec.sections)
+    for (const auto& o : s.options) {
+      if (o.type != driver::ArgType::kText || !vm.count(o.name) || vm[o.name].defaulted()) continue;
+      const std::string& v = vm[o.name].as<std::string>();
+      if (o.refuse_empty && v.empty()) refuse_empty_value(o.name, command);
+      const std::vector<std::string> choices = driver::option_choices(o);
+      if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end())
+        throw InputError(SourceLoc{std::string("--") + o.name}, unknown_choice_message(std::string(o.name) + " value", v, choices));
+    }
+  return true;
+}
 
 WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
   if (format == "json") return WorkloadFormat::kJson;

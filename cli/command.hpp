@@ -2,6 +2,7 @@
 /// The CLI's command table (ninja kTools style): one row per command, each implemented in its own
 /// cli/commands/<name>.cpp. Commands are thin: options -> config structs -> library calls ->
 /// reporter.
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "schedsim/driver/commands.hpp"
 #include "schedsim/driver/inputs.hpp"
 #include "schedsim/driver/run_options.hpp"
 
@@ -41,15 +43,17 @@ enum ExitCode : int {
 extern const char* const kExitCodesHelp;
 
 struct Command {
-  const char* name;
-  const char* summary;
+  const char* name;     ///< from the command's table entry (driver/commands.hpp)
+  const char* summary;  ///< likewise
   /// Runs with the arguments after the command name. Throws InputError / po::error.
   int (*run)(const std::vector<std::string>& args);
-  /// The command's full help text (usage line, description, options).
-  std::string (*help)();
+  /// The command's full help text (usage line, description, options): command_help() of its
+  /// table entry, unless the command renders its own (gen lists its generators).
+  std::string (*own_help)();
+  std::string help() const;
 };
 
-/// The table, sorted by name.
+/// The table, sorted by name: one row per entry of driver::command_specs().
 const std::vector<Command>& command_table();
 const Command* find_command(const std::string& name);
 
@@ -57,7 +61,17 @@ const Command* find_command(const std::string& name);
 /// Throws po::error (usage, exit 2) on bad flags.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 const po::positional_options_description& pos, po::variables_map& vm,
-                std::string (*help)());
+                const std::function<std::string()>& help);
+
+/// The Boost options of a command's table rows (driver/commands.hpp), in its help sections.
+po::options_description command_options(const driver::CommandSpec& spec);
+/// A command's --help: its usage, description and options from the table.
+std::string command_help(const driver::CommandSpec& spec);
+/// parse_args for the command named `command` from its table: its options and positionals;
+/// then the rows' checks (an empty value refused, a value outside the choices an InputError).
+/// `help` replaces command_help() for --help (run adds the exit codes).
+bool parse_command(const std::vector<std::string>& args, const char* command, po::variables_map& vm,
+                   const std::function<std::string()>& help = {});
 
 /// Width of --help output. Boost wraps an option's description in the columns left of its name
 /// and splits a word when the line's last space lies in its first half: at the default 80
@@ -108,14 +122,16 @@ void add_run_options(po::options_description& d, std::initializer_list<std::stri
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
                        const char* command);
 
-/// Throws InputError naming the first of `names` (string options) given with an empty value:
-/// the requests keep "" for "not given, use the default", and a value that expanded to nothing
-/// in the user's shell must not silently become that default. `command` is for the hint.
-void refuse_empty_values(const po::variables_map& vm, std::initializer_list<const char*> names, const char* command);
 
 /// The same error for one option `name` (without dashes) parsed by hand (gen), always throws.
 [[noreturn]] void refuse_empty_value(const char* name, const char* command);
 
+
+/// The trace selection and reading options (the run option table's trace groups) in `vm`, as
+/// ExtractOptions (import, trace info, calibrate).
+traces::ExtractOptions trace_selection(const po::variables_map& vm);
+/// The trace reading options alone into `o` (sched).
+void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o);
 
 /// Writes `content` to `path` atomically (temporary file in the same directory, then rename);
 /// "-" or "" writes to stdout. A path ending in ".gz" is written gzip-compressed. Never leaves a

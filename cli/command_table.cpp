@@ -1,52 +1,51 @@
 #include "command.hpp"
 
-#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace schedsim::cli {
 
-// Each command's entry points, defined in cli/commands/<name>.cpp.
-#define SCHEDSIM_COMMAND(id)                            \
-  int run_##id(const std::vector<std::string>& args); \
-  std::string help_##id();
-SCHEDSIM_COMMAND(topology)
-SCHEDSIM_COMMAND(policies)
-SCHEDSIM_COMMAND(run)
-SCHEDSIM_COMMAND(help)
-SCHEDSIM_COMMAND(import)
-SCHEDSIM_COMMAND(trace)
-SCHEDSIM_COMMAND(record)
-SCHEDSIM_COMMAND(gen)
-SCHEDSIM_COMMAND(report)
-SCHEDSIM_COMMAND(compare)
-SCHEDSIM_COMMAND(sweep)
-SCHEDSIM_COMMAND(merge)
-SCHEDSIM_COMMAND(sched)
-SCHEDSIM_COMMAND(calibrate)
-SCHEDSIM_COMMAND(validate)
-#undef SCHEDSIM_COMMAND
+// Each command's entry point, defined in cli/commands/<name>.cpp; its name, summary, usage and
+// options are its entry in driver::command_specs().
+#define SCHEDSIM_COMMANDS(X) \
+  X(calibrate) X(compare) X(gen) X(help) X(import) X(merge) X(policies) X(record) X(report) X(run) X(sched) \
+  X(sweep) X(topology) X(trace) X(validate)
+#define SCHEDSIM_DECLARE(id) int run_##id(const std::vector<std::string>& args);
+SCHEDSIM_COMMANDS(SCHEDSIM_DECLARE)
+#undef SCHEDSIM_DECLARE
+// The commands whose help is more than their table entry.
+std::string help_gen();
+std::string help_run();
+
+std::string Command::help() const {
+  if (own_help) return own_help();
+  const driver::CommandSpec& spec = *driver::find_command_spec(name);
+  // A command that parses its own arguments (policies, help) has no option rows to list.
+  if (spec.sections.empty()) return fmt::format("usage: {}\n\n{}\n", spec.usage, spec.description);
+  return command_help(spec);
+}
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = [] {
-    std::vector<Command> t = {
-        {"help", "help for a command", run_help, help_help},
-        {"policies", "list policy modules by slot, and their feature flags", run_policies, help_policies},
-        {"run", "simulate a workload or trace on a modeled machine and print latency metrics", run_run, help_run},
-        {"topology", "list, show and export modeled machines (presets, JSON, sysfs, lscpu -p)", run_topology, help_topology},
-        {"import", "convert a kernel trace into a native workload file", run_import, help_import},
-        {"trace", "inspect a kernel trace: format, tasks, events, repairs, observed latency", run_trace, help_trace},
-        {"record", "record a command's scheduler events through tracefs", run_record, help_record},
-        {"gen", "generate a synthetic workload (messaging, pipe, schbench, rr, fork, periodic)", run_gen, help_gen},
-        {"report", "render results files into one self-contained HTML report", run_report, help_report},
-        {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on", run_compare, help_compare},
-        {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)", run_sweep, help_sweep},
-        {"calibrate", "fit cost parameters so that replays of real traces match them; writes a cost file", run_calibrate, help_calibrate},
-        {"merge", "join the shard files of one sweep, checking every run is present once", run_merge, help_merge},
-        {"validate", "run the corpus of published before/after results and judge the simulated changes", run_validate, help_validate},
-        {"sched", "perf sched latency, timehist and map of a recorded or simulated (--trace-out) trace", run_sched, help_sched},
+    struct Entry {
+      const char* name;
+      int (*run)(const std::vector<std::string>&);
     };
-    std::sort(t.begin(), t.end(), [](const Command& a, const Command& b) {
-      return std::string(a.name) < std::string(b.name);
-    });
+#define SCHEDSIM_ENTRY(id) {#id, run_##id},
+    static const Entry kEntries[] = {SCHEDSIM_COMMANDS(SCHEDSIM_ENTRY)};
+#undef SCHEDSIM_ENTRY
+    std::vector<Command> t;
+    for (const auto& spec : driver::command_specs()) {
+      const Entry* e = nullptr;
+      for (const auto& x : kEntries)
+        if (std::string_view(x.name) == spec.name) e = &x;
+      if (!e) throw std::logic_error(std::string("command without an entry point: ") + spec.name);
+      std::string (*own)() = nullptr;
+      if (std::string_view(spec.name) == "gen") own = help_gen;
+      if (std::string_view(spec.name) == "run") own = help_run;
+      t.push_back({spec.name, spec.summary, e->run, own});
+    }
     return t;
   }();
   return table;

@@ -11,14 +11,8 @@
 namespace schedsim::cli {
 
 std::string help_gen() {
-  std::string out =
-      "usage: schedsim gen KIND [options] [-o FILE] [--format json|cbor]\n"
-      "       schedsim gen list\n"
-      "       schedsim gen KIND --help\n\n"
-      "Generates a synthetic workload in the native format (docs/workload-format.md), written to\n"
-      "FILE or to stdout. The options follow the real programs' names, so a benchmark command\n"
-      "line can be pasted (docs/generators.md says what each generator models and leaves out).\n\n"
-      "kinds:\n";
+  const driver::CommandSpec& spec = *driver::find_command_spec("gen");
+  std::string out = fmt::format("usage: {}\n\n{}\n\nkinds:\n", spec.usage, spec.description);
   for (const auto& g : list_generators())
     out += fmt::format("  {:<11}{}\n", g.name, g.summary);
   out +=

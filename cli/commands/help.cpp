@@ -5,10 +5,6 @@
 
 namespace schedsim::cli {
 
-std::string help_help() {
-  return "usage: schedsim help [COMMAND]\n\nPrints the command list, or one command's help.\n";
-}
-
 int run_help(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::cout << "commands:\n";

@@ -84,17 +84,6 @@ void print_profile(const KernelProfile& p) {
 
 }  // namespace
 
-std::string help_policies() {
-  return "usage: schedsim policies\n"
-         "       schedsim policies --features [MODULE | SLOT:MODULE]\n"
-         "       schedsim policies --kernel list | table | VERSION\n\n"
-         "Lists the policy modules of every slot (placement, idle-cores, util, queue, balance)\n"
-         "with a one-line summary. --features lists the sched_feat flags each module reads, with\n"
-         "its default and what it governs (turn one off with --feature NO_NAME on 'run');\n"
-         "--kernel lists the kernel profiles, prints them all as a markdown table of modules and\n"
-         "flags (table), or shows one version's modules and flags.\n";
-}
-
 int run_policies(const std::vector<std::string>& args) {
   const PolicyRegistry& reg = builtin_registry();
   if (args.empty()) {
@@ -103,7 +92,7 @@ int run_policies(const std::vector<std::string>& args) {
   }
   const std::string& opt = args[0];
   if (opt == "--help" || opt == "-h") {
-    std::cout << help_policies();
+    std::cout << find_command("policies")->help();
     return kExitOk;
   }
   if (opt == "--features") {

@@ -18,36 +18,6 @@
 
 namespace schedsim::cli {
 
-namespace {
-po::options_description record_options() {
-  po::options_description d = option_group("options");
-  d.add_options()
-      ("output,o", po::value<std::string>(), "output file: ftrace text (.gz = gzip), or a workload with --workload")
-      ("events", po::value<std::vector<std::string>>()->multitoken(), "sched events to enable (default: switch, waking, wakeup, wakeup_new, process_fork/exit/exec, migrate_task)")
-      ("extra-events", po::value<std::vector<std::string>>()->multitoken(), "also record: idle (power:cpu_idle), ipi (ipi:*), irq (x86 irq_vectors: reschedule, local_timer and call_function_single entry/exit), syscalls (read/write enter/exit and close enter, with the TGID column; marks the time inside read/write for run --preempt, and --channels replays them as channels), comma-separated; events this kernel lacks are skipped with a warning (idle, ipi and irq feed the wake-to-run and reschedule-IPI costs of `trace info --idle-wake-costs`; a replay does not read them)")
-      ("workload", po::bool_switch(), "write the extracted workload of the command and its descendants instead of the trace (.cbor = CBOR, else JSON)")
-      ("buffer-kb", po::value<uint32_t>()->default_value(32768), "per-CPU ring buffer size in KiB")
-      ("recorder-class", po::value<std::string>()->default_value("normal"), "scheduling class of the recorder while the command runs: normal (SCHED_OTHER, like the command) or idle (SCHED_IDLE: preempted at once by the command's tasks, and its CPU counts as idle for their wakeups; docs/traces.md says when each perturbs less)")
-      ("command", po::value<std::vector<std::string>>(), "the command (after --)");
-  return d;
-}
-}  // namespace
-
-std::string help_record() {
-  return format_help(
-      "schedsim record -o FILE [--events EV...] [--workload] [--buffer-kb N] [--recorder-class idle|normal] -- COMMAND [ARGS...]",
-      "Runs COMMAND and records its scheduler events through tracefs (needs root). A private\n"
-      "tracefs instance is created and removed afterwards; tracefs is mounted if needed.\n"
-      "Events are streamed from trace_pipe while the command runs; ring-buffer overruns are\n"
-      "reported. The trace covers the whole machine; importing it keeps the command and its\n"
-      "descendants by default (the trace's header names the command; --all-tasks keeps all).\n"
-      "--workload writes the extracted workload instead of the trace.\n"
-      "The output appears only complete, once the command has ended. SIGINT or SIGTERM (Ctrl-C)\n"
-      "abandons the recording: the command is killed, tracing turned off, the instance removed,\n"
-      "no output written, exit 130 / 143.",
-      record_options());
-}
-
 int run_record(const std::vector<std::string>& args) {
   std::vector<std::string> mine, cmd;
   bool after = false;
@@ -58,11 +28,8 @@ int run_record(const std::vector<std::string>& args) {
     }
     (after ? cmd : mine).push_back(a);
   }
-  po::options_description d = record_options();
-  po::positional_options_description pos;
-  pos.add("command", -1);
   po::variables_map vm;
-  if (!parse_args(mine, d, pos, vm, help_record)) return kExitOk;
+  if (!parse_command(mine, "record", vm)) return kExitOk;
   if (vm.count("command")) {
     auto extra = vm["command"].as<std::vector<std::string>>();
     cmd.insert(cmd.begin(), extra.begin(), extra.end());
@@ -74,10 +41,7 @@ int run_record(const std::vector<std::string>& args) {
   traces::RecordOptions ro;
   ro.command = cmd;
   ro.buffer_kb = vm["buffer-kb"].as<uint32_t>();
-  const std::string rclass = vm["recorder-class"].as<std::string>();
-  if (rclass != "idle" && rclass != "normal")
-    throw InputError(SourceLoc{"--recorder-class"}, unknown_choice_message("recorder class", rclass, {"idle", "normal"}));
-  ro.idle_class = rclass == "idle";
+  ro.idle_class = vm["recorder-class"].as<std::string>() == "idle";
   if (vm.count("events")) ro.events = vm["events"].as<std::vector<std::string>>();
   if (vm.count("extra-events"))
     for (const auto& v : vm["extra-events"].as<std::vector<std::string>>())

@@ -13,48 +13,10 @@
 
 namespace schedsim::cli {
 
-namespace {
-
-po::options_description report_options() {
-  po::options_description desc = option_group("options");
-  desc.add_options()
-      ("output,o", po::value<std::string>()->default_value("report.html"), "HTML file to write ('-' = stdout)")
-      ("title", po::value<std::string>()->default_value("schedsim report"), "page title")
-      ("help,h", "this help");
-  return desc;
-}
-
-}  // namespace
-
-std::string help_report() {
-  return format_help(
-      "schedsim report FILE... [-o report.html] [--title T]",
-      "Renders one or more results files (schedsim run --format json) into one self-contained HTML\n"
-      "page: latency CDFs per run on a log axis, placement-outcome bars, a per-CPU utilization\n"
-      "timeline heatmap per run, and the summary tables.\n"
-      "Given repetitions (run --repeat N -o F.jsonl or F.json) or a sweep's file (sweep -o F.jsonl),\n"
-      "it renders a study instead: each metric (benchmark time, makespan, wakeup p50/p99, run-queue\n"
-      "wait p99, migrations) against the numeric parameter that differs between the points (e.g.\n"
-      "gen.group), one line per combination of the others, with the 95% confidence band of the mean\n"
-      "and a dot per run; without such a parameter, one row per point with its runs, mean and\n"
-      "interval; then a table of every point. The page needs no network: inline SVG, inline CSS,\n"
-      "no external scripts or fonts. The file is written atomically.\n\n"
-      "examples:\n"
-      "  schedsim report base.json new.json -o report.html\n"
-      "  schedsim report sweep.jsonl -o study.html --title 'messaging on xeon-e5-2690v2'",
-      report_options());
-}
-
 int run_report(const std::vector<std::string>& args) {
-  po::options_description desc = report_options();
-  po::options_description all;
-  all.add(desc).add_options()("results", po::value<std::vector<std::string>>(), "results files");
-  po::positional_options_description pos;
-  pos.add("results", -1);
   po::variables_map vm;
-  if (!parse_args(args, all, pos, vm, help_report)) return kExitOk;
+  if (!parse_command(args, "report", vm)) return kExitOk;
   if (!vm.count("results")) throw po::error("report needs at least one results, repetitions or sweep file");
-  refuse_empty_values(vm, {"output"}, "report");
   std::vector<std::string> paths = vm["results"].as<std::vector<std::string>>();
   refuse_output_over_inputs(vm["output"].as<std::string>(), paths);
   // File names only: the page must not depend on where the results were stored.

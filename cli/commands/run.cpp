@@ -8,7 +8,6 @@
 
 #include "../command.hpp"
 #include "schedsim/driver/run.hpp"
-#include "trace_options.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
@@ -17,40 +16,10 @@
 #include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/traces/sched_views.hpp"
-#include "trace_options.hpp"
 
 namespace schedsim::cli {
 
 namespace {
-
-po::options_description run_option_groups() {
-  // Grouped for --help: the essentials first, then one section per concern; the rows and their
-  // order come from the run option table (driver/run_options.hpp).
-  using driver::OptionGroup;
-  po::options_description d = option_group(driver::option_group_title(OptionGroup::kEssentials));
-  add_run_options(d, {OptionGroup::kEssentials});
-  for (OptionGroup g : {OptionGroup::kModules, OptionGroup::kModel, OptionGroup::kOutput, OptionGroup::kLimits}) {
-    po::options_description sub = option_group(driver::option_group_title(g));
-    add_run_options(sub, {g});
-    d.add(sub);
-  }
-  d.add(trace_selection_options("trace options (when the input is a kernel trace)"));
-  return d;
-}
-
-const char* kDescription =
-    "Replays WORKLOAD (a native workload file, or a kernel trace: ftrace text, trace-cmd report,\n"
-    "perf script; plain, gzip or zstd) on a modeled machine with the chosen policy modules and\n"
-    "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization (and, for a\n"
-    "generated benchmark whose real program prints a time of its own, that benchmark time:\n"
-    "docs/generators.md). With a trace, the real kernel's figures from the same trace are printed\n"
-    "side by side.\n"
-    "WORKLOAD '-' reads standard input (schedsim gen ... -o - | schedsim run -). With the same\n"
-    "inputs and --seed the output is byte-identical.\n\n"
-    "examples:\n"
-    "  schedsim run tests/data/traces/hackbench-pipe-g2.ftrace.gz --topology xeon-e5-2690v2\n"
-    "  schedsim run --workload-gen 'messaging --group 10 --pipe' -t xeon-gold-6248 --kernel 6.6\n"
-    "  schedsim run w.json --placement sis-fold-opt --feature NO_SIS_UTIL -o r.json";
 
 /// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
 /// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
@@ -87,16 +56,12 @@ std::string list_modules(const std::string& slot) {
 }  // namespace
 
 std::string help_run() {
-  return format_help("schedsim run [WORKLOAD|TRACE] [options]", kDescription, run_option_groups()) + "\n" + kExitCodesHelp;
+  return command_help(*driver::find_command_spec("run")) + "\n" + kExitCodesHelp;
 }
 
 int run_run(const std::vector<std::string>& args) {
-  po::options_description d = run_option_groups();
-  add_run_options(d, {driver::OptionGroup::kPositional});
-  po::positional_options_description pos;
-  pos.add("input", 1);
   po::variables_map vm;
-  if (!parse_args(args, d, pos, vm, help_run)) return kExitOk;
+  if (!parse_command(args, "run", vm, help_run)) return kExitOk;
 
   // `list` values print the choices and stop (ninja's -t list).
   for (const char* slot : {"placement", "idle-cores", "util", "queue", "balance"})

@@ -13,32 +13,10 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/sched_views.hpp"
-#include "trace_options.hpp"
 
 namespace schedsim::cli {
 
 namespace {
-po::options_description sched_options() {
-  po::options_description d = option_group("options");
-  d.add_options()
-      ("view", po::value<std::string>(), "latency, timehist or map (positional)")
-      ("trace", po::value<std::string>(), "input trace (positional): any trace `trace info` reads, or `run --trace-out` output")
-      ("sort,s", po::value<std::string>(), "latency: sort keys, comma-separated, first decides: runtime, switch, avg, max, pid, comm (default avg,max,switch,runtime); in 'timehist', -s is --summary, as in perf")
-      ("pids,p", po::bool_switch(), "latency: one row per pid instead of one per comm")
-      ("wakeups,w", po::bool_switch(), "timehist: also a row per wake event (sched_waking, sched_wakeup, sched_wakeup_new): the task current on the CPU, 'awakened: comm[pid]' (perf sched timehist -w)")
-      ("migrations,M", po::bool_switch(), "timehist: also a row per sched_migrate_task: 'migrated: comm[pid] cpu FROM => TO' (perf sched timehist -M)")
-      ("summary", po::bool_switch(), "timehist (-s): instead of the rows, the runtime summary per task: sched-in count, run time, min, avg, max, stddev, migrations; then idle time per CPU and totals (perf sched timehist -s)")
-      ("with-summary,S", po::bool_switch(), "timehist: the rows, then the runtime summary (perf sched timehist -S)")
-      ("cpu-visual,V", po::bool_switch(), "timehist: a column of one character per CPU marking the row's CPU: 's' a switch, 'i' the idle task's, 'm' a migration (perf sched timehist -V)")
-      ("highlight-delay", po::value<double>(), "timehist: on a terminal, rows whose sch delay exceeds this many ms are red (default 1)")
-      ("compact", po::bool_switch(), "map: a column only for each CPU that switches, added where it first does (perf sched map --compact)")
-      ("cpus", po::value<std::string>(), "map: only these CPUs' columns and rows, a list like 0,2-3 (perf sched map --cpus)")
-      ("format,f", po::value<std::string>(), "table (perf's, the default), json or csv: the same rows for programs (docs/sched-views.md)");
-  po::options_description t = option_group("trace options");
-  add_trace_reading_options(t);
-  d.add(t);
-  return d;
-}
 
 
 // The view: the first argument that is neither an option nor an option's value.
@@ -88,10 +66,7 @@ void check_view_options(const po::variables_map& vm, traces::SchedView view) {
 // -s/-S, -V, the format, the colour and the map's CPUs, into `so`.
 void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions& so) {
   const std::string format = vm.count("format") ? vm["format"].as<std::string>() : "table";
-  if (format == "table") so.format = traces::SchedFormat::kTable;
-  else if (format == "json") so.format = traces::SchedFormat::kJson;
-  else if (format == "csv") so.format = traces::SchedFormat::kCsv;
-  else throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"table", "json", "csv"}));
+  so.format = format == "json" ? traces::SchedFormat::kJson : format == "csv" ? traces::SchedFormat::kCsv : traces::SchedFormat::kTable;
   const bool only = vm["summary"].as<bool>(), with = vm["with-summary"].as<bool>();
   if (only && with) throw po::error("-s (the summary alone) and -S (the rows, then the summary): one of them");
   so.summary = only ? traces::SchedSummary::kOnly : with ? traces::SchedSummary::kWithRows : traces::SchedSummary::kNone;
@@ -112,32 +87,10 @@ void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions&
 }
 }  // namespace
 
-std::string help_sched() {
-  return format_help(
-      "schedsim sched latency|timehist|map TRACE [options]",
-      "perf sched's views of a scheduler trace, in perf's columns: 'latency' ('lat' as in perf; per\n"
-      "task: runtime, switches, average and maximum scheduling delay, sorted by -s like perf sched\n"
-      "latency), 'timehist' (one row per switch-out: wait time, scheduling delay, run time) and\n"
-      "'map' (one column per CPU, one row per context switch). TRACE is any trace 'trace info' reads\n"
-      "(ftrace, trace-cmd report or trace.dat, perf script) or the simulated schedule of\n"
-      "'run ... --trace-out sim.txt', so simulated and recorded runs print in the same form.\n"
-      "--format json or csv writes the same rows for programs (pandas). On a terminal, timehist's\n"
-      "rows with a long scheduling delay and map's switching CPU are coloured (not with NO_COLOR\n"
-      "set, https://no-color.org). Definitions: docs/sched-views.md.",
-      sched_options());
-}
-
 int run_sched(const std::vector<std::string>& args) {
-  po::options_description d = sched_options();
-  po::options_description hidden;
-  hidden.add_options()("extra", po::value<std::vector<std::string>>(), "");
-  po::options_description parsing;
-  parsing.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("view", 1).add("trace", 1).add("extra", -1);
   po::variables_map vm;
-  const bool timehist = first_positional(args, d) == "timehist";
-  if (!parse_args(timehist ? with_timehist_summary(args) : args, parsing, pos, vm, help_sched)) return kExitOk;
+  const bool timehist = first_positional(args, command_options(*driver::find_command_spec("sched"))) == "timehist";
+  if (!parse_command(timehist ? with_timehist_summary(args) : args, "sched", vm)) return kExitOk;
   if (!vm.count("view")) throw po::error("missing view (latency, timehist or map)");
   const std::string view = vm["view"].as<std::string>();
   traces::SchedViewOptions so;

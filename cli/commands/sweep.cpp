@@ -28,46 +28,6 @@ namespace schedsim::cli {
 
 namespace {
 
-po::options_description sweep_options() {
-  po::options_description d = option_group("options");
-  d.add_options()
-      ("spec", po::value<std::string>(), "read the grid from this JSON spec file (docs/sweep.md); --set adds or replaces parameters")
-      ("set", po::value<std::vector<std::string>>()->composing(), "KEY=V1[,V2...]: one value fixes a parameter, several sweep it (crossed with the others); repeatable")
-      ("zip", po::value<std::vector<std::string>>()->composing(), "KEY=V1,V2...: every --zip parameter advances together (equal lengths), crossed with the --set ones")
-      ("repeat,r", po::value<uint32_t>(), "repetitions per point (default 1, or the spec's)")
-      ("seed", po::value<uint64_t>(), "sweep seed (default 1, or the spec's); repetition seeds derive from it, the point and the index")
-      ("jobs,j", po::value<unsigned>(), "simulations run in parallel (default: every CPU this process may use; at most 4 per CPU)")
-      ("output,o", po::value<std::string>(), "stream the records to this JSON Lines file (created; never overwritten)")
-      ("resume", po::bool_switch(), "continue the -o file of an interrupted sweep: skip its records, refuse a changed spec")
-      ("summary", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv, markdown or none")
-      ("progress", po::value<std::string>()->default_value("auto"), "progress line on stderr: auto (if a terminal), always, never")
-      ("dry-run", po::bool_switch(), "print the points (index, seed, label) and stop")
-      ("shard", po::value<std::string>(), "run only slice K/N of the (point, repetition) list (round robin); `schedsim merge` joins the slices")
-      ("slurm", po::bool_switch(), "write a Slurm array job running the shards and a merge job instead of running (needs -o)")
-      ("array-size", po::value<uint32_t>(), "--slurm: number of array tasks (shards), default min(runs, 100)")
-      ("partition", po::value<std::string>(), "--slurm: the partition to submit to")
-      ("slurm-dir", po::value<std::string>(), "--slurm: directory for the spec, scripts, shards and logs (default OUTPUT.slurm)")
-      ("submit", po::bool_switch(), "--slurm: submit with sbatch (array, then merge with --dependency=afterok)")
-      ("wait", po::bool_switch(), "--slurm --submit: wait for the merge job, then print the summary");
-  return d;
-}
-
-const char* kDescription =
-    "Runs a grid of simulations: every combination of the swept parameters (the points), each\n"
-    "repeated --repeat times with seeds derived from --seed, the point and the repetition, on\n"
-    "--jobs threads. Records stream to -o in (point, repetition) order, so the file is the same\n"
-    "bytes for any --jobs and a killed sweep continues with --resume (on SIGINT/SIGTERM the\n"
-    "finished records are written whole and the sweep exits 130/143). Parameters are `run`\n"
-    "options (topology, placement, kernel, input, workload-gen, jitter, ...), generator options\n"
-    "gen.KEY, cost parameters cost.NAME and sched_feat flags feature.NAME=on|off; docs/sweep.md\n"
-    "lists them and the spec file format.\n\n"
-    "examples:\n"
-    "  schedsim sweep --set workload-gen='messaging --pipe --thread' \\\n"
-    "      --set placement=sis-fold-2018,sis-fold-opt --set gen.group=1,2,5,10,20,40 \\\n"
-    "      --set topology=xeon-e5-2690v2 --repeat 10 -o fold.jsonl\n"
-    "  schedsim sweep --spec study.json -o study.jsonl --resume\n"
-    "  schedsim sweep --spec study.json -o study.jsonl --slurm --array-size 20 --submit";
-
 /// The progress line: runs and points done, rate, ETA (stderr, rewritten in place).
 class Progress {
  public:
@@ -112,20 +72,6 @@ void print_summary(const sweep::Spec& spec, const std::vector<std::string>& reco
   std::cout.flush();
   for (const auto& w : warnings) std::cerr << "schedsim: warning: " << log::brief(w) << "\n";
 }
-
-void check_choice(const std::string& option, const std::string& value, const std::vector<std::string>& valid) {
-  if (std::find(valid.begin(), valid.end(), value) == valid.end())
-    throw InputError(SourceLoc{"--" + option}, unknown_choice_message(option + " value", value, valid));
-}
-
-}  // namespace
-
-std::string help_sweep() {
-  return format_help("schedsim sweep [WORKLOAD|TRACE] [--spec FILE] [--set KEY=V1,V2...]... [options]", kDescription,
-                     sweep_options());
-}
-
-namespace {
 
 // The spec: the file, then --set / --zip, then the positional input, --repeat and --seed.
 sweep::Spec spec_of(const po::variables_map& vm) {
@@ -232,18 +178,10 @@ int run_on_slurm(const po::variables_map& vm, const sweep::Spec& spec, size_t nr
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
-  po::options_description d = sweep_options();
-  d.add_options()("input", po::value<std::string>(), "");
-  po::positional_options_description pos;
-  pos.add("input", 1);
   po::variables_map vm;
-  if (!parse_args(args, d, pos, vm, help_sweep)) return kExitOk;
-
-  std::string summary = vm["summary"].as<std::string>();
-  check_choice("summary", summary, {"table", "csv", "markdown", "none"});
-  std::string progress = vm["progress"].as<std::string>();
-  check_choice("progress", progress, {"auto", "always", "never"});
-  refuse_empty_values(vm, {"spec", "output", "slurm-dir", "partition"}, "sweep");
+  if (!parse_command(args, "sweep", vm)) return kExitOk;
+  const std::string summary = vm["summary"].as<std::string>();
+  const std::string progress = vm["progress"].as<std::string>();
 
   const sweep::Spec spec = spec_of(vm);
   std::vector<sweep::Point> points = sweep::expand(spec);

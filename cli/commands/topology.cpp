@@ -13,14 +13,6 @@ namespace schedsim::cli {
 
 namespace {
 
-po::options_description topology_options() {
-  po::options_description desc = option_group("options");
-  desc.add_options()
-      ("format", po::value<std::string>()->default_value("json"), "export format: json")
-      ("output,o", po::value<std::string>()->default_value("-"), "export to FILE (atomically) instead of stdout");
-  return desc;
-}
-
 const std::vector<std::string>& actions() {
   static const std::vector<std::string> a = {"export", "list", "show"};
   return a;
@@ -47,33 +39,9 @@ std::string render_topology_list() {
   return out;
 }
 
-std::string help_topology() {
-  return format_help(
-      "schedsim topology list\n"
-      "       schedsim topology show TOPOLOGY\n"
-      "       schedsim topology export TOPOLOGY --format json [-o FILE]",
-      "Lists the built-in machine presets (and which cost parameters are each machine's own rather\n"
-      "than the reference defaults), shows a machine's CPUs, sched-domain levels, masks and NUMA\n"
-      "distances, or exports it as JSON (schema in docs/topology.md).\n\n"
-      "TOPOLOGY is a preset name (see 'list'), 'host' (this machine's /sys), a topology JSON file,\n"
-      "a saved copy of a sysfs tree (a directory holding devices/system/cpu), or a file holding\n"
-      "`lscpu -p` output.",
-      topology_options());
-}
-
 int run_topology(const std::vector<std::string>& args) {
-  po::options_description desc = topology_options();
-  po::options_description hidden;
-  hidden.add_options()
-      ("action", po::value<std::string>(), "")
-      ("target", po::value<std::string>(), "")
-      ("extra", po::value<std::vector<std::string>>(), "");
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("action", 1).add("target", 1).add("extra", -1);
   po::variables_map vm;
-  if (!parse_args(args, all, pos, vm, help_topology)) return kExitOk;
+  if (!parse_command(args, "topology", vm)) return kExitOk;
 
   if (!vm.count("action")) throw po::error("missing action: expected one of " + join(actions(), ", "));
   const std::string action = vm["action"].as<std::string>();
@@ -96,9 +64,6 @@ int run_topology(const std::vector<std::string>& args) {
     std::cout << describe_topology(load_topology(target));
     return kExitOk;
   }
-  refuse_empty_values(vm, {"output"}, "topology");
-  const std::string format = vm["format"].as<std::string>();
-  if (format != "json") throw po::error(unknown_choice_message("export format", format, {"json"}));
   refuse_output_over_inputs(vm["output"].as<std::string>(), {target});
   Topology topo = load_topology(target);  // validates before anything is written
   write_output(vm["output"].as<std::string>(), topology_to_json(topo.spec()));

@@ -8,21 +8,10 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
 #include "schedsim/traces/trace_event.hpp"
-#include "trace_options.hpp"
 
 namespace schedsim::cli {
 
 namespace {
-po::options_description trace_options() {
-  po::options_description d = option_group("options");
-  d.add_options()
-      ("action", po::value<std::string>(), "info (positional)")
-      ("trace", po::value<std::string>(), "input trace (positional)")
-      ("format,f", po::value<std::string>()->default_value("text"), "text, or json: the same facts as one JSON object (docs/traces.md \"trace info --format json\"), times in ns, for scripts and pandas")
-      ("idle-wake-costs", po::value<std::string>(), "also write a cost file (run --cost FILE) from the trace's own measurements: idle_wake=table with idle_exit_table (and timer_wake_table, given 20 local timer wakes) from its idle wakes by idle-time class, each class at least 20 wakes; without 20 idle wakes, timer_wake_local from 20 local timer wakes (their p50); resched_ipi from its remote preempting wakes after a recorded IPI, given 20 (docs/traces.md)");
-  d.add(trace_selection_options());
-  return d;
-}
 nlohmann::ordered_json hist_json(const Histogram& h) {
   nlohmann::ordered_json j = {{"count", h.count()}};
   if (h.empty()) return j;
@@ -100,31 +89,14 @@ std::string info_json(const traces::ImportReport& r, const Workload& w) {
 }
 }  // namespace
 
-std::string help_trace() {
-  return format_help(
-      "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
-      "[--exclude-kthreads] [--background-comm REGEX] [--background-pid PID]... [--strict] [--channels MODE] "
-      "[--idle-wake-costs FILE] [--format text|json]",
-      "Inspects a kernel scheduler trace: the format detected, kernel version hints, CPUs,\n"
-      "events by type, tasks, lost-event windows, repairs made, the extracted workload and the\n"
-      "observed statistics of the real run (wakeup latency, run-queue wait, migrations, span).",
-      trace_options());
-}
-
 int run_trace(const std::vector<std::string>& args) {
-  po::options_description d = trace_options();
-  po::positional_options_description pos;
-  pos.add("action", 1).add("trace", 1);
   po::variables_map vm;
-  if (!parse_args(args, d, pos, vm, help_trace)) return kExitOk;
+  if (!parse_command(args, "trace", vm)) return kExitOk;
   if (!vm.count("action")) throw po::error("missing action (info)");
   const std::string action = vm["action"].as<std::string>();
   if (action != "info") throw po::error(unknown_choice_message("trace action", action, {"info"}));
   if (!vm.count("trace")) throw po::error("missing TRACE");
-  refuse_empty_values(vm, {"idle-wake-costs", "format"}, "trace");
   const std::string format = vm["format"].as<std::string>();
-  if (format != "text" && format != "json")
-    throw InputError(SourceLoc{"--format"}, unknown_choice_message("format", format, {"text", "json"}));
   if (format == "json" && vm.count("idle-wake-costs"))
     throw po::error("--idle-wake-costs prints what it wrote as text: use it without --format json");
   if (vm.count("idle-wake-costs"))
