@@ -91,9 +91,6 @@ po::options_description common_options();
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc);
 
-/// `topology list`: the presets (name, CPUs, summary) and what else a topology may be; also
-/// what `run -t list` prints.
-std::string render_topology_list();
 
 
 /// The workload file format: `format` ("json", "cbor") when given, else by the output's name

@@ -14,7 +14,7 @@
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/engine/cost_model.hpp"
 #include "schedsim/engine/cost_profile.hpp"
-#include "schedsim/policies/registry.hpp"
+#include "schedsim/driver/listings.hpp"
 #include "schedsim/traces/sched_views.hpp"
 
 namespace schedsim::cli {
@@ -46,13 +46,6 @@ int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& er
   return kExitIncomplete;
 }
 
-std::string list_modules(const std::string& slot) {
-  std::string out;
-  for (const auto& m : builtin_registry().all())
-    if (m.slot == slot) out += m.name + std::string(m.name.size() < 16 ? 16 - m.name.size() : 1, ' ') + m.summary + "\n";
-  return out;
-}
-
 }  // namespace
 
 std::string help_run() {
@@ -63,46 +56,16 @@ int run_run(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command(args, "run", vm, help_run)) return kExitOk;
 
-  // `list` values print the choices and stop (ninja's -t list).
-  for (const char* slot : {"placement", "idle-cores", "util", "queue", "balance"})
-    if (vm.count(slot) && vm[slot].as<std::string>() == "list") {
-      std::cout << list_modules(slot);
-      return kExitOk;
-    }
-  if (vm.count("topology") && vm["topology"].as<std::string>() == "list") {
-    std::cout << render_topology_list();
-    return kExitOk;
-  }
-  if (vm.count("kernel") && vm["kernel"].as<std::string>() == "list") {
-    for (const auto& p : kernel_profiles()) std::cout << p.version << std::string(8 - std::min<size_t>(7, p.version.size()), ' ') << p.summary << "\n";
-    return kExitOk;
-  }
-  if (vm.count("feature"))
-    for (const auto& f : vm["feature"].as<std::vector<std::string>>())
-      if (f == "list") {
-        for (const auto& fd : builtin_registry().all_features())
-          std::cout << fd.name << std::string(fd.name.size() < 24 ? 24 - fd.name.size() : 1, ' ') << (fd.default_on ? "on " : "off") << "  " << fd.doc << "\n";
-        return kExitOk;
-      }
-  if (vm.count("cost"))
-    for (const auto& c : vm["cost"].as<std::vector<std::string>>())
-      if (c == "list") {
-        // The costs a run on -t with the other --cost values would start from: the defaults, the
-        // machine's profile, then what was given (rows say which).
-        const Topology topo = load_topology(vm.count("topology") ? vm["topology"].as<std::string>() : kDefaultTopology);
-        std::vector<std::string> others = vm["cost"].as<std::vector<std::string>>();
-        std::erase(others, std::string("list"));
-        std::map<std::string, std::string> given;
-        const CostModel cost = build_cost_model(others, topo, nullptr, &given);
-        std::cout << describe_costs(cost, cost_profile_for(topo.name()), given);
-        return kExitOk;
-      }
-
   RunRequest req;
   apply_run_options(vm, req, {driver::OptionGroup::kPositional, driver::OptionGroup::kEssentials, driver::OptionGroup::kModules,
                               driver::OptionGroup::kModel, driver::OptionGroup::kOutput, driver::OptionGroup::kLimits,
                               driver::OptionGroup::kTraceSelection, driver::OptionGroup::kTraceReading},
                     "run");
+  // `list` values print the choices and stop (ninja's -t list).
+  if (auto listing = run_listing(req)) {
+    std::cout << *listing;
+    return kExitOk;
+  }
   std::vector<std::string> argv{"schedsim", "run"};
   argv.insert(argv.end(), args.begin(), args.end());
   req.command_line = quoted_command_line(argv);

@@ -59,54 +59,12 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("schedsim") : p.string();
-}
-
 void print_summary(const sweep::Spec& spec, const std::vector<std::string>& records, const std::string& format) {
   if (format == "none") return;
   std::vector<std::string> warnings;
   std::cout << sweep::render_summary(spec, records, summary_options(format), warnings);
   std::cout.flush();
   for (const auto& w : warnings) std::cerr << "schedsim: warning: " << log::brief(w) << "\n";
-}
-
-// The spec: the file, then --set / --zip, then the positional input, --repeat and --seed.
-sweep::Spec spec_of(const po::variables_map& vm) {
-  sweep::Spec spec;
-  if (vm.count("spec")) spec = sweep::load_spec_file(vm["spec"].as<std::string>());
-  sweep::Spec cli = sweep::spec_from_cli(vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                                         vm.count("zip") ? vm["zip"].as<std::vector<std::string>>() : std::vector<std::string>{});
-  for (const auto& [k, v] : cli.fixed) sweep::set_param(spec, k, {v}, cli.origin(k));
-  for (const auto& a : cli.axes) {
-    if (a.keys.size() == 1) {
-      sweep::set_param(spec, a.keys[0], a.values[0], cli.origin(a.keys[0]));
-    } else {
-      for (const auto& k : a.keys)
-        for (const auto& existing : spec.keys())
-          if (existing == k) throw InputError(SourceLoc{"--zip"}, "parameter '" + k + "' is also in the spec file");
-      spec.axes.push_back(a);
-      for (const auto& k : a.keys) spec.origins.emplace_back(k, cli.origin(k));
-    }
-  }
-  if (vm.count("input")) sweep::set_param(spec, "input", {vm["input"].as<std::string>()}, "WORKLOAD argument");
-  if (vm.count("repeat")) spec.repeat = vm["repeat"].as<uint32_t>();
-  if (spec.repeat == 0) throw InputError(SourceLoc{"--repeat"}, "must be at least 1");
-  if (vm.count("seed")) spec.seed = vm["seed"].as<uint64_t>();
-  check_sweep_keys(spec);
-  return spec;
-}
-
-void print_dry_run(const sweep::Spec& spec, const std::vector<sweep::Point>& points) {
-  std::cout << fmt::format("{} points x {} repetitions = {} runs; spec hash {}\n", points.size(), spec.repeat,
-                           points.size() * spec.repeat, spec.hash());
-  for (const auto& p : points) {
-    std::string params;
-    for (const auto& [k, v] : p.params) params += (params.empty() ? "" : " ") + k + "=" + sweep::sh_quote(v);
-    std::cout << fmt::format("{:>4}  seed {:016x}  {}\n", p.index, p.seed, p.label.empty() ? params : p.label);
-  }
 }
 
 // The checks of -o, --resume and the Slurm options that need nothing run.
@@ -128,50 +86,17 @@ void check_output_options(const po::variables_map& vm, const std::string& output
 // waits for the merge and prints the summary.
 int run_on_slurm(const po::variables_map& vm, const sweep::Spec& spec, size_t nr_points, const std::string& output,
                  const std::string& summary) {
-  if (output.empty()) throw InputError(SourceLoc{"--slurm"}, "needs -o FILE (where the merge job writes the records)");
   if (vm.count("shard")) throw InputError(SourceLoc{"--slurm"}, "the array runs every shard; drop --shard");
-  namespace fs = std::filesystem;
-  sweep::SlurmOptions so;
-  so.output = fs::absolute(output).lexically_normal().string();
-  so.dir = fs::absolute(vm.count("slurm-dir") ? vm["slurm-dir"].as<std::string>() : output + ".slurm").lexically_normal().string();
-  so.exe = self_exe();
-  so.workdir = fs::current_path().string();
-  uint64_t runs = static_cast<uint64_t>(nr_points) * spec.repeat;
-  so.array_size = vm.count("array-size") ? vm["array-size"].as<uint32_t>() : static_cast<uint32_t>(std::min<uint64_t>(runs, 100));
-  if (so.array_size == 0 || so.array_size > runs)
-    throw InputError(SourceLoc{"--array-size"}, fmt::format("must be between 1 and the number of runs ({})", runs));
-  so.cpus_per_task = vm.count("jobs") ? std::max(1u, vm["jobs"].as<unsigned>()) : 1;
-  if (vm.count("partition")) so.partition = vm["partition"].as<std::string>();
-  std::error_code ec;
-  if (fs::exists(so.output, ec)) throw InputError(SourceLoc{output}, "exists; the merge job would not overwrite it: remove it or choose another -o");
-  sweep::SlurmFiles files = sweep::write_slurm_files(spec, so);
-  std::cout << fmt::format("wrote {} ({} shards of {} runs), {} and {}\n", files.array_script, so.array_size, runs,
-                           files.merge_script, files.spec);
-  if (!vm["submit"].as<bool>()) {
-    std::cout << fmt::format("submit: jid=$(sbatch --parsable {}) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes {}\n",
-                             sweep::sh_quote(files.array_script), sweep::sh_quote(files.merge_script));
-    return kExitOk;
-  }
-  sweep::Submitted s = sweep::submit_slurm(files, vm["wait"].as<bool>());
-  std::cout << fmt::format("submitted array job {} and merge job {} (afterok:{})\n", s.array_id, s.merge_id, s.array_id);
-  if (!vm["wait"].as<bool>()) return kExitOk;
-  std::cout.flush();
-  // sbatch --wait exits 0 for a merge job cancelled because a shard failed (it never ran), so
-  // the merged file is the evidence; scontrol names the state while it still remembers the job.
-  std::error_code ec2;
-  if (s.merge_status != 0 || !fs::exists(so.output, ec2)) {
-    std::string state;
-    try {
-      sweep::run_program({"scontrol", "show", "job", "-o", s.merge_id}, state);
-    } catch (const InputError&) {
-    }
-    size_t at = state.find("JobState=");
-    state = at == std::string::npos ? "unknown" : state.substr(at + 9, state.find(' ', at) - at - 9);
-    throw InputError(fmt::format("the merge job {} did not write {} (state {}, sbatch --wait exit {}): a shard failed? see {}/logs/",
-                                 s.merge_id, output, state, s.merge_status, so.dir));
-  }
-  sweep::ResultsFile merged = sweep::read_results(so.output);
-  print_summary(merged.spec, merged.records, summary);
+  SlurmRequest r;
+  r.output = output;
+  if (vm.count("slurm-dir")) r.dir = vm["slurm-dir"].as<std::string>();
+  if (vm.count("array-size")) r.array_size = vm["array-size"].as<uint32_t>();
+  if (vm.count("jobs")) r.cpus_per_task = vm["jobs"].as<unsigned>();
+  if (vm.count("partition")) r.partition = vm["partition"].as<std::string>();
+  r.submit = vm["submit"].as<bool>();
+  r.wait = vm["wait"].as<bool>();
+  r.say = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
+  if (auto merged = sweep_on_slurm(spec, nr_points, r)) print_summary(merged->spec, merged->records, summary);
   return kExitOk;
 }
 
@@ -183,10 +108,17 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::string summary = vm["summary"].as<std::string>();
   const std::string progress = vm["progress"].as<std::string>();
 
-  const sweep::Spec spec = spec_of(vm);
+  SweepSpecParts parts;
+  if (vm.count("spec")) parts.spec_file = vm["spec"].as<std::string>();
+  if (vm.count("set")) parts.sets = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("zip")) parts.zips = vm["zip"].as<std::vector<std::string>>();
+  if (vm.count("input")) parts.input = vm["input"].as<std::string>();
+  if (vm.count("repeat")) parts.repeat = vm["repeat"].as<uint32_t>();
+  if (vm.count("seed")) parts.seed = vm["seed"].as<uint64_t>();
+  const sweep::Spec spec = build_sweep_spec(parts);
   std::vector<sweep::Point> points = sweep::expand(spec);
   if (vm["dry-run"].as<bool>()) {
-    print_dry_run(spec, points);
+    std::cout << render_points(spec, points);
     return kExitOk;
   }
   const std::vector<std::string> random_gens = validate_points(points);

@@ -6,7 +6,7 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/engine/cost_profile.hpp"
+#include "schedsim/driver/listings.hpp"
 #include "schedsim/topology/topology.hpp"
 
 namespace schedsim::cli {
@@ -20,25 +20,6 @@ const std::vector<std::string>& actions() {
 
 }  // namespace
 
-std::string render_topology_list() {
-  const auto& presets = preset_list();
-  size_t width = 0;
-  for (const auto& p : presets) width = std::max(width, p.name.size());
-  std::string out;
-  for (const auto& p : presets) {
-    uint32_t cpus = static_cast<uint32_t>(preset_spec(p.name).cpus.size());
-    out += fmt::format("{:<{}}  {:>4} CPUs  {}\n", p.name, width, cpus, p.summary);
-    out += fmt::format("{:<{}}  {}\n", "", width + 11, cost_profile_summary(cost_profile_for(p.name)));
-  }
-  out += "\nAlso accepted wherever a topology is expected: smpN (a flat machine of N CPUs, no SMT,\n"
-         "one LLC, N = 1..4096), 'host', a topology JSON file, a saved sysfs directory, or an\n"
-         "`lscpu -p` output file (these use the reference costs; `schedsim calibrate` fits a cost\n"
-         "file). `run --cost list -t TOPOLOGY` lists every cost parameter with its value, whether it\n"
-         "is the machine's own or the reference default, and its source (docs/calibrate.md \"Machine\n"
-         "cost profiles\").\n";
-  return out;
-}
-
 int run_topology(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command(args, "topology", vm)) return kExitOk;
@@ -50,7 +31,7 @@ int run_topology(const std::vector<std::string>& args) {
 
   if (action == "list") {
     if (vm.count("target")) throw po::error("'topology list' takes no argument");
-    std::cout << render_topology_list();
+    std::cout << list_topologies();
     return kExitOk;
   }
   if (action != "show" && action != "export")

@@ -44,6 +44,9 @@ void add_spec_and_cost_files(std::vector<std::string>& inputs, const std::string
 /// Imports the trace at `path`; "-" reads standard input whole first, so a trace piped in can be
 /// read twice like a file (--comm, an inferred prev_state layout).
 Workload import_trace_arg(const std::string& path, const traces::ExtractOptions& o, traces::ImportReport* rep);
+/// `trace info --format json`: what `trace info` prints, as one JSON object (schema
+/// "schedsim-trace-info", every count, times in ns; docs/traces.md "trace info --format json").
+std::string trace_info_json(const traces::ImportReport& r, const Workload& w);
 
 /// perf sched's view `so` of the trace at `path` ("-": standard input), every task shown as perf
 /// shows them, written to `out`: `schedsim sched` and the Python module's sched().

@@ -3,6 +3,7 @@
 /// describes the simulation, generator options `gen.KEY`, cost parameters `cost.NAME`, flags
 /// `feature.NAME`), and the sweep's record line. docs/sweep.md lists the keys.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,40 @@ SweepRunResult execute_sweep(const sweep::Spec& spec, const std::vector<sweep::P
 
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
+
+}  // namespace schedsim::driver
+
+namespace schedsim::driver {
+
+/// A sweep's spec as `schedsim sweep` assembles it: the spec file, then each --set (one value
+/// fixes a parameter, several sweep it) and --zip group, then the WORKLOAD argument, --repeat and
+/// --seed, each replacing what the file said; the keys are checked (check_sweep_keys).
+struct SweepSpecParts {
+  std::string spec_file;  ///< "" for none
+  std::vector<std::string> sets, zips;
+  std::optional<std::string> input;
+  std::optional<uint32_t> repeat;
+  std::optional<uint64_t> seed;
+};
+sweep::Spec build_sweep_spec(const SweepSpecParts& parts);
+
+/// `sweep --dry-run`: the run count and the spec hash, then one line per point (index, seed,
+/// label or parameters).
+std::string render_points(const sweep::Spec& spec, const std::vector<sweep::Point>& points);
+
+/// `sweep --slurm`: an array job of shards and a merge job (sweep/slurm.hpp), submitted or not.
+struct SlurmRequest {
+  std::string output;          ///< the merged records file (-o), required
+  std::string dir;             ///< "" for OUTPUT.slurm
+  std::optional<uint32_t> array_size;  ///< default min(runs, 100)
+  unsigned cpus_per_task = 1;  ///< sweep --jobs
+  std::string partition;
+  bool submit = false, wait = false;
+  std::function<void(const std::string&)> say;  ///< a line for standard output, as it happens
+};
+/// Writes (and submits) the jobs; with `wait`, waits for the merge job and returns the merged
+/// file. Throws InputError for a bad request, an existing output, or a merge job that did not
+/// write the output (naming its state, from scontrol while Slurm remembers it).
+std::optional<sweep::ResultsFile> sweep_on_slurm(const sweep::Spec& spec, size_t nr_points, const SlurmRequest& r);
 
 }  // namespace schedsim::driver
