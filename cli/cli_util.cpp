@@ -157,38 +157,51 @@ bool in(std::initializer_list<std::string_view> names, const driver::RunOption& 
   return std::find(names.begin(), names.end(), std::string_view(o.name)) != names.end();
 }
 
+const po::value_semantic* value_of(const driver::CommandOption& o) {
+  using driver::ArgType;
+  switch (o.type) {
+    case ArgType::kText: {
+      auto* v = po::value<std::string>();
+      return o.default_text ? v->default_value(o.default_text) : v;
+    }
+    case ArgType::kTexts: return po::value<std::vector<std::string>>()->composing();
+    case ArgType::kWords: return po::value<std::vector<std::string>>()->multitoken();
+    case ArgType::kFlag: return po::bool_switch();
+    case ArgType::kCount32: {
+      auto* v = po::value<uint32_t>();
+      return o.default_text ? v->default_value(static_cast<uint32_t>(std::stoul(o.default_text))) : v;
+    }
+    case ArgType::kCount64: {
+      auto* v = po::value<uint64_t>();
+      return o.default_text ? v->default_value(std::stoull(o.default_text)) : v;
+    }
+    case ArgType::kReal: {
+      auto* v = po::value<double>();
+      return o.default_text ? v->default_value(std::stod(o.default_text), o.default_text) : v;
+    }
+    case ArgType::kInt: return po::value<int64_t>();
+    case ArgType::kInts: return po::value<std::vector<int64_t>>()->composing();
+  }
+  return nullptr;
+}
+
+// A run option row as a command option row: the same Boost value and default.
 template <class Selection>
 void add_selected(po::options_description& d, Selection selection) {
+  using driver::ArgType;
   using driver::OptionType;
   for (const auto& o : driver::run_options()) {
     if (!in(selection, o)) continue;
     const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
-    const po::value_semantic* v = nullptr;
-    switch (o.type) {
-      case OptionType::kText: {
-        auto* t = po::value<std::string>();
-        if (o.default_text) t->default_value(o.default_text);
-        v = t;
-        break;
-      }
-      case OptionType::kTexts: v = po::value<std::vector<std::string>>()->composing(); break;
-      case OptionType::kFlag: v = po::bool_switch(); break;
-      case OptionType::kCount32: {
-        auto* t = po::value<uint32_t>();
-        if (o.default_text) t->default_value(static_cast<uint32_t>(std::stoul(o.default_text)));
-        v = t;
-        break;
-      }
-      case OptionType::kCount64: {
-        auto* t = po::value<uint64_t>();
-        if (o.default_text) t->default_value(std::stoull(o.default_text));
-        v = t;
-        break;
-      }
-      case OptionType::kInt: v = po::value<int64_t>(); break;
-      case OptionType::kInts: v = po::value<std::vector<int64_t>>()->composing(); break;
-    }
-    d.add_options()(name.c_str(), v, o.group == driver::OptionGroup::kPositional ? "" : o.help);
+    const ArgType t = o.type == OptionType::kText      ? ArgType::kText
+                      : o.type == OptionType::kTexts   ? ArgType::kTexts
+                      : o.type == OptionType::kFlag    ? ArgType::kFlag
+                      : o.type == OptionType::kCount32 ? ArgType::kCount32
+                      : o.type == OptionType::kCount64 ? ArgType::kCount64
+                      : o.type == OptionType::kInt     ? ArgType::kInt
+                                                       : ArgType::kInts;
+    d.add_options()(name.c_str(), value_of({o.name, o.short_name, t, o.default_text, o.help}),
+                    o.group == driver::OptionGroup::kPositional ? "" : o.help);
   }
 }
 
@@ -252,32 +265,6 @@ void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o)
 
 namespace {
 
-const po::value_semantic* value_of(const driver::CommandOption& o) {
-  using driver::ArgType;
-  switch (o.type) {
-    case ArgType::kText: {
-      auto* v = po::value<std::string>();
-      return o.default_text ? v->default_value(o.default_text) : v;
-    }
-    case ArgType::kTexts: return po::value<std::vector<std::string>>()->composing();
-    case ArgType::kWords: return po::value<std::vector<std::string>>()->multitoken();
-    case ArgType::kFlag: return po::bool_switch();
-    case ArgType::kCount32: {
-      auto* v = po::value<uint32_t>();
-      return o.default_text ? v->default_value(static_cast<uint32_t>(std::stoul(o.default_text))) : v;
-    }
-    case ArgType::kCount64: {
-      auto* v = po::value<uint64_t>();
-      return o.default_text ? v->default_value(std::stoull(o.default_text)) : v;
-    }
-    case ArgType::kReal: {
-      auto* v = po::value<double>();
-      return o.default_text ? v->default_value(std::stod(o.default_text), o.default_text) : v;
-    }
-  }
-  return nullptr;
-}
-
 void add_section(po::options_description& d, const driver::OptionSection& s) {
   for (const auto& o : s.options) {
     const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
@@ -332,23 +319,6 @@ bool parse_command(const std::vector<std::string>& args, const char* command, po
     }
   return true;
 }
-
-WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
-  if (format == "json") return WorkloadFormat::kJson;
-  if (format == "cbor") return WorkloadFormat::kCbor;
-  if (!format.empty()) throw po::error(unknown_choice_message("--format value", format, {"json", "cbor"}));
-  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
-  return name.size() > 5 && name.ends_with(".cbor") ? WorkloadFormat::kCbor : WorkloadFormat::kJson;
-}
-
-std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
-                           const char* fallback) {
-  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
-  for (const auto& [ext, format] : by_ext)
-    if (name.size() > ext.size() && name.ends_with(ext)) return format;
-  return fallback;
-}
-
 
 void write_output(const std::string& path, const std::string& content) {
   write_file_atomic(path, content, "output", Compress::kByName);

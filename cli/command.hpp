@@ -93,15 +93,6 @@ std::string format_help(const std::string& usage, const std::string& description
 
 
 
-/// The workload file format: `format` ("json", "cbor") when given, else by the output's name
-/// (".cbor" or ".cbor.gz": CBOR, else JSON). Throws po::error for another format.
-WorkloadFormat workload_format_for(const std::string& format, const std::string& output);
-
-/// The results format an output's name implies when --format is not given: the first of `by_ext`
-/// whose extension (".json") ends the name, a ".gz" after it ignored; else `fallback`. So
-/// `run -o r.json` writes JSON, as `import -o w.cbor` writes CBOR and `-o r.json.gz` compresses.
-std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
-                           const char* fallback);
 
 
 /// Adds the rows of the run option table (driver/run_options.hpp) in `groups` to `d`, each with

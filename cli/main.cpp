@@ -96,16 +96,7 @@ int main(int argc, char** argv) {
     }
     log::init(verbosity, log_spec);
     // Every command's long loops check this budget (poll_resources); run --max-memory replaces it.
-    if (const char* env = std::getenv("SCHEDSIM_MAX_MEMORY"); env && *env) {
-      uint64_t budget = 0;
-      try {
-        budget = parse_max_memory(env);
-      } catch (const InputError& e) {
-        throw InputError(SourceLoc{"SCHEDSIM_MAX_MEMORY"}, e.message());
-      }
-      set_memory_budget(budget, std::string("SCHEDSIM_MAX_MEMORY=") + env);
-    } else
-      set_memory_budget(parse_max_memory(""), "80% of MemAvailable, the default");
+    set_default_memory_budget("80% of MemAvailable, the default");
     if (i >= args.size()) {
       std::cerr << top_help();
       return kExitUsage;

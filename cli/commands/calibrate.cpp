@@ -17,22 +17,6 @@
 
 namespace schedsim::cli {
 
-namespace {
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (true) {
-    size_t c = text.find(',', pos);
-    out.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
 int run_calibrate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command(args, "calibrate", vm)) return kExitOk;
@@ -46,35 +30,15 @@ int run_calibrate(const std::vector<std::string>& args) {
   CalibrateRequest req;
   if (vm.count("input")) req.traces = vm["input"].as<std::vector<std::string>>();
   if (vm.count("workload-gen")) req.workload_gen = vm["workload-gen"].as<std::string>();
-  if (vm.count("benchmark-time")) {
-    const std::string t = vm["benchmark-time"].as<std::string>();
-    Duration bt;
-    // A unit is required: hackbench prints seconds, and a bare number would be read as ns.
-    if (t.empty() || std::isdigit(static_cast<unsigned char>(t.back())) || !parse_duration(t, bt) || bt.count() <= 0)
-      throw InputError(SourceLoc{"--benchmark-time"},
-                       "expected a positive duration with its unit, like 15.78s or 250ms, got '" + t + "'");
-    req.benchmark_time_ns = bt.count();
-  }
+  if (vm.count("benchmark-time")) req.benchmark_time_ns = parse_benchmark_time(vm["benchmark-time"].as<std::string>());
   req.topology = vm["topology"].as<std::string>();
   if (vm.count("kernel")) req.kernel = vm["kernel"].as<std::string>();
   if (vm.count("cost")) req.costs = vm["cost"].as<std::vector<std::string>>();
-  if (vm.count("fit")) req.fit = split_commas(vm["fit"].as<std::string>());
+  if (vm.count("fit")) req.fit = parse_fit_list(vm["fit"].as<std::string>());
   req.max_evals = vm["max-evals"].as<uint32_t>();
   req.seed = vm["seed"].as<uint64_t>();
   if (vm.count("prior")) req.priors = vm["prior"].as<std::vector<std::string>>();
-  {
-    const std::string w = vm["prior-weight"].as<std::string>();
-    size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(w, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != w.size() || w.empty() || !std::isfinite(v) || v < 0)
-      throw InputError(SourceLoc{"--prior-weight"}, "expected a finite number >= 0, got '" + w + "'");
-    req.prior_weight = v;
-  }
+  req.prior_weight = parse_prior_weight(vm["prior-weight"].as<std::string>());
   req.extract = trace_selection(vm);
   apply_run_options(vm, req.model, {std::string_view("jitter"), "slice", "preempt", "update-curr"}, "calibrate");
   req.smt_normalize = vm["smt-normalize"].as<bool>();
@@ -94,17 +58,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   }
   const std::string output = vm["output"].as<std::string>();
 
-  // The output must not replace an input, and its directory must exist before an hour of work.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (output == "-" || output.empty()) throw InputError(SourceLoc{"--output"}, "expected a file name for the cost file");
-  fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
-  if (!fs::is_directory(dir, ec)) throw InputError(SourceLoc{output}, "--output: directory '" + dir.string() + "' does not exist");
-  std::vector<std::string> inputs = req.traces;
-  add_spec_and_cost_files(inputs, req.workload_gen, req.costs);
-  for (const auto& c : req.priors)
-    if (c.find('=') == std::string::npos && c != "start") inputs.push_back(c);
-  refuse_output_over_inputs(output, inputs);
+  check_cost_file_output(req, output);
 
   const bool show = progress == "always" || (progress == "auto" && isatty(STDERR_FILENO));
   if (show)

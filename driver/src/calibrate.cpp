@@ -1,7 +1,10 @@
 #include "schedsim/driver/calibrate.hpp"
+#include "schedsim/driver/inputs.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <limits>
 #include <optional>
@@ -1327,6 +1330,50 @@ std::string render_calibration_report(const CalibrateResult& r) {
     out += render_trace_rows(t, "sim start", "sim fitted");
   }
   return out;
+}
+
+int64_t parse_benchmark_time(const std::string& t) {
+  Duration bt;
+  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.back())) || !parse_duration(t, bt) || bt.count() <= 0)
+    throw InputError(SourceLoc{"--benchmark-time"},
+                     "expected a positive duration with its unit, like 15.78s or 250ms, got '" + t + "'");
+  return bt.count();
+}
+
+double parse_prior_weight(const std::string& w) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(w, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != w.size() || w.empty() || !std::isfinite(v) || v < 0)
+    throw InputError(SourceLoc{"--prior-weight"}, "expected a finite number >= 0, got '" + w + "'");
+  return v;
+}
+
+std::vector<std::string> parse_fit_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t pos = 0;;) {
+    const size_t c = text.find(',', pos);
+    out.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) return out;
+    pos = c + 1;
+  }
+}
+
+void check_cost_file_output(const CalibrateRequest& req, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (output == "-" || output.empty()) throw InputError(SourceLoc{"--output"}, "expected a file name for the cost file");
+  const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  if (!fs::is_directory(dir, ec)) throw InputError(SourceLoc{output}, "--output: directory '" + dir.string() + "' does not exist");
+  std::vector<std::string> inputs = req.traces;
+  add_spec_and_cost_files(inputs, req.workload_gen, req.costs);
+  for (const auto& c : req.priors)
+    if (c.find('=') == std::string::npos && c != "start") inputs.push_back(c);
+  refuse_output_over_inputs(output, inputs);
 }
 
 }  // namespace schedsim::driver

@@ -9,10 +9,14 @@
 #include <cstring>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
+#include "schedsim/base/run_control.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/workload/generators.hpp"
 
@@ -105,6 +109,61 @@ void refuse_empty_selection(const Workload& w, const std::string& path, const tr
   throw InputError(SourceLoc{path}, fmt::format("no tasks selected: the selection ({}) kept none of the {} tasks seen "
                                                 "in the trace; {} (`schedsim trace info` lists the tasks)",
                                                 rep.selection, rep.tasks_seen, consequence));
+}
+
+WorkloadFormat workload_format_for(const std::string& format, const std::string& output) {
+  if (format == "json") return WorkloadFormat::kJson;
+  if (format == "cbor") return WorkloadFormat::kCbor;
+  if (!format.empty()) throw InputError(SourceLoc{"--format"}, unknown_choice_message("format value", format, {"json", "cbor"}));
+  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
+  return name.size() > 5 && name.ends_with(".cbor") ? WorkloadFormat::kCbor : WorkloadFormat::kJson;
+}
+
+std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
+                           const char* fallback) {
+  const std::string name = gzip_name(output) ? output.substr(0, output.size() - 3) : output;
+  for (const auto& [ext, format] : by_ext)
+    if (name.size() > ext.size() && name.ends_with(ext)) return format;
+  return fallback;
+}
+
+
+RecordOutcome record_command(traces::RecordOptions ro, const std::string& out, bool as_workload,
+                             const std::function<void(const traces::RecordResult&)>& on_recorded) {
+  std::string trace_path = out;
+  int scratch_slot = -1;
+  if (as_workload) {
+    const std::filesystem::path p(out);
+    trace_path = (p.parent_path() / ("." + p.filename().string() + ".trace" + std::string(AtomicFile::kTempTag) +
+                                     std::to_string(::getpid())))
+                     .string();
+    ro.gzip = true;
+    scratch_slot = register_temp_path(trace_path);
+  }
+  struct ScratchGuard {
+    const std::string* path;
+    int slot;
+    ~ScratchGuard() {
+      if (slot < 0) return;
+      std::remove(path->c_str());
+      unregister_temp_path(slot);
+    }
+  } scratch{&trace_path, scratch_slot};
+  ro.output = trace_path;
+  RecordOutcome o{traces::record_trace(ro), ""};
+  on_recorded(o.result);
+  if (!as_workload) {
+    o.summary = fmt::format("recorded {} (root pid {}); extract with: schedsim import {} -o W.json\n", out,
+                            o.result.root_pid, out);
+    return o;
+  }
+  traces::ExtractOptions eo;
+  eo.descendants_of = o.result.root_pid;
+  traces::ImportReport rep;
+  const Workload w = traces::import_trace(trace_path, eo, &rep);
+  write_workload(w, out, workload_format_for("", out));
+  o.summary = traces::describe_workload(w);
+  return o;
 }
 
 }  // namespace schedsim::driver

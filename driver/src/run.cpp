@@ -1,6 +1,7 @@
 #include "schedsim/driver/run.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -1249,6 +1250,24 @@ RunOutcome execute_run(const RunRequest& req) {
 
   return execute_single(req, w, from_trace ? &import_report : nullptr, topo, std::move(policies), run_cost, sim, fopts,
                         config, guard, std::move(caveats), logged);
+}
+
+uint64_t set_default_memory_budget(const std::string& default_source, std::string* source) {
+  uint64_t budget = 0;
+  std::string from = default_source;
+  if (const char* env = std::getenv("SCHEDSIM_MAX_MEMORY"); env && *env) {
+    try {
+      budget = parse_max_memory(env);
+    } catch (const InputError& e) {
+      throw InputError(SourceLoc{"SCHEDSIM_MAX_MEMORY"}, e.message());
+    }
+    from = std::string("SCHEDSIM_MAX_MEMORY=") + env;
+  } else {
+    budget = parse_max_memory("");
+  }
+  set_memory_budget(budget, from);
+  if (source) *source = from;
+  return budget;
 }
 
 }  // namespace schedsim::driver

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -1241,6 +1242,41 @@ std::string render_study_report(const std::vector<RecordFile>& files, const std:
        "schedsim compare (docs/compare.md).</p>\n";
   s += kPageEnd;
   return s;
+}
+
+std::string render_report_files(const std::vector<std::string>& paths, const std::string& title,
+                                std::vector<std::string>& warnings) {
+  std::vector<std::string> names;
+  names.reserve(paths.size());
+  for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
+  std::vector<RunResults> runs;
+  std::vector<std::optional<RecordFile>> records(paths.size());  ///< the files that are not results
+  bool study = false;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    try {
+      runs.push_back(load_results_json(paths[i]));
+    } catch (const InputError& not_results) {
+      try {
+        records[i] = load_record_file(paths[i]);
+      } catch (const InputError&) {
+        // A JSON Lines file is records or nothing: the records reader says which line is wrong
+        // (a truncated sweep file); anything else gets the results reader's message.
+        if (not_results.message().find("JSON Lines") != std::string::npos) throw;
+        throw not_results;
+      }
+      if (records[i]->kind == "results") throw not_results;
+      study = true;
+    }
+  }
+  if (!study) {
+    for (auto& w : report_warnings(runs, names)) warnings.push_back(std::move(w));
+    return render_html_report(runs, title, names);
+  }
+  std::vector<RecordFile> files;
+  size_t next_run = 0;
+  for (size_t i = 0; i < paths.size(); ++i)
+    files.push_back(records[i] ? std::move(*records[i]) : record_file_of(std::move(runs[next_run++]), paths[i]));
+  return render_study_report(files, title, names, warnings);
 }
 
 }  // namespace schedsim

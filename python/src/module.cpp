@@ -684,14 +684,7 @@ PYBIND11_MODULE(_schedsim, m) {
   // The interpreter owns SIGINT: a run stops through request_interrupt(), never exits the process.
   set_signals_hosted();
   log::init(0, "");
-  if (const char* env = std::getenv("SCHEDSIM_MAX_MEMORY"); env && *env) {
-    g_default_budget = driver::parse_max_memory(env);
-    g_default_budget_source = std::string("SCHEDSIM_MAX_MEMORY=") + env;
-  } else {
-    g_default_budget = driver::parse_max_memory("");
-    g_default_budget_source = "80% of MemAvailable at import, the default";
-  }
-  set_memory_budget(g_default_budget, g_default_budget_source);
+  g_default_budget = driver::set_default_memory_budget("80% of MemAvailable at import, the default", &g_default_budget_source);
 
   // pybind11 takes a void(*)(std::exception_ptr): the parameter is by value in its signature.
   py::register_exception_translator([](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param)

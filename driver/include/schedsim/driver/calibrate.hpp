@@ -288,4 +288,16 @@ std::string render_cost_file(const CalibrateResult& r);
 /// simulated at the start and fitted, and the relative error.
 std::string render_calibration_report(const CalibrateResult& r);
 
+/// The option texts of `calibrate` that are more than a string: --benchmark-time (a positive
+/// duration with its unit: hackbench prints seconds, and a bare number would be read as ns),
+/// --prior-weight (a finite number >= 0) and --fit (comma-separated names). Throw InputError
+/// naming the option.
+int64_t parse_benchmark_time(const std::string& text);
+double parse_prior_weight(const std::string& text);
+std::vector<std::string> parse_fit_list(const std::string& text);
+/// Refuses, before an hour of fitting, a cost-file output that is not a file name, lies in a
+/// missing directory, or would replace one of the fit's inputs (traces, spec and cost files,
+/// prior files). Throws InputError.
+void check_cost_file_output(const CalibrateRequest& req, const std::string& output);
+
 }  // namespace schedsim::driver

@@ -21,6 +21,8 @@ enum class ArgType {
   kCount32,  ///< a non-negative integer below 2^32
   kCount64,  ///< a non-negative integer
   kReal,     ///< a real number
+  kInt,      ///< a signed integer
+  kInts,     ///< repeatable signed integers
 };
 
 struct CommandOption {

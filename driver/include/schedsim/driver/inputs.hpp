@@ -2,10 +2,15 @@
 /// What the commands and the run pipeline share about their inputs: standard input read whole,
 /// an output that would overwrite an input, fractions and kernel versions as options give them,
 /// and a trace argument imported with its selection checked.
+#include <initializer_list>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "schedsim/traces/import.hpp"
+#include "schedsim/traces/record.hpp"
 #include "schedsim/traces/sched_views.hpp"
 #include "schedsim/workload/workload.hpp"
 
@@ -58,5 +63,27 @@ void view_trace(const std::string& path, const traces::SchedViewOptions& so, tra
 /// nothing. `consequence` says what is not done ("no workload written", "nothing to simulate").
 void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,
                             const char* consequence);
+
+/// The workload file format: `format` ("json", "cbor") when given, else by the output's name
+/// (".cbor" or ".cbor.gz": CBOR, else JSON). Throws InputError for another format.
+WorkloadFormat workload_format_for(const std::string& format, const std::string& output);
+
+/// The results format an output's name implies when --format is not given: the first of `by_ext`
+/// whose extension (".json") ends the name, a ".gz" after it ignored; else `fallback`. So
+/// `run -o r.json` writes JSON, as `import -o w.cbor` writes CBOR and `-o r.json.gz` compresses.
+std::string format_by_name(const std::string& output, std::initializer_list<std::pair<std::string_view, const char*>> by_ext,
+                           const char* fallback);
+
+/// `schedsim record`: runs `ro.command` under tracefs (traces::record_trace) and writes `out`:
+/// the trace, or with `as_workload` the workload of the command and its descendants (the trace
+/// then goes to a scratch file beside `out`, named like every temporary so a killed run's
+/// leftover is removed by the next one). `on_recorded` sees the recording before it is read
+/// back. `summary` is what to print on stdout.
+struct RecordOutcome {
+  traces::RecordResult result;
+  std::string summary;
+};
+RecordOutcome record_command(traces::RecordOptions ro, const std::string& out, bool as_workload,
+                             const std::function<void(const traces::RecordResult&)>& on_recorded);
 
 }  // namespace schedsim::driver

@@ -57,6 +57,10 @@ struct RunOutcome {
 /// at start (unlimited when /proc/meminfo is unreadable). Throws InputError naming --max-memory.
 inline constexpr int kDefaultMemoryPercent = 80;
 uint64_t parse_max_memory(const std::string& text);
+/// The memory budget of a process before any --max-memory: SCHEDSIM_MAX_MEMORY when set (an
+/// InputError naming the variable when it is wrong), else parse_max_memory("") with
+/// `default_source` as its source. Sets it (set_memory_budget) and returns the bytes.
+uint64_t set_default_memory_budget(const std::string& default_source, std::string* source = nullptr);
 
 /// Loads what `input` / `workload_gen` name. Throws InputError. When `input` is a kernel trace
 /// and `report` is given, the import's report is stored there (its `path` is then non-empty).

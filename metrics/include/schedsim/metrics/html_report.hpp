@@ -46,4 +46,12 @@ std::string render_html_report(const std::vector<RunResults>& runs, const std::s
 std::string render_study_report(const std::vector<RecordFile>& files, const std::string& title,
                                 const std::vector<std::string>& sources, std::vector<std::string>& warnings);
 
+/// `schedsim report FILE...`: the run report of results files, or, when one of them holds
+/// repetitions or a sweep's records, the study report of them all (a results file as one
+/// record). Files are named by their base name only, so the page does not depend on where they
+/// were stored. Appends report_warnings() or the study's warnings to `warnings`. Throws
+/// InputError for a file that is neither (the records reader's message for a JSON Lines file).
+std::string render_report_files(const std::vector<std::string>& paths, const std::string& title,
+                                std::vector<std::string>& warnings);
+
 }  // namespace schedsim
