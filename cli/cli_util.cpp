@@ -112,7 +112,6 @@ po::options_description common_options() {
   return g;
 }
 
-
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc) {
   // The usage line wrapped at kHelpWidth, continued under its first word.
@@ -186,23 +185,19 @@ const po::value_semantic* value_of(const driver::CommandOption& o) {
 }
 
 // A run option row as a command option row: the same Boost value and default.
-template <class Selection>
-void add_selected(po::options_description& d, Selection selection) {
+void add_run_option(po::options_description& d, const driver::RunOption& o) {
   using driver::ArgType;
   using driver::OptionType;
-  for (const auto& o : driver::run_options()) {
-    if (!in(selection, o)) continue;
-    const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
-    const ArgType t = o.type == OptionType::kText      ? ArgType::kText
-                      : o.type == OptionType::kTexts   ? ArgType::kTexts
-                      : o.type == OptionType::kFlag    ? ArgType::kFlag
-                      : o.type == OptionType::kCount32 ? ArgType::kCount32
-                      : o.type == OptionType::kCount64 ? ArgType::kCount64
-                      : o.type == OptionType::kInt     ? ArgType::kInt
-                                                       : ArgType::kInts;
-    d.add_options()(name.c_str(), value_of({o.name, o.short_name, t, o.default_text, o.help}),
-                    o.group == driver::OptionGroup::kPositional ? "" : o.help);
-  }
+  const ArgType t = o.type == OptionType::kText      ? ArgType::kText
+                    : o.type == OptionType::kTexts   ? ArgType::kTexts
+                    : o.type == OptionType::kFlag    ? ArgType::kFlag
+                    : o.type == OptionType::kCount32 ? ArgType::kCount32
+                    : o.type == OptionType::kCount64 ? ArgType::kCount64
+                    : o.type == OptionType::kInt     ? ArgType::kInt
+                                                     : ArgType::kInts;
+  const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
+  d.add_options()(name.c_str(), value_of({o.name, o.short_name, t, o.default_text, o.help}),
+                  o.group == driver::OptionGroup::kPositional ? "" : o.help);
 }
 
 template <class Selection>
@@ -236,10 +231,6 @@ void apply_selected(const po::variables_map& vm, driver::RunRequest& r, Selectio
 
 }  // namespace
 
-void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups) {
-  add_selected(d, groups);
-}
-void add_run_options(po::options_description& d, std::initializer_list<std::string_view> names) { add_selected(d, names); }
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
                        std::initializer_list<driver::OptionGroup> groups, const char* command) {
   apply_selected(vm, r, groups, command);
@@ -262,7 +253,6 @@ void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o)
   o = r.extract;
 }
 
-
 namespace {
 
 void add_section(po::options_description& d, const driver::OptionSection& s) {
@@ -270,8 +260,10 @@ void add_section(po::options_description& d, const driver::OptionSection& s) {
     const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
     d.add_options()(name.c_str(), value_of(o), o.help);
   }
-  for (driver::OptionGroup g : s.run_groups) add_run_options(d, {g});
-  for (std::string_view n : s.run_names) add_run_options(d, {n});
+  for (const auto& o : driver::run_options())
+    if (std::find(s.run_groups.begin(), s.run_groups.end(), o.group) != s.run_groups.end() ||
+        std::find(s.run_names.begin(), s.run_names.end(), std::string_view(o.name)) != s.run_names.end())
+      add_run_option(d, o);
 }
 
 }  // namespace
@@ -323,7 +315,5 @@ bool parse_command(const std::vector<std::string>& args, const char* command, po
 void write_output(const std::string& path, const std::string& content) {
   write_file_atomic(path, content, "output", Compress::kByName);
 }
-
-
 
 }  // namespace schedsim::cli

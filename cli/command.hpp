@@ -15,11 +15,6 @@
 #include "schedsim/driver/inputs.hpp"
 #include "schedsim/driver/run_options.hpp"
 
-namespace schedsim {
-struct KernelProfile;
-enum class WorkloadFormat;
-}
-
 namespace schedsim::cli {
 
 namespace po = boost::program_options;
@@ -91,29 +86,18 @@ po::options_description common_options();
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc);
 
-
-
-
-
-/// Adds the rows of the run option table (driver/run_options.hpp) in `groups` to `d`, each with
-/// the Boost value of its type and its default.
-void add_run_options(po::options_description& d, std::initializer_list<driver::OptionGroup> groups);
 /// Puts every option of `groups` that `vm` holds (given, or defaulted) into `r` through the
 /// table's setters: a given empty value of an option that refuses one is an InputError naming
 /// it (`command` for the hint), a value a setter refuses a usage error (po::error) naming the
 /// option and the value.
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
                        std::initializer_list<driver::OptionGroup> groups, const char* command);
-/// The same for the rows named in `names` (another command taking some of run's options: calibrate
-/// replays under run's --preempt, --update-curr, --jitter and --slice).
-void add_run_options(po::options_description& d, std::initializer_list<std::string_view> names);
+/// The same for the rows named in `names` (calibrate replays under some of run's options).
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
                        const char* command);
 
-
-/// The same error for one option `name` (without dashes) parsed by hand (gen), always throws.
+/// The error for an empty value of option `name` (without dashes), parsed by hand (gen).
 [[noreturn]] void refuse_empty_value(const char* name, const char* command);
-
 
 /// The trace selection and reading options (the run option table's trace groups) in `vm`, as
 /// ExtractOptions (import, trace info, calibrate).
@@ -125,7 +109,5 @@ void apply_trace_reading(const po::variables_map& vm, traces::ExtractOptions& o)
 /// "-" or "" writes to stdout. A path ending in ".gz" is written gzip-compressed. Never leaves a
 /// partial file behind. Throws InputError.
 void write_output(const std::string& path, const std::string& content);
-
-
 
 }  // namespace schedsim::cli

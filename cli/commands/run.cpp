@@ -108,19 +108,10 @@ int run_run(const std::vector<std::string>& args) {
   commit_together(files);
   if (!results) write_output("-", out.rendered);
   if (view) {
-    // The simulated schedule read back as a trace, as `schedsim sched` reads a --trace-out file.
     traces::SchedViewOptions so;
     so.view = *view;
-    traces::SchedViews views(so);
-    traces::ExtractOptions opt;
-    opt.all_tasks = true;
-    opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
-    opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
-    traces::ImportReport rep;
-    traces::import_trace_buffer(out.trace_text, "the simulated schedule", opt, &rep);
-    views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, out.results.cpus.size()));
     std::cout << "\n";
-    views.render(std::cout);
+    view_schedule(out.trace_text, out.results.cpus.size(), so, std::cout);
   } else if (req.trace_out == "-") {
     write_output("-", out.trace_text);
   }

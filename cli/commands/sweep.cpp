@@ -1,10 +1,5 @@
 // `schedsim sweep`: options -> a sweep::Spec -> points run in parallel through execute_run ->
 // ordered JSON Lines records -> a summary. The logic lives in sweep/ and driver/src/sweep_params.cpp.
-#include <unistd.h>
-
-#include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -15,6 +10,7 @@
 #include "schedsim/driver/run.hpp"
 #include "schedsim/driver/sweep_params.hpp"
 #include "schedsim/base/log.hpp"
+#include "schedsim/base/progress_line.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -27,37 +23,6 @@
 namespace schedsim::cli {
 
 namespace {
-
-/// The progress line: runs and points done, rate, ETA (stderr, rewritten in place).
-class Progress {
- public:
-  Progress(bool on, size_t total_runs, size_t total_points, size_t already)
-      : on_(on), total_(total_runs), points_(total_points), base_(already), start_(std::chrono::steady_clock::now()) {}
-  void update(size_t runs_done, size_t points_done) {
-    if (!on_) return;
-    auto now = std::chrono::steady_clock::now();
-    if (runs_done < total_ && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    double secs = std::chrono::duration<double>(now - start_).count();
-    double rate = secs > 0 ? static_cast<double>(runs_done - base_) / secs : 0;
-    std::string eta = "-";
-    if (rate > 0) {
-      auto left = std::lround(static_cast<double>(total_ - runs_done) / rate);
-      eta = fmt::format("{}:{:02d}:{:02d}", left / 3600, (left / 60) % 60, left % 60);
-    }
-    std::fprintf(stderr, "\rsweep: %zu/%zu points, %zu/%zu runs, %.2f runs/s, ETA %s   ", points_done, points_,
-                 runs_done, total_, rate, eta.c_str());
-    std::fflush(stderr);
-  }
-  void finish() {
-    if (on_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool on_;
-  size_t total_, points_, base_;
-  std::chrono::steady_clock::time_point start_, last_;
-};
 
 void print_summary(const sweep::Spec& spec, const std::vector<std::string>& records, const std::string& format) {
   if (format == "none") return;
@@ -142,19 +107,15 @@ int run_sweep(const std::vector<std::string>& args) {
   if (so.jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
   std::cerr << sweep::jobs_cap_note(so.jobs);
   so.on_note = [](const std::string& note) { std::cerr << "schedsim: " << note << "\n"; };
-  std::optional<Progress> bar;
-  so.on_progress = [&](size_t runs_done, size_t runs, size_t points_done, size_t nr_points) {
-    if (!bar) bar.emplace(progress == "always" || (progress == "auto" && ::isatty(2)), runs, nr_points, runs_done);
-    bar->update(runs_done, points_done);
-  };
   SweepRunResult res;
-  try {
+  {
+    std::optional<ProgressLine> bar;  // ended (a newline) before anything else is printed
+    so.on_progress = [&](size_t runs_done, size_t runs, size_t points_done, size_t nr_points) {
+      if (!bar) bar.emplace(progress, "sweep", runs, runs_done);
+      bar->update(runs_done, fmt::format("{}/{} points", points_done, nr_points));
+    };
     res = execute_sweep(spec, points, so);
-  } catch (...) {
-    if (bar) bar->finish();
-    throw;
   }
-  if (bar) bar->finish();
   if (res.signal) {
     if (output.empty())
       std::cerr << "schedsim: " << res.interrupted << "; no output written\n";

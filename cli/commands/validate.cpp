@@ -1,7 +1,5 @@
 // `schedsim validate [DIR|FILE...]`: runs the validation corpus (validation/README.md) and sets
 // every simulated before/after beside the published one (docs/validation.md).
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 
@@ -10,6 +8,7 @@
 #include "../command.hpp"
 #include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/progress_line.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/driver/validation.hpp"
 #include "schedsim/driver/validation_run.hpp"
@@ -24,76 +23,45 @@ int run_validate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command(args, "validate", vm)) return kExitOk;
 
-  std::vector<std::string> inputs;
+  ValidateRequest req;
   if (vm.count("input")) {
-    inputs = vm["input"].as<std::vector<std::string>>();
-  } else {
-    std::error_code ec;
-    if (!fs::is_directory("validation", ec))
-      throw po::error("no corpus given and no ./validation directory here: name the corpus directory or files");
-    inputs = {"validation"};
+    req.inputs = vm["input"].as<std::vector<std::string>>();
+  } else if (std::error_code ec; !fs::is_directory("validation", ec)) {
+    throw po::error("no corpus given and no ./validation directory here: name the corpus directory or files");
   }
-  const std::string half = vm["half"].as<std::string>();
-  const std::string output = vm["output"].as<std::string>();
-  const std::string format = vm.count("format") ? vm["format"].as<std::string>()
-                                                : format_by_name(output, {{".json", "json"}, {".html", "html"}}, "markdown");
-  const uint32_t repeat = vm["repeat"].as<uint32_t>();
-  if (repeat < 2 || repeat > 1000)
-    throw po::error(fmt::format("--repeat {} is out of range; allowed 2..1000 (a verdict needs repetitions on each side)", repeat));
-  const uint64_t seed = vm["seed"].as<uint64_t>();
-  const std::vector<std::string> costs = vm.count("cost") ? vm["cost"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  for (const auto& c : costs)
-    if (c.empty()) throw po::error("--cost '' is empty; expected NAME=VALUE or a cost file");
-  const std::string progress = vm["progress"].as<std::string>();
-  unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
-  if (jobs == 0) throw po::error("--jobs must be at least 1");
-  std::cerr << sweep::jobs_cap_note(jobs);
-
-  std::vector<Entry> corpus = driver::read_corpus(inputs);
-  std::vector<std::string> input_files;
-  input_files.reserve(corpus.size());
-  for (const auto& e : corpus) input_files.push_back(e.path);
-  add_spec_and_cost_files(input_files, "", costs);
-  refuse_output_over_inputs(output, input_files, "--output");
-  select_entries(corpus, vm.count("filter") ? std::optional<std::string>(vm["filter"].as<std::string>()) : std::nullopt, half);
-  // --gen-option GEN:OPTIONS: a model switch of one generator for the whole corpus (the
-  // messaging channel model, say), so the halves can be run under each model side by side.
-  ValidationOptions vo;
-  if (vm.count("gen-option")) vo.gen_options = parse_gen_options(corpus, vm["gen-option"].as<std::vector<std::string>>());
+  req.half = vm["half"].as<std::string>();
+  if (vm.count("filter")) req.filter = vm["filter"].as<std::string>();
+  if (vm.count("gen-option")) req.gen_options = vm["gen-option"].as<std::vector<std::string>>();
+  req.output = vm["output"].as<std::string>();
+  req.run.repeat = vm["repeat"].as<uint32_t>();
+  req.run.seed = vm["seed"].as<uint64_t>();
+  if (vm.count("cost")) req.run.costs = vm["cost"].as<std::vector<std::string>>();
+  req.run.jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::available_cpus();
+  std::cerr << sweep::jobs_cap_note(req.run.jobs);
+  const std::vector<Entry> corpus = prepare_validation(req);
   if (vm["list"].as<bool>()) {
-    write_output(output, driver::render_list(corpus));
+    write_output(req.output, driver::render_list(corpus));
     return kExitOk;
   }
-
-  vo.repeat = repeat;
-  vo.seed = seed;
-  vo.costs = costs;
-  vo.jobs = jobs;
-  const bool show = progress == "always" || (progress == "auto" && ::isatty(2));
-  vo.on_progress = [show](size_t delivered, size_t total) {
-    if (show && (delivered == total || delivered % 10 == 0))
-      std::cerr << fmt::format("\rschedsim validate: {}/{} runs", delivered, total) << (delivered == total ? "\n" : "")
-                << std::flush;
+  const std::string format = vm.count("format") ? vm["format"].as<std::string>()
+                                                : format_by_name(req.output, {{".json", "json"}, {".html", "html"}}, "markdown");
+  const std::string progress = vm["progress"].as<std::string>();
+  std::optional<ProgressLine> bar;
+  req.run.on_progress = [&](size_t delivered, size_t total) {
+    if (!bar) bar.emplace(progress, "validate", total);
+    bar->update(delivered);
   };
   ValidationRun run;
   try {
     CooperativeInterrupts interrupts;
-    run = run_corpus(corpus, vo);
+    run = run_corpus(corpus, req.run);
+    bar.reset();
   } catch (const Interrupted& e) {
-    std::cerr << "\nschedsim: " << e.what() << "; no output written\n";
+    bar.reset();
+    std::cerr << "schedsim: " << e.what() << "; no output written\n";
     return 128 + e.signal();
   }
-  driver::RenderOptions ro;
-  ro.repeat = repeat;
-  ro.seed = seed;
-  ro.version = kSchedsimVersion;
-  ro.half = half;
-  ro.costs = costs;
-  for (const auto& [gen, opts] : vo.gen_options) ro.gen_options.push_back(gen + ":" + opts);
-  const std::string text = format == "json" ? driver::render_json(run.rows, ro)
-                           : format == "html" ? driver::render_html(run.rows, ro)
-                                              : driver::render_markdown(run.rows, ro);
-  write_output(output, text);
+  write_output(req.output, render_validation(run, req, format));
   // The runs' caveats once each, with how many runs gave them.
   for (const auto& [n, count] : run.note_counts) std::cerr << fmt::format("schedsim: {} ({} runs)\n", n, count);
   if (run.any_failed) {

@@ -90,17 +90,35 @@ Workload import_trace_arg(const std::string& path, const traces::ExtractOptions&
   return traces::import_trace_buffer(data, "-", o, rep);
 }
 
-void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
-                std::ostream& out) {
+namespace {
+
+// The views of what `read` imports (with `opt`), over at least `min_cpus` CPUs.
+template <class Read>
+void render_views(const traces::SchedViewOptions& so, traces::ExtractOptions opt, size_t min_cpus, std::ostream& out,
+                  Read read) {
   opt.all_tasks = true;  // the views show every task, as perf sched does
   traces::SchedViews views(so);
   opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
   // A trace read again with its inferred prev_state layout is viewed from its start again.
   opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
   traces::ImportReport rep;
-  import_trace_arg(path, opt, &rep);
-  views.set_nr_cpus(std::max<size_t>(rep.nr_cpus, rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : 0));
+  read(opt, rep);
+  views.set_nr_cpus(std::max({static_cast<size_t>(rep.nr_cpus), rep.header_cpus > 0 ? static_cast<size_t>(rep.header_cpus) : size_t{0}, min_cpus}));
   views.render(out);
+}
+
+}  // namespace
+
+void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
+                std::ostream& out) {
+  render_views(so, std::move(opt), 0, out,
+               [&path](const traces::ExtractOptions& o, traces::ImportReport& rep) { import_trace_arg(path, o, &rep); });
+}
+
+void view_schedule(const std::string& schedule, size_t nr_cpus, const traces::SchedViewOptions& so, std::ostream& out) {
+  render_views(so, {}, nr_cpus, out, [&schedule](const traces::ExtractOptions& o, traces::ImportReport& rep) {
+    traces::import_trace_buffer(schedule, "the simulated schedule", o, &rep);
+  });
 }
 
 void refuse_empty_selection(const Workload& w, const std::string& path, const traces::ImportReport& rep,

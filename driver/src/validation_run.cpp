@@ -8,6 +8,7 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/run_control.hpp"
+#include "schedsim/driver/inputs.hpp"
 #include "schedsim/driver/run.hpp"
 #include "schedsim/sweep/executor.hpp"
 
@@ -212,6 +213,37 @@ ValidationRun run_corpus(const std::vector<Entry>& corpus, const ValidationOptio
     run.rows.push_back(std::move(r));
   }
   return run;
+}
+
+std::vector<Entry> prepare_validation(ValidateRequest& r) {
+  if (r.run.repeat < 2 || r.run.repeat > 1000)
+    throw InputError(SourceLoc{"--repeat"}, fmt::format("{} is out of range; allowed 2..1000 (a verdict needs repetitions "
+                                                        "on each side)", r.run.repeat));
+  for (const auto& c : r.run.costs)
+    if (c.empty()) throw InputError(SourceLoc{"--cost"}, "'' is empty; expected NAME=VALUE or a cost file");
+  if (r.run.jobs == 0) throw InputError(SourceLoc{"--jobs"}, "must be at least 1");
+  std::vector<Entry> corpus = read_corpus(r.inputs);
+  std::vector<std::string> files;
+  files.reserve(corpus.size());
+  for (const auto& e : corpus) files.push_back(e.path);
+  add_spec_and_cost_files(files, "", r.run.costs);
+  refuse_output_over_inputs(r.output, files, "--output");
+  select_entries(corpus, r.filter, r.half);
+  // --gen-option GEN:OPTIONS: a model switch of one generator for the whole corpus (the
+  // messaging channel model, say), so the halves can be run under each model side by side.
+  r.run.gen_options = parse_gen_options(corpus, r.gen_options);
+  return corpus;
+}
+
+std::string render_validation(const ValidationRun& run, const ValidateRequest& r, const std::string& format) {
+  RenderOptions ro;
+  ro.repeat = r.run.repeat;
+  ro.seed = r.run.seed;
+  ro.version = kSchedsimVersion;
+  ro.half = r.half;
+  ro.costs = r.run.costs;
+  for (const auto& [gen, opts] : r.run.gen_options) ro.gen_options.push_back(gen + ":" + opts);
+  return format == "json" ? render_json(run.rows, ro) : format == "html" ? render_html(run.rows, ro) : render_markdown(run.rows, ro);
 }
 
 }  // namespace schedsim::driver

@@ -57,6 +57,9 @@ std::string trace_info_json(const traces::ImportReport& r, const Workload& w);
 /// shows them, written to `out`: `schedsim sched` and the Python module's sched().
 void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
                 std::ostream& out);
+/// The same view of a simulated schedule (`run --view`: RunOutcome::trace_text), over at least
+/// the run's `nr_cpus` CPUs.
+void view_schedule(const std::string& schedule, size_t nr_cpus, const traces::SchedViewOptions& so, std::ostream& out);
 
 /// A trace whose selection (--comm, --pid, the recorded root) kept no task is an input error
 /// (exit 1), not an incomplete run: nothing about the simulation failed, the options selected

@@ -44,4 +44,20 @@ struct ValidationRun {
 /// InputError naming the row for a row the simulator refuses, Interrupted on SIGINT/SIGTERM.
 ValidationRun run_corpus(const std::vector<Entry>& corpus, const ValidationOptions& o);
 
+/// `schedsim validate`: which corpus and entries, how to run them, and the report's options.
+struct ValidateRequest {
+  std::vector<std::string> inputs = {"validation"};  ///< corpus directories or entry files
+  std::string half = "all";                          ///< dev, val or all
+  std::optional<std::string> filter;                 ///< a regex on file names and commits
+  std::vector<std::string> gen_options;              ///< GEN:OPTIONS, as --gen-option
+  std::string output = "-";                          ///< the report, which must not be an input
+  ValidationOptions run;                             ///< repeat, seed, costs, jobs
+};
+/// Checks `r` (repeat 2..1000, no empty --cost, jobs >= 1), reads the corpus, refuses an output
+/// that is one of its files or cost files, selects the entries and parses the --gen-option values
+/// into `r.run.gen_options`. Throws InputError naming the option or the file.
+std::vector<Entry> prepare_validation(ValidateRequest& r);
+/// The report of `run` for `r` in `format` (markdown, json or html).
+std::string render_validation(const ValidationRun& run, const ValidateRequest& r, const std::string& format);
+
 }  // namespace schedsim::driver
