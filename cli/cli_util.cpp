@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <typeinfo>
 
 #include <unistd.h>
 
@@ -238,6 +239,13 @@ void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
                        const char* command) {
   apply_selected(vm, r, names, command);
+}
+
+std::vector<std::string> given_options(const po::variables_map& vm) {
+  std::vector<std::string> out;
+  for (const auto& [name, v] : vm)
+    if (!v.defaulted() && (v.value().type() != typeid(bool) || v.as<bool>())) out.push_back(name);
+  return out;
 }
 
 traces::ExtractOptions trace_selection(const po::variables_map& vm) {

@@ -96,6 +96,9 @@ void apply_run_options(const po::variables_map& vm, driver::RunRequest& r,
 void apply_run_options(const po::variables_map& vm, driver::RunRequest& r, std::initializer_list<std::string_view> names,
                        const char* command);
 
+/// The options given in `vm` (not defaulted; a switch only when on), without dashes.
+std::vector<std::string> given_options(const po::variables_map& vm);
+
 /// The error for an empty value of option `name` (without dashes), parsed by hand (gen).
 [[noreturn]] void refuse_empty_value(const char* name, const char* command);
 

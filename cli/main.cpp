@@ -60,6 +60,12 @@ int finish_stdout(int rc) {
   return rc == kExitOk ? kExitInputError : rc;  // 4, 5, 6 say more about the run than this does
 }
 
+int usage_error(const char* what, const std::string& command) {
+  std::cerr << "schedsim: error: " << what << "\n";
+  if (!command.empty() && find_command(command)) std::cerr << "see 'schedsim help " << command << "'\n";
+  return kExitUsage;
+}
+
 std::vector<std::string> command_names() {
   std::vector<std::string> n;
   for (const auto& c : command_table()) n.emplace_back(c.name);
@@ -109,10 +115,9 @@ int main(int argc, char** argv) {
     std::cerr << e.render() << "\n";
     return kExitInputError;
   } catch (const po::error& e) {
-    std::string cmd = i < args.size() ? args[i] : "";
-    std::cerr << "schedsim: error: " << e.what() << "\n";
-    if (!cmd.empty() && find_command(cmd)) std::cerr << "see 'schedsim help " << cmd << "'\n";
-    return kExitUsage;
+    return usage_error(e.what(), i < args.size() ? args[i] : "");
+  } catch (const driver::UsageError& e) {
+    return usage_error(e.what(), i < args.size() ? args[i] : "");
   } catch (const Interrupted& e) {
     std::cerr << "schedsim: " << e.what() << "; no output written\n";
     return 128 + e.signal();

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
-#include <string_view>
-#include <typeinfo>
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
@@ -42,27 +40,6 @@ std::vector<std::string> with_timehist_summary(std::vector<std::string> args) {
 }
 
 
-// The options that belong to one view only; each refused with the view it applies to.
-void check_view_options(const po::variables_map& vm, traces::SchedView view) {
-  struct Only {
-    const char* name;
-    traces::SchedView view;
-  };
-  static const Only kOnly[] = {
-      {"pids", traces::SchedView::kLatency},         {"wakeups", traces::SchedView::kTimehist},
-      {"migrations", traces::SchedView::kTimehist},  {"summary", traces::SchedView::kTimehist},
-      {"with-summary", traces::SchedView::kTimehist}, {"cpu-visual", traces::SchedView::kTimehist},
-      {"highlight-delay", traces::SchedView::kTimehist}, {"compact", traces::SchedView::kMap},
-      {"cpus", traces::SchedView::kMap}};
-  for (const auto& o : kOnly) {
-    const bool given = vm.count(o.name) && (vm[o.name].value().type() != typeid(bool) || vm[o.name].as<bool>());
-    if (given && view != o.view)
-      throw po::error(fmt::format("--{} applies to 'sched {}' only", o.name,
-                                  o.view == traces::SchedView::kLatency ? "latency"
-                                  : o.view == traces::SchedView::kTimehist ? "timehist" : "map"));
-  }
-}
-
 // -s/-S, -V, the format, the colour and the map's CPUs, into `so`.
 void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions& so) {
   const std::string format = vm.count("format") ? vm["format"].as<std::string>() : "table";
@@ -94,11 +71,7 @@ int run_sched(const std::vector<std::string>& args) {
   if (!vm.count("view")) throw po::error("missing view (latency, timehist or map)");
   const std::string view = vm["view"].as<std::string>();
   traces::SchedViewOptions so;
-  // perf sched takes any prefix of "latency" of at least three letters ("lat"), the others whole.
-  if (view.size() >= 3 && std::string_view("latency").starts_with(view)) so.view = traces::SchedView::kLatency;
-  else if (view == "timehist") so.view = traces::SchedView::kTimehist;
-  else if (view == "map") so.view = traces::SchedView::kMap;
-  else throw po::error(unknown_choice_message("sched view", view, {"latency", "timehist", "map"}));
+  so.view = parse_sched_view(view);
   if (!vm.count("trace")) throw po::error("missing TRACE");
   if (vm.count("extra")) {
     const bool short_s = std::find(args.begin(), args.end(), "-s") != args.end();
@@ -107,16 +80,8 @@ int run_sched(const std::vector<std::string>& args) {
                                                       "value (--sort applies to 'sched latency' only)"
                                                     : ""));
   }
-  if (vm.count("sort")) {
-    if (so.view != traces::SchedView::kLatency) throw po::error("--sort applies to 'sched latency' only");
-    so.sort = traces::parse_sort_keys(vm["sort"].as<std::string>());
-    if (so.sort.empty()) throw po::error("--sort needs at least one key (" + join(traces::latency_sort_keys(), ", ") + ")");
-    for (const auto& k : so.sort)
-      if (std::find(traces::latency_sort_keys().begin(), traces::latency_sort_keys().end(), k) ==
-          traces::latency_sort_keys().end())
-        throw po::error(unknown_choice_message("sort key", k, traces::latency_sort_keys()));
-  }
-  check_view_options(vm, so.view);
+  check_sched_view_options(so.view, given_options(vm));
+  if (vm.count("sort")) so.sort = parse_sched_sort(vm["sort"].as<std::string>());
   so.per_pid = vm["pids"].as<bool>();
   so.wakeups = vm["wakeups"].as<bool>();
   so.migrations = vm["migrations"].as<bool>();

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <unistd.h>
 
@@ -113,6 +114,35 @@ void view_trace(const std::string& path, const traces::SchedViewOptions& so, tra
                 std::ostream& out) {
   render_views(so, std::move(opt), 0, out,
                [&path](const traces::ExtractOptions& o, traces::ImportReport& rep) { import_trace_arg(path, o, &rep); });
+}
+
+traces::SchedView parse_sched_view(const std::string& name) {
+  if (name.size() >= 3 && std::string_view("latency").starts_with(name)) return traces::SchedView::kLatency;
+  if (name == "timehist") return traces::SchedView::kTimehist;
+  if (name == "map") return traces::SchedView::kMap;
+  throw UsageError(unknown_choice_message("sched view", name, {"latency", "timehist", "map"}));
+}
+
+std::vector<std::string> parse_sched_sort(const std::string& text) {
+  std::vector<std::string> keys = traces::parse_sort_keys(text);
+  const auto& known = traces::latency_sort_keys();
+  if (keys.empty()) throw UsageError("--sort needs at least one key (" + join(known, ", ") + ")");
+  for (const auto& k : keys)
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      throw InputError(SourceLoc{"--sort"}, unknown_choice_message("sort key", k, known));
+  return keys;
+}
+
+void check_sched_view_options(traces::SchedView view, const std::vector<std::string>& given) {
+  using V = traces::SchedView;
+  static const std::pair<const char*, V> kOnly[] = {
+      {"sort", V::kLatency},       {"pids", V::kLatency},         {"wakeups", V::kTimehist},
+      {"migrations", V::kTimehist}, {"summary", V::kTimehist},     {"with-summary", V::kTimehist},
+      {"cpu-visual", V::kTimehist}, {"highlight-delay", V::kTimehist}, {"compact", V::kMap}, {"cpus", V::kMap}};
+  for (const auto& [name, only] : kOnly)
+    if (only != view && std::find(given.begin(), given.end(), name) != given.end())
+      throw UsageError(fmt::format("--{} applies to 'sched {}' only", name,
+                                   only == V::kLatency ? "latency" : only == V::kTimehist ? "timehist" : "map"));
 }
 
 void view_schedule(const std::string& schedule, size_t nr_cpus, const traces::SchedViewOptions& so, std::ostream& out) {

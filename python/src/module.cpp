@@ -59,9 +59,7 @@ uint64_t g_default_budget = 0;
 std::string g_default_budget_source;
 
 // A value a Python caller gave that `schedsim run` would refuse as a usage error (exit 2).
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using driver::UsageError;
 // A keyword or value of the wrong Python type: TypeError.
 struct WrongType : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -386,27 +384,22 @@ std::string sched_view(const std::string& path, const std::string& view, const p
                        const py::dict& kwargs) {
   traces::SchedViewOptions so;
   so.format = traces::SchedFormat::kJson;
-  if (view == "latency" || view == "lat") so.view = traces::SchedView::kLatency;
-  else if (view == "timehist") so.view = traces::SchedView::kTimehist;
-  else if (view == "map") so.view = traces::SchedView::kMap;
-  else throw UsageError(unknown_choice_message("sched view", view, {"latency", "timehist", "map"}));
+  so.view = driver::parse_sched_view(view);
+  std::vector<std::string> given;
   for (const auto& kv : view_options) {
     // Named handles, not a structured binding: the lambdas below capture them.
     const py::handle v = kv.second;
     const std::string key = py::str(kv.first);
     if (v.is_none()) continue;
+    if (!py::isinstance<py::bool_>(v) || v.cast<bool>()) given.push_back(key);
     auto flag = [&](bool& out) {
       if (!py::isinstance<py::bool_>(v)) throw WrongType(key + ": expected a bool, got " + type_name(v));
       out = v.cast<bool>();
     };
     if (key == "sort") {
-      so.sort.clear();
-      for_each_item(v, [&](const py::handle& item) {
-        for (auto& k : traces::parse_sort_keys(text_of(item, key))) so.sort.push_back(std::move(k));
-      });
-      // As `sched -s ''`: no key at all is refused, never an unsorted view.
-      if (so.sort.empty())
-        throw UsageError("--sort needs at least one key (" + join(traces::latency_sort_keys(), ", ") + ")");
+      std::string text;
+      for_each_item(v, [&](const py::handle& item) { text += (text.empty() ? "" : ",") + text_of(item, key); });
+      so.sort = driver::parse_sched_sort(text);  // as `sched -s ''`: no key at all is refused
     } else if (key == "pids") flag(so.per_pid);
     else if (key == "wakeups") flag(so.wakeups);
     else if (key == "migrations") flag(so.migrations);
@@ -426,12 +419,7 @@ std::string sched_view(const std::string& path, const std::string& view, const p
       throw WrongType("unexpected view option '" + key + "'");
     }
   }
-  if (so.view != traces::SchedView::kLatency && (so.per_pid || so.sort != traces::SchedViewOptions{}.sort))
-    throw UsageError("sort and pids apply to the latency view only");
-  if (so.view != traces::SchedView::kTimehist && (so.wakeups || so.migrations || so.summary != traces::SchedSummary::kNone))
-    throw UsageError("wakeups, migrations and summary apply to the timehist view only");
-  if (so.view != traces::SchedView::kMap && (so.compact || !so.cpus.empty()))
-    throw UsageError("compact and cpus apply to the map view only");
+  driver::check_sched_view_options(so.view, given);
   driver::RunRequest req;
   std::vector<std::string> argv;
   for (const auto& [k, v] : kwargs) {

@@ -36,7 +36,7 @@ def test_a_simulated_schedule(tmp_path):
 def test_sched_errors():
     with pytest.raises(schedsim.UsageError, match="unknown sched view 'histogram'"):
         schedsim.sched(TRACE, "histogram")
-    with pytest.raises(schedsim.UsageError, match="latency view only"):
+    with pytest.raises(schedsim.UsageError, match="applies to 'sched latency' only"):
         schedsim.sched(TRACE, "timehist", sort="max")
     with pytest.raises(schedsim.UsageError, match="needs at least one key"):
         schedsim.sched(TRACE, "latency", sort=" , ")

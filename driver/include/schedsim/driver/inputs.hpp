@@ -4,6 +4,7 @@
 /// and a trace argument imported with its selection checked.
 #include <initializer_list>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,6 +58,23 @@ std::string trace_info_json(const traces::ImportReport& r, const Workload& w);
 /// shows them, written to `out`: `schedsim sched` and the Python module's sched().
 void view_trace(const std::string& path, const traces::SchedViewOptions& so, traces::ExtractOptions opt,
                 std::ostream& out);
+/// A request the command line or the Python module refuses as usage, not as a wrong input:
+/// options that do not go together, a missing or unknown argument (exit 2; Python UsageError).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// perf sched's view names: any prefix of "latency" of at least three letters ("lat", as perf
+/// takes), "timehist" or "map". Throws UsageError.
+traces::SchedView parse_sched_view(const std::string& name);
+/// latency's sort keys, comma-separated, first decides: at least one (UsageError), each a known
+/// key (InputError).
+std::vector<std::string> parse_sched_sort(const std::string& text);
+/// Refuses (UsageError "--NAME applies to 'sched VIEW' only") an option of one view, named in
+/// `given` (the options given, without dashes), for another view.
+void check_sched_view_options(traces::SchedView view, const std::vector<std::string>& given);
+
 /// The same view of a simulated schedule (`run --view`: RunOutcome::trace_text), over at least
 /// the run's `nr_cpus` CPUs.
 void view_schedule(const std::string& schedule, size_t nr_cpus, const traces::SchedViewOptions& so, std::ostream& out);
