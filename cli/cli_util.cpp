@@ -1,10 +1,5 @@
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -18,29 +13,9 @@
 #include "schedsim/driver/commands.hpp"
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/log.hpp"
-#include "schedsim/workload/generators.hpp"
-#include "schedsim/workload/workload.hpp"
-#include "schedsim/policies/registry.hpp"
 
 namespace schedsim::cli {
-
-const char* const kExitCodesHelp =
-    "exit codes:\n"
-    "  0    success; also a run ended by --stop-at, or an incomplete one with --allow-incomplete\n"
-    "  1    input or output error: a file, option value, workload or trace is wrong, or an output\n"
-    "       (standard output included) cannot be written; the message names it\n"
-    "  2    usage error: unknown command or option, missing argument\n"
-    "  3    internal error: out of memory or a schedsim bug\n"
-    "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, or work not\n"
-    "       conserved; the results are still written, with \"complete\": false\n"
-    "  5    the memory budget was exceeded: run's --max-memory, else SCHEDSIM_MAX_MEMORY, else 80%\n"
-    "       of MemAvailable (every command checks it)\n"
-    "  6    calibrate --check-only: calibrate would refuse a trace (or the set); the reasons are printed\n"
-    "  7    compare --fail-on: a significant change crossed a threshold (each reason on stderr)\n"
-    "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
-    "  143  terminated by SIGTERM: as for 130\n";
 
 namespace {
 

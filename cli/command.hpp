@@ -21,21 +21,6 @@ namespace po = boost::program_options;
 /// The commands are the driver library's front end: its requests, runs and checks are theirs.
 using namespace driver;  // NOLINT(google-build-using-namespace)
 
-/// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
-/// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
-/// never consumed, work not conserved); the results say "complete": false.
-/// 5: a resource budget (--max-memory) was exceeded. 6: `calibrate --check-only` found a trace
-/// (or the set) calibrate would refuse; every trace's reasons are printed. 7: `compare --fail-on`:
-/// a significant change crossed a threshold (a code of its own, so that a CI gate tells a
-/// regression from a missing or broken results file, which is 1 as everywhere). A signal ends the process with 128 + signal
-/// (130 SIGINT, 143 SIGTERM), after removing its temporaries.
-enum ExitCode : int {
-  kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4, kExitResource = 5,
-  kExitRefused = 6, kExitGateTripped = 7
-};
-
-/// The exit-code table printed by `schedsim --help` and `schedsim run --help`.
-extern const char* const kExitCodesHelp;
 
 struct Command {
   const char* name;     ///< from the command's table entry (driver/commands.hpp)

@@ -10,7 +10,6 @@
 #include "command.hpp"
 #include "schedsim_commit.h"  // generated: SCHEDSIM_COMMIT (cmake/Commit.cmake)
 #include "schedsim/driver/run.hpp"
-#include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/run_control.hpp"
@@ -24,21 +23,9 @@ using namespace schedsim;
 using namespace schedsim::cli;
 
 std::string top_help() {
-  std::string out =
-      "usage: schedsim [-v|-vv] [--log SPEC] [--explain] <command> [options]\n"
-      "       schedsim help <command> | schedsim <command> --help\n\n"
-      "A trace-driven discrete-event simulator of the Linux scheduler's wakeup path.\n\n"
-      "commands:\n";
+  std::string out = driver::global_usage();
   for (const auto& c : command_table()) out += "  " + std::string(c.name) + std::string(12 - std::string(c.name).size(), ' ') + c.summary + "\n";
-  out +=
-      "\nglobal options:\n"
-      "  -h, --help       this help\n"
-      "  --version        print the version and the commit it was built from\n"
-      "  -v, -vv          more logging on stderr (info, debug)\n"
-      "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n"
-      "  --explain        notes and warnings in full (else one line each; every command takes it too)\n\n";
-  out += kExitCodesHelp;
-  return out;
+  return out + driver::global_options_help() + driver::exit_codes_help();
 }
 
 /// Every command's standard output ends here: the C++ stream and the C stdio buffer beneath it

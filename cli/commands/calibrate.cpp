@@ -1,11 +1,7 @@
 // `schedsim calibrate`: options -> a CalibrateRequest -> calibrate() -> the cost file (atomic)
 // and the fit report.
-#include <cctype>
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <optional>
-#include <vector>
 
 #include <fmt/format.h>
 #include <unistd.h>

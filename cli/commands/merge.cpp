@@ -7,7 +7,6 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
 #include "schedsim/sweep/jsonl.hpp"
-#include "schedsim/sweep/summary.hpp"
 
 namespace schedsim::cli {
 

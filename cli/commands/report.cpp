@@ -3,11 +3,8 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/metrics/html_report.hpp"
-#include "schedsim/metrics/records.hpp"
-#include "schedsim/metrics/results.hpp"
 
 namespace schedsim::cli {
 

@@ -1,10 +1,7 @@
 // `schedsim run`: options -> a RunRequest -> run_simulation() -> a reporter.
 #include <iostream>
-#include <algorithm>
-#include <map>
 #include <memory>
 #include <optional>
-#include <vector>
 
 #include "../command.hpp"
 #include "schedsim/driver/run.hpp"
@@ -12,8 +9,6 @@
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/run_control.hpp"
-#include "schedsim/engine/cost_model.hpp"
-#include "schedsim/engine/cost_profile.hpp"
 #include "schedsim/driver/listings.hpp"
 #include "schedsim/traces/sched_views.hpp"
 
@@ -49,7 +44,7 @@ int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& er
 }  // namespace
 
 std::string help_run() {
-  return command_help(*driver::find_command_spec("run")) + "\n" + kExitCodesHelp;
+  return command_help(*driver::find_command_spec("run")) + "\n" + exit_codes_help();
 }
 
 int run_run(const std::vector<std::string>& args) {

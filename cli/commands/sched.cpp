@@ -9,7 +9,6 @@
 
 #include "../command.hpp"
 #include "schedsim/base/error.hpp"
-#include "schedsim/traces/import.hpp"
 #include "schedsim/traces/sched_views.hpp"
 
 namespace schedsim::cli {

@@ -1,23 +1,17 @@
 // `schedsim sweep`: options -> a sweep::Spec -> points run in parallel through execute_run ->
 // ordered JSON Lines records -> a summary. The logic lives in sweep/ and driver/src/sweep_params.cpp.
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "../command.hpp"
-#include "schedsim/driver/run.hpp"
 #include "schedsim/driver/sweep_params.hpp"
 #include "schedsim/base/log.hpp"
 #include "schedsim/base/progress_line.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/gzip.hpp"
-#include "schedsim/base/run_control.hpp"
 #include "schedsim/sweep/executor.hpp"
-#include "schedsim/sweep/jsonl.hpp"
-#include "schedsim/sweep/slurm.hpp"
-#include "schedsim/sweep/spec.hpp"
 #include "schedsim/sweep/summary.hpp"
 
 namespace schedsim::cli {

@@ -5,7 +5,6 @@
 #include "schedsim/base/atomic_file.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/import.hpp"
-#include "schedsim/traces/trace_event.hpp"
 
 namespace schedsim::cli {
 

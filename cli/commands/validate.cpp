@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "../command.hpp"
-#include "schedsim/driver/run.hpp"
 #include "schedsim/base/error.hpp"
 #include "schedsim/base/progress_line.hpp"
 #include "schedsim/base/run_control.hpp"

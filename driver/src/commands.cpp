@@ -479,4 +479,40 @@ std::vector<std::string> option_choices(const CommandOption& o) {
   return out;
 }
 
+const char* exit_codes_help() {
+  return
+    "exit codes:\n"
+    "  0    success; also a run ended by --stop-at, or an incomplete one with --allow-incomplete\n"
+    "  1    input or output error: a file, option value, workload or trace is wrong, or an output\n"
+    "       (standard output included) cannot be written; the message names it\n"
+    "  2    usage error: unknown command or option, missing argument, or options that\n"
+    "       do not go together\n"
+    "  3    internal error: out of memory or a schedsim bug\n"
+    "  4    simulation incomplete: tasks blocked forever, wake tokens never consumed, or work not\n"
+    "       conserved; the results are still written, with \"complete\": false\n"
+    "  5    the memory budget was exceeded: run's --max-memory, else SCHEDSIM_MAX_MEMORY, else 80%\n"
+    "       of MemAvailable (every command checks it)\n"
+    "  6    calibrate --check-only: calibrate would refuse a trace (or the set); the reasons are printed\n"
+    "  7    compare --fail-on: a significant change crossed a threshold (each reason on stderr)\n"
+    "  130  interrupted by SIGINT: temporaries removed, tracefs restored, no output written\n"
+    "  143  terminated by SIGTERM: as for 130\n";
+
+}
+
+const char* global_usage() {
+  return "usage: schedsim [-v|-vv] [--log SPEC] [--explain] <command> [options]\n"
+         "       schedsim help <command> | schedsim <command> --help\n\n"
+         "A trace-driven discrete-event simulator of the Linux scheduler's wakeup path.\n\n"
+         "commands:\n";
+}
+
+const char* global_options_help() {
+  return "\nglobal options:\n"
+         "  -h, --help       this help\n"
+         "  --version        print the version and the commit it was built from\n"
+         "  -v, -vv          more logging on stderr (info, debug)\n"
+         "  --log SPEC       per-module log levels, e.g. engine=debug,policy=trace\n"
+         "  --explain        notes and warnings in full (else one line each; every command takes it too)\n\n";
+}
+
 }  // namespace schedsim::driver

@@ -70,4 +70,23 @@ const CommandSpec* find_command_spec(std::string_view name);
 /// The choices of `o` as a list ({} when any value goes).
 std::vector<std::string> option_choices(const CommandOption& o);
 
+/// Exit codes (ninja exit_status.h style); README.md "Exit codes" and `schedsim --help` list them.
+/// 4: the simulation ran but did not reach its natural end (tasks blocked forever, wake tokens
+/// never consumed, work not conserved); the results say "complete": false.
+/// 5: a resource budget (--max-memory) was exceeded. 6: `calibrate --check-only` found a trace
+/// (or the set) calibrate would refuse; every trace's reasons are printed. 7: `compare --fail-on`:
+/// a significant change crossed a threshold (a code of its own, so that a CI gate tells a
+/// regression from a missing or broken results file, which is 1 as everywhere). A signal ends the process with 128 + signal
+/// (130 SIGINT, 143 SIGTERM), after removing its temporaries.
+enum ExitCode : int {
+  kExitOk = 0, kExitInputError = 1, kExitUsage = 2, kExitInternal = 3, kExitIncomplete = 4, kExitResource = 5,
+  kExitRefused = 6, kExitGateTripped = 7
+};
+
+/// The exit-code table printed by `schedsim --help` and `schedsim run --help`.
+const char* exit_codes_help();
+/// `schedsim --help`: the usage lines before the command list, and the global options after it.
+const char* global_usage();
+const char* global_options_help();
+
 }  // namespace schedsim::driver
