@@ -16,26 +16,15 @@ namespace schedsim::cli {
 
 namespace {
 
-/// Prints on stderr what makes `out` incomplete and returns the exit code: kExitOk when complete,
-/// stopped by --stop-at (a note), or `allow_incomplete` (a warning); else kExitIncomplete.
-/// `quiet` (run -q) leaves the notes off `err`; warnings and errors are printed whatever it says.
+/// Prints run_status() on `err` and returns the exit code: kExitIncomplete for an incomplete run
+/// that --allow-incomplete does not accept.
 int run_exit_code(const RunOutcome& out, bool allow_incomplete, std::ostream& err, bool quiet) {
-  // A note explains a figure; a warning says it may be wrong, and is never silenced.
-  for (const auto& n : out.notes)
-    if (!quiet || n.rfind("note:", 0) != 0) err << "schedsim: " << log::brief(n) << "\n";
-  const RunResults& r = out.results;
-  if (r.complete) return kExitOk;
-  if (out.summary.stop == StopReason::kStopAt) {
-    if (!quiet)
-      err << "schedsim: note: stopped by --stop-at as asked: the results cover the run up to there "
-             "(\"complete\": false)\n";
-    // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
-    for (size_t i = 1; i < r.incomplete.size(); ++i) err << "schedsim: warning: " << r.incomplete[i] << "\n";
-    return kExitOk;
-  }
+  const RunStatus st = run_status(out, quiet);
+  for (const auto& l : st.lines) err << "schedsim: " << log::brief(l) << "\n";
+  if (st.incomplete.empty()) return kExitOk;
   err << "schedsim: " << (allow_incomplete ? "warning" : "error")
       << ": simulation incomplete (\"complete\": false in the results):\n";
-  for (const auto& line : r.incomplete) err << "  " << line << "\n";
+  for (const auto& line : st.incomplete) err << "  " << line << "\n";
   if (allow_incomplete) return kExitOk;
   err << "  (exit code 4; --allow-incomplete accepts an incomplete run with exit code 0)\n";
   return kExitIncomplete;

@@ -1270,4 +1270,22 @@ uint64_t set_default_memory_budget(const std::string& default_source, std::strin
   return budget;
 }
 
+RunStatus run_status(const RunOutcome& out, bool quiet) {
+  RunStatus st;
+  // A note explains a figure; a warning says it may be wrong, and is never silenced.
+  for (const auto& n : out.notes)
+    if (!quiet || n.rfind("note:", 0) != 0) st.lines.push_back(n);
+  const RunResults& r = out.results;
+  if (r.complete) return st;
+  if (out.summary.stop != StopReason::kStopAt) {
+    st.incomplete = r.incomplete;
+    return st;
+  }
+  if (!quiet)
+    st.lines.emplace_back("note: stopped by --stop-at as asked: the results cover the run up to there (\"complete\": false)");
+  // Any reason beyond the stop itself (the first line) is one the results may be wrong for.
+  for (size_t i = 1; i < r.incomplete.size(); ++i) st.lines.push_back("warning: " + r.incomplete[i]);
+  return st;
+}
+
 }  // namespace schedsim::driver

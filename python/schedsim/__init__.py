@@ -243,17 +243,17 @@ def run(workload=None, **options):
 
     Raises InputError (bad input, with file and line), UsageError (a value run refuses),
     TypeError (a keyword or type run has no use for), IncompleteRunError (the run did not finish,
-    unless ``allow_incomplete=True``), ResourceError, KeyboardInterrupt (Ctrl-C stops the run).
-    Caveats ("warning: ...") are issued as SchedsimWarning unless ``quiet=True``; every note is
-    in ``Results.notes``. The GIL is released while simulating: threads run in parallel.
+    unless ``allow_incomplete=True``; a run stopped by ``stop_at`` as asked is not a failure, as
+    for the CLI), ResourceError, KeyboardInterrupt (Ctrl-C stops the run).
+    Caveats ("warning: ...") are issued as SchedsimWarning, whatever ``quiet`` says (filter them
+    with the warnings module); every note is in ``Results.notes``. The GIL is released while simulating: threads run in parallel.
     """
     out = _schedsim.run(workload, options)
     res = Results(out["rendered"], out["results_json"], _split_records(out["records"]), out["notes"],
                   out["command"], "run")
-    if not options.get("quiet"):
-        for note in out["notes"]:
-            if note.startswith("warning:"):
-                warnings.warn(note[len("warning: "):], SchedsimWarning, stacklevel=2)
+    for line in out["lines"]:  # what the CLI prints on stderr; its warnings are never silenced
+        if line.startswith("warning:"):
+            warnings.warn(line[len("warning: "):], SchedsimWarning, stacklevel=2)
     if not out["complete"] and not options.get("allow_incomplete"):
         raise IncompleteRunError("simulation incomplete (\"complete\": false in the results): " +
                                  "; ".join(out["incomplete"]) +

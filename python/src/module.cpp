@@ -269,7 +269,7 @@ auto interruptible(F f) -> decltype(f()) {
 
 struct RunReturn {
   std::string rendered, results_json, records, command;
-  std::vector<std::string> notes, incomplete;
+  std::vector<std::string> notes, lines, incomplete;
   bool complete = true;
 };
 
@@ -296,9 +296,13 @@ py::dict run_request(driver::RunRequest req, const std::vector<std::string>& arg
     ret.rendered = std::move(out.rendered);
     ret.results_json = render_json(out.results);
     ret.records = render_jsonl(out.records);
+    // What the CLI would print and whether it would exit 4 (run_status): a --stop-at run is not
+    // a failure, and `quiet` drops notes, never warnings.
+    driver::RunStatus st = driver::run_status(out, req.quiet);
     ret.notes = std::move(out.notes);
-    ret.complete = out.results.complete;
-    ret.incomplete = out.results.incomplete;
+    ret.lines = std::move(st.lines);
+    ret.complete = st.incomplete.empty();
+    ret.incomplete = std::move(st.incomplete);
     ret.command = req.command_line;
     return ret;
   });
@@ -307,6 +311,7 @@ py::dict run_request(driver::RunRequest req, const std::vector<std::string>& arg
   d["results_json"] = r.results_json;
   d["records"] = r.records;
   d["notes"] = r.notes;
+  d["lines"] = r.lines;
   d["complete"] = r.complete;
   d["incomplete"] = r.incomplete;
   d["command"] = r.command;

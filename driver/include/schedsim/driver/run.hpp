@@ -51,6 +51,18 @@ struct RunOutcome {
   std::vector<Record> records;  ///< one per repetition (one for a single run)
 };
 
+/// What a finished run says to its caller (the CLI prints it, Python warns or raises).
+struct RunStatus {
+  /// Lines to show, each "note: ..." or "warning: ...": the run's notes (`quiet` drops the
+  /// notes, never a warning), and for a run stopped by --stop-at as asked, a note saying so and
+  /// a warning for every other reason the results may be wrong.
+  std::vector<std::string> lines;
+  /// Why the run is incomplete when it did not end as asked (empty otherwise): the caller fails
+  /// (CLI exit 4, Python IncompleteRunError) unless --allow-incomplete accepts it.
+  std::vector<std::string> incomplete;
+};
+RunStatus run_status(const RunOutcome& out, bool quiet);
+
 /// The memory budget in bytes for `--max-memory TEXT`: "0" or "none" = 0 (unlimited); a size
 /// with an optional binary suffix (K, M, G, T; "KiB"/"KB" alike, e.g. 512M, 2G, 1.5GiB); or a
 /// percentage of MemAvailable ("50%"). "" = the default, kDefaultMemoryPercent of MemAvailable
