@@ -283,8 +283,12 @@ bool parse_command(const std::vector<std::string>& args, const char* command, po
   if (!parse_args(args, all, pos, vm, help ? help : [&spec] { return command_help(spec); })) return false;
   // The table's checks: an empty text where the command keeps "" for the default, and a value
   // outside the option's choices (exit 1: a wrong option value, as the exit-code table says).
+  const std::vector<std::string> given = given_options(vm);
   for (const auto& s : spec.sections)
     for (const auto& o : s.options) {
+      const bool is_given = std::find(given.begin(), given.end(), o.name) != given.end();
+      if (o.needs && is_given && std::find(given.begin(), given.end(), o.needs) == given.end())
+        throw InputError(SourceLoc{std::string("--") + o.name}, std::string("only with --") + o.needs);
       if (o.type != driver::ArgType::kText || !vm.count(o.name) || vm[o.name].defaulted()) continue;
       const std::string& v = vm[o.name].as<std::string>();
       if (o.refuse_empty && v.empty()) refuse_empty_value(o.name, command);

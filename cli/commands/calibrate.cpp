@@ -39,8 +39,6 @@ int run_calibrate(const std::vector<std::string>& args) {
   apply_run_options(vm, req.model, {std::string_view("jitter"), "slice", "preempt", "update-curr"}, "calibrate");
   req.smt_normalize = vm["smt-normalize"].as<bool>();
   const bool cross = vm["cross-validate"].as<bool>();
-  if (vm.count("format") && !check_only)
-    throw InputError(SourceLoc{"--format"}, "applies to --check-only (the fit's report is text)");
   if (check_only) {
     // The check fits nothing: an output file or a cross-validation would be a fit.
     if (vm.count("output"))

@@ -17,10 +17,7 @@ int run_merge(const std::vector<std::string>& args) {
   if (!vm.count("output")) throw po::error("the option '--output' is required (where the merged records go)");
   std::string summary = vm["summary"].as<std::string>();
   std::string output = vm["output"].as<std::string>();
-  if (output == "-") throw InputError(SourceLoc{"--output"}, "merge writes a file; '-' is not supported");
-  if (gzip_name(output))
-    throw InputError(SourceLoc{"--output"}, "merge writes plain JSON Lines, which sweep --resume and merge read back; "
-                                            "name the file without .gz and compress it afterwards");
+  check_records_output(output, "merge");
   std::vector<std::string> lines = sweep::merge_results(vm["inputs"].as<std::vector<std::string>>(), output);
   if (summary != "none") {
     sweep::ResultsFile merged = sweep::read_results(output);

@@ -26,21 +26,6 @@ void print_summary(const sweep::Spec& spec, const std::vector<std::string>& reco
   for (const auto& w : warnings) std::cerr << "schedsim: warning: " << log::brief(w) << "\n";
 }
 
-// The checks of -o, --resume and the Slurm options that need nothing run.
-void check_output_options(const po::variables_map& vm, const std::string& output) {
-  if (vm["resume"].as<bool>() && output.empty())
-    throw InputError(SourceLoc{"--resume"}, "needs -o FILE (the results file to continue)");
-  if (output == "-") throw InputError(SourceLoc{"--output"}, "a sweep streams to a file; '-' is not supported (the summary goes to stdout)");
-  if (gzip_name(output))
-    throw InputError(SourceLoc{"--output"}, "a sweep appends records and resumes from them, so it writes plain JSON Lines; "
-                                            "name the file without .gz and compress it when the sweep is done");
-  for (const char* o : {"array-size", "partition", "slurm-dir"})
-    if (vm.count(o) && !vm["slurm"].as<bool>()) throw InputError(SourceLoc{std::string("--") + o}, "only with --slurm");
-  if ((vm["submit"].as<bool>() && !vm["slurm"].as<bool>()) || (vm["wait"].as<bool>() && !vm["submit"].as<bool>()))
-    throw InputError(SourceLoc{vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "--wait" : "--submit"},
-                     vm["wait"].as<bool>() && vm["slurm"].as<bool>() ? "only with --submit" : "only with --slurm");
-}
-
 // --slurm: writes the array job and the merge job; with --submit submits them, with --wait
 // waits for the merge and prints the summary.
 int run_on_slurm(const po::variables_map& vm, const sweep::Spec& spec, size_t nr_points, const std::string& output,
@@ -80,17 +65,10 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cout << render_points(spec, points);
     return kExitOk;
   }
-  const std::vector<std::string> random_gens = validate_points(points);
-  // Repetitions of a point reuse its one generated workload (docs/sweep.md "Seeds and
-  // repetitions"): their spread is the noise model's, not the generator's random choices.
-  if (spec.repeat > 1)
-    for (const auto& g : random_gens)
-      std::cerr << "schedsim: note: the " << spec.repeat << " repetitions of a point share one generated workload ('"
-                << g << "'): they vary the noise model, not the generator's random choices; sweep gen.seed to "
-                << "sample those\n";
+  for (const auto& n : validate_points(points, spec.repeat)) std::cerr << "schedsim: " << n << "\n";
 
   const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
-  check_output_options(vm, output);
+  check_records_output(output, "sweep");
   if (vm["slurm"].as<bool>()) return run_on_slurm(vm, spec, points.size(), output, summary);
 
   SweepRunOptions so;

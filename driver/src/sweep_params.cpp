@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 #include "schedsim/driver/run_options.hpp"
 #include "schedsim/engine/cost_model.hpp"
@@ -118,7 +119,7 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed) {
   return req;
 }
 
-std::vector<std::string> validate_points(const std::vector<sweep::Point>& points) {
+std::vector<std::string> validate_points(const std::vector<sweep::Point>& points, uint32_t repeat) {
   std::map<std::string, bool> topologies;
   // Each generator spec and workload file the points name, with its task names only (programs
   // dropped): a point's --slice regex must match one of them. Traces are imported only when
@@ -195,7 +196,15 @@ std::vector<std::string> validate_points(const std::vector<sweep::Point>& points
       throw InputError(e.loc(), point_name(p) + ": " + e.message(), e.context());
     }
   }
-  return random;
+  // Repetitions of a point reuse its one generated workload (docs/sweep.md "Seeds and
+  // repetitions"): their spread is the noise model's, not the generator's random choices.
+  std::vector<std::string> notes;
+  if (repeat > 1)
+    for (const auto& g : random)
+      notes.push_back(fmt::format("note: the {} repetitions of a point share one generated workload ('{}'): they vary "
+                                  "the noise model, not the generator's random choices; sweep gen.seed to sample those",
+                                  repeat, g));
+  return notes;
 }
 
 std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,
@@ -241,6 +250,15 @@ std::string run_unit(const sweep::Point& p, uint32_t rep, uint32_t repeat) {
     throw InputError(e.loc(), fmt::format("point {}{} rep {}: {}", p.index, p.label.empty() ? "" : " (" + p.label + ")", rep, e.message()),
                      e.context());
   }
+}
+
+void check_records_output(const std::string& output, const char* command) {
+  if (output == "-")
+    throw InputError(SourceLoc{"--output"}, fmt::format("{} writes its records to a file; '-' is not supported (the summary goes "
+                                                        "to stdout)", command));
+  if (gzip_name(output))
+    throw InputError(SourceLoc{"--output"}, fmt::format("{} writes plain JSON Lines, which sweep --resume and merge read back; "
+                                                        "name the file without .gz and compress it when it is done", command));
 }
 
 sweep::SummaryOptions summary_options(const std::string& format) {

@@ -638,7 +638,7 @@ py::dict sweep_run(const std::string& spec_json, unsigned jobs, const std::strin
     sweep::Spec spec = sweep::spec_from_json(spec_json, "sweep grid");
     driver::check_sweep_keys(spec);
     std::vector<sweep::Point> points = sweep::expand(spec);
-    const std::vector<std::string> random_gens = driver::validate_points(points);
+    const std::vector<std::string> notes = driver::validate_points(points, spec.repeat);
     driver::SweepRunOptions so;
     so.output = output;
     so.resume = resume;
@@ -652,10 +652,7 @@ py::dict sweep_run(const std::string& spec_json, unsigned jobs, const std::strin
       py::gil_scoped_acquire gil;
       on_note(note);
     };
-    if (spec.repeat > 1)
-      for (const auto& g : random_gens)
-        so.on_note("note: the " + std::to_string(spec.repeat) + " repetitions of a point share one generated workload ('" +
-                   g + "'): they vary the noise model, not the generator's random choices; sweep gen.seed to sample those");
+    for (const auto& n : notes) so.on_note(n);
     res = driver::execute_sweep(spec, points, so);
   }
   py::dict d;

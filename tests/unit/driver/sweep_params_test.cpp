@@ -95,5 +95,15 @@ TEST_CASE("sweep repetitions: noise=none makes the repetitions of a deterministi
   CHECK(a.at("metrics") == b.at("metrics"));
   CHECK(a.at("seed") != b.at("seed"));
   sweep::Point bad = messaging_point("speed=2");
-  CHECK_THROWS_AS(driver::validate_points({bad}), InputError);
+  CHECK_THROWS_AS(driver::validate_points({bad}, 1), InputError);
+  // Repetitions share one generated workload: a note for a generator that draws random numbers
+  // (periodic --jitter), none for messaging or a single repetition.
+  CHECK(driver::validate_points({messaging_point("")}, 3).empty());
+  sweep::Spec s = sweep::spec_from_cli({"workload-gen=periodic -n 2 --period 1ms --run 200us --duration 5ms --jitter 10%",
+                                        "topology=smp2"}, {});
+  const std::vector<sweep::Point> random = sweep::expand(s);
+  CHECK(driver::validate_points(random, 1).empty());
+  const std::vector<std::string> notes = driver::validate_points(random, 3);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("the 3 repetitions of a point share one generated workload") != std::string::npos);
 }

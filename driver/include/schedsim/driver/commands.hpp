@@ -36,6 +36,9 @@ struct CommandOption {
   const char* choices = nullptr;
   /// A given empty text is refused: the commands keep "" for "not given, use the default".
   bool refuse_empty = false;
+  /// The option this one needs ("slurm": --partition only with --slurm); nullptr: none. Given
+  /// without it, an InputError "only with --NEEDS".
+  const char* needs = nullptr;
 };
 
 /// One section of a command's --help: its own rows, then the run option table's rows of

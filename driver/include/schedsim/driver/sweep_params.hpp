@@ -30,9 +30,10 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed);
 
 /// Checks every point's modules, topology, costs and generator arguments before anything runs,
 /// so a typo in the last point does not cost the whole sweep. Throws InputError naming the point.
-/// Returns the workload-gen specs that draw random numbers (generator_is_random): a sweep runs
-/// one generated workload per spec, whatever its seeds.
-std::vector<std::string> validate_points(const std::vector<sweep::Point>& points);
+/// Returns notes ("note: ...") for the workload-gen specs that draw random numbers
+/// (generator_is_random) when `repeat` > 1: a sweep runs one generated workload per spec, so
+/// its repetitions do not sample the generator's choices.
+std::vector<std::string> validate_points(const std::vector<sweep::Point>& points, uint32_t repeat);
 
 /// The record line (with '\n') of one repetition of one point. THE one place that decides what a
 /// record holds (docs/sweep.md "Records"); the summary's columns below read it. `record` is the
@@ -74,6 +75,10 @@ struct SweepRunResult {
 /// stopped. Throws InputError; a signal is reported in the result, not thrown.
 SweepRunResult execute_sweep(const sweep::Spec& spec, const std::vector<sweep::Point>& points,
                              const SweepRunOptions& o);
+
+/// Refuses a records output (sweep -o, merge -o) that is standard output or gzip-compressed:
+/// records are appended as they finish, and sweep --resume and merge read them back.
+void check_records_output(const std::string& output, const char* command);
 
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
