@@ -91,24 +91,7 @@ po::options_description common_options() {
 std::string format_help(const std::string& usage, const std::string& description,
                         const po::options_description& desc) {
   // The usage line wrapped at kHelpWidth, continued under its first word.
-  std::string wrapped = "usage: ";
-  const size_t indent = wrapped.size();
-  size_t col = indent;
-  for (size_t at = 0; at < usage.size();) {
-    size_t end = usage.find(' ', at);
-    if (end == std::string::npos) end = usage.size();
-    const std::string word = usage.substr(at, end - at);
-    if (col > indent && col + 1 + word.size() > kHelpWidth) {
-      wrapped += "\n" + std::string(indent, ' ');
-      col = indent;
-    } else if (col > indent) {
-      wrapped += ' ';
-      ++col;
-    }
-    wrapped += word;
-    col += word.size();
-    at = end + 1;
-  }
+  const std::string wrapped = log::wrap_words("usage: " + usage, kHelpWidth, 7);
   std::ostringstream os;
   os << wrapped << "\n\n" << description << "\n";
   if (!desc.options().empty()) os << "\n" << desc;

@@ -53,6 +53,27 @@ std::string flat(std::string_view text) {
   return out;
 }
 
+std::string wrap_words(std::string_view text, size_t width, size_t indent) {
+  std::string out;
+  size_t col = 0;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    if (col > indent && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (!out.empty()) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    const size_t nl = word.rfind('\n');
+    col = nl == std::string_view::npos ? col + word.size() : word.size() - nl - 1;
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string brief(std::string_view text) {
   if (g_explain || text.find('\n') == std::string_view::npos) return flat(text);
   std::string_view h = headline(text);

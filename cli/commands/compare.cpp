@@ -11,9 +11,9 @@
 
 namespace schedsim::cli {
 
-namespace {
-
-int compare_main(const po::variables_map& vm) {
+int run_compare(const std::vector<std::string>& args) {
+  po::variables_map vm;
+  if (!parse_command(args, "compare", vm)) return kExitOk;
   if (!vm.count("base") || !vm.count("new")) throw po::error("compare needs two files: BASE and NEW");
   driver::CompareRequest req;
   if (vm.count("by")) req.by = vm["by"].as<std::vector<std::string>>();
@@ -53,19 +53,6 @@ int compare_main(const po::variables_map& vm) {
   if (!g.failures.empty()) return kExitGateTripped;
   if (!setup.gates.empty()) std::cerr << "schedsim compare: pass: " << setup.gates.size() << " --fail-on condition(s), no significant change crossed them\n";
   return kExitOk;
-}
-
-}  // namespace
-
-int run_compare(const std::vector<std::string>& args) {
-  po::variables_map vm;
-  try {
-    if (!parse_command(args, "compare", vm)) return kExitOk;
-    return compare_main(vm);
-  } catch (const InputError& e) {
-    std::cerr << e.render() << "\n";
-    return kExitInputError;
-  }
 }
 
 }  // namespace schedsim::cli

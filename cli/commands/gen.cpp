@@ -1,5 +1,6 @@
 // schedsim gen: synthetic workloads (the generators live in workload/, this only handles argv).
 #include <iostream>
+#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -34,38 +35,29 @@ int run_gen(const std::vector<std::string>& args) {
     for (const auto& g : list_generators()) std::cout << fmt::format("{:<11}{}\n", g.name, g.summary);
     return kExitOk;
   }
-  std::string output, format;
-  bool output_given = false, format_given = false;
+  // -o/--output and --format are gen's; everything else goes to the generator, in order.
+  std::map<std::string, std::string> mine;
   std::vector<std::string> rest;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto take = [&](std::string& into, const char* name) {
-      if (i + 1 >= args.size()) throw po::error(fmt::format("the option '{}' requires an argument", name));
-      into = args[++i];
-    };
     if (a == "--help" || a == "-h") {
       std::cout << generator_help(kind);
       return kExitOk;
     }
-    if (a == "-o" || a == "--output") {
-      take(output, "--output");
-      output_given = true;
-    } else if (a.rfind("--output=", 0) == 0) {
-      output = a.substr(9);
-      output_given = true;
-    } else if (a == "--format") {
-      take(format, "--format");
-      format_given = true;
-    } else if (a.rfind("--format=", 0) == 0) {
-      format = a.substr(9);
-      format_given = true;
-    } else {
+    const std::string key = a == "-o" ? "--output" : a.substr(0, a.find('='));
+    if (key != "--output" && key != "--format") {
       rest.push_back(a);
+    } else if (a.find('=') != std::string::npos) {
+      mine[key.substr(2)] = a.substr(a.find('=') + 1);
+    } else {
+      if (i + 1 >= args.size()) throw po::error(fmt::format("the option '{}' requires an argument", key));
+      mine[key.substr(2)] = args[++i];
     }
   }
   // "" means "not given" below (stdout, the format by name): a value that expanded to nothing is refused.
-  if (output_given && output.empty()) refuse_empty_value("output", "gen");
-  if (format_given && format.empty()) refuse_empty_value("format", "gen");
+  for (const auto& [name, value] : mine)
+    if (value.empty()) refuse_empty_value(name.c_str(), "gen");
+  const std::string output = mine["output"], format = mine["format"];
   const WorkloadFormat fmt = workload_format_for(format, output);
   if (kind == "mix") refuse_output_over_inputs(output, rest);  // the mix file
   Workload w = generate_workload(kind, rest);

@@ -29,3 +29,11 @@ TEST_CASE("log: brief shows the headline and says where the rest is, --explain s
   CHECK(slog::brief("note: one line") == "note: one line");
   slog::set_explain(false);
 }
+
+TEST_CASE("log: wrap_words breaks at spaces within the width, indents the rest, keeps a long word") {
+  CHECK(slog::wrap_words("usage: a bb ccc", 12, 7) == "usage: a bb\n       ccc");
+  CHECK(slog::wrap_words("usage: averyveryverylongword x", 10, 7) == "usage: averyveryverylongword\n       x");
+  // A line break in the text starts the column count again (topology's three usage lines).
+  CHECK(slog::wrap_words("usage: a\n       b c", 12, 7) == "usage: a\n       b c");
+  CHECK(slog::wrap_words("", 10, 2).empty());
+}

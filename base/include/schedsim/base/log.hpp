@@ -28,5 +28,8 @@ std::string flat(std::string_view text);
 /// What stderr shows: flat(text) under --explain, else the headline (less a trailing ':', ';' or
 /// ',') followed by " [--explain]" when a detail was left out.
 std::string brief(std::string_view text);
+/// `text` wrapped at spaces to lines of at most `width` columns (a longer word stays whole), each
+/// line after the first indented by `indent` spaces; line breaks already in `text` are kept.
+std::string wrap_words(std::string_view text, size_t width, size_t indent);
 
 }  // namespace schedsim::log
