@@ -30,7 +30,7 @@ check_excerpt "The replay's comparison block" scripts/demo-run.sh "$out/default"
 want=$(grep -A2 -F -- "--background-comm '^schedsim\$'" README.md | tr '\n' ' ' | grep -oE -- 'gives +-?[0-9.]+%' | head -1 | sed 's/gives *//')
 [ -n "$want" ] || { echo "README.md: no 'gives N%' after the --background-comm demo command"; exit 1; }
 scripts/demo-run.sh "$SCHEDSIM" --background-comm '^schedsim$' >"$out/bg" 2>/dev/null
-got=$(awk '$1 == "makespan_ns" && NF == 4 {print $4}' "$out/bg" | tail -1)
+got=$(awk '$1 == "makespan" && $2 == "(ms)" && NF == 5 {print $5}' "$out/bg" | tail -1)
 [ "$got" = "$want" ] || { echo "README says the background replay's makespan error is $want, demo-run prints '$got'"; fail=1; }
 
 if ! scripts/demo-run.sh "$SCHEDSIM" -t xeon-e5-2690v2 >"$out/xeon" 2>"$out/xeon.err"; then

@@ -699,14 +699,11 @@ std::string observed_table(const RunResults& r) {
       "<table class=\"observed\"><thead><tr><th>metric</th><th>simulated</th><th>{}</th><th>rel error</th>"
       "</tr></thead><tbody>\n",
       elsewhere ? "observed elsewhere" : "observed");
+  // The cells as the text table prints them (observed_cells): catalog names, display units.
   for (const auto& o : r.observed) {
-    // A mean or percentile of no samples is undefined: "-" (as in the text table), and figures
-    // print as the text table prints them: counts as integers, ">=" on a lower bound.
-    const ComparisonEmpty e = comparison_empty(r.observed, o);
-    const std::string mark = esc(report_util::observed_mark(o.note));
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(o.metric),
-                     e.simulated ? "-" : report_util::num(o.simulated), e.observed ? "-" : mark + report_util::num(o.observed),
-                     o.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100 * o.rel_error) : "-");
+    std::string row = "<tr>";
+    for (const auto& cell : observed_cells(r.observed, o)) row += "<td>" + esc(cell) + "</td>";
+    s += row + "</tr>\n";
   }
   s += "</tbody></table>\n";
   for (const auto& n : report_util::observed_notes(r.observed))

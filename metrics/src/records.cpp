@@ -259,6 +259,19 @@ std::string catalog_metric_name(const std::string& name) {
   return find_metric(n) ? n : name;
 }
 
+std::pair<std::string, double> display_of_results_name(const std::string& name) {
+  const std::string c = catalog_metric_name(name);
+  if (const MetricDef* d = find_metric(c)) return {metric_label(*d), display_scale(*d)};
+  std::string n = name;
+  if (n.size() <= 3 || !n.ends_with("_ns")) return {n, 1.0};
+  n.resize(n.size() - 3);
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"wakeup_latency.", "wakeup."},
+                                 {"preempt_delay.", "preempt."}})
+    if (n.starts_with(from)) n = std::string(to) + n.substr(from.size());
+  const bool whole_run = n == "makespan" || n == "total_runtime" || n == "span";
+  return {fmt::format("{} ({})", n, whole_run ? "ms" : "us"), whole_run ? 1e-6 : 1e-3};
+}
+
 const Distribution* metric_distribution(const RunResults& r, const std::string& metric) {
   std::string p = prefix_of(metric);
   if (p == "wakeup") return &r.wakeup_latency;

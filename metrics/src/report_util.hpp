@@ -64,7 +64,7 @@ inline std::string observed_mark(const std::string& note) {
   return note.rfind("lower bound", 0) == 0 ? ">=" : "*";
 }
 inline std::string observed_note_line(const std::string& note) {
-  return observed_mark(note) + " observed wakeup_latency is a " + note;
+  return observed_mark(note) + " observed wakeup latency is a " + note;
 }
 /// The distinct notes of `rows`' figures, in first-seen order.
 template <class Rows>

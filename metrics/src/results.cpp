@@ -1,6 +1,7 @@
 // RunResults helpers and the table / CSV reporters. JSON lives in results_json.cpp.
 #include "schedsim/base/log.hpp"
 #include "schedsim/metrics/results.hpp"
+#include "schedsim/metrics/records.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -167,6 +168,17 @@ ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comp
       e.observed = c.observed == 0;
     }
   return e;
+}
+
+std::vector<std::string> observed_cells(const std::vector<Comparison>& rows, const Comparison& x) {
+  const std::string mark = report_util::observed_mark(x.note);
+  const ComparisonEmpty e = comparison_empty(rows, x);
+  // Named and scaled as every other table names a metric (the JSON keeps its `_ns` names).
+  const std::pair<std::string, double> display = display_of_results_name(x.metric);
+  const double scale = display.second;
+  const auto shown = [scale](double v) { return scale == 1.0 ? report_util::num(v) : fmt::format("{:.3f}", v * scale); };
+  return {display.first, e.simulated ? "-" : shown(x.simulated), e.observed ? "-" : mark + shown(x.observed),
+          x.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"};
 }
 
 namespace {
@@ -376,15 +388,8 @@ void render_observed(const RunResults& r, std::string& out) {
     out += elsewhere ? "\nsimulated vs observed on another machine (" + c.observed_elsewhere + ")\n"
                      : std::string("\nsimulated vs observed (recorded trace)\n");
     TextTable t({"metric", "simulated", elsewhere ? "observed elsewhere" : "observed", "rel error"});
-    for (const auto& x : r.observed) {
-      // A figure with a note is marked ">=" (a lower bound) or "*" and its note printed once below.
-      const std::string mark = report_util::observed_mark(x.note);
-      // A mean or percentile of no samples (no preemption simulated, say) is undefined: "-",
-      // and so is its error, rather than 0 and -100%.
-      const ComparisonEmpty e = comparison_empty(r.observed, x);
-      t.add({x.metric, e.simulated ? "-" : num(x.simulated), e.observed ? "-" : mark + num(x.observed),
-             x.observed != 0 && !e.simulated && !e.observed ? fmt::format("{:+.1f}%", 100.0 * x.rel_error) : "-"});
-    }
+    // A figure with a note is marked ">=" (a lower bound) or "*" and its note printed once below.
+    for (const auto& x : r.observed) t.add(observed_cells(r.observed, x));
     out += t.render();
     for (const auto& n : report_util::observed_notes(r.observed)) out += "  " + report_util::observed_note_line(n) + "\n";
   }

@@ -401,8 +401,9 @@ TEST_CASE("simulated vs observed: a statistic of no samples is '-', not 0 and -1
     for (std::string w; line >> w;) v.push_back(w);
     return v;
   };
-  CHECK(cells("preempt_delay.p99_ns") == std::vector<std::string>{"preempt_delay.p99_ns", "-", "12049000", "-"});
-  CHECK(cells("wakeup_latency.mean_ns") == std::vector<std::string>{"wakeup_latency.mean_ns", "1000", "-", "-"});
+  // Catalog names and display units, as compare and sweep show them (the JSON keeps `_ns`).
+  CHECK(cells("preempt.p99") == std::vector<std::string>{"preempt.p99", "(us)", "-", "12049.000", "-"});
+  CHECK(cells("wakeup.mean") == std::vector<std::string>{"wakeup.mean", "(us)", "1.000", "-", "-"});
   CHECK(cells("migrations") == std::vector<std::string>{"migrations", "0", "9", "-100.0%"});  // a real -100%
 }
 
@@ -678,9 +679,11 @@ TEST_CASE("report layout: own time axis per heatmap, zeros apart from the log ax
   CHECK(pct.find("p50 0,") != std::string::npos);
   // The observed table prints a count as the text table does.
   REQUIRE(a.has_observed);
-  const std::string count_row = "<td>wakeup_latency.count</td><td>" + std::to_string(a.placement.wakeups) + "</td>";
+  const std::string count_row = "<td>wakeup.count</td><td>" + std::to_string(a.placement.wakeups) + "</td>";
   CHECK(html.find(count_row) != std::string::npos);
   const size_t obs = html.find("<table class=\"observed\">");
   REQUIRE(obs != std::string::npos);
-  CHECK(html.substr(obs, html.find("</table>", obs) - obs).find(".000</td>") == std::string::npos);
+  const std::string table = html.substr(obs, html.find("</table>", obs) - obs);
+  CHECK(table.find("<td>migrations</td><td>" + std::to_string(a.migrations_total) + "</td>") != std::string::npos);
+  CHECK(table.find("<td>wakeup.p50 (us)</td>") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "schedsim/metrics/results.hpp"
@@ -40,6 +41,10 @@ const MetricDef* find_metric(const std::string& name);
 /// (wakeup_latency.p99_ns -> wakeup.p99, preempt_delay.mean_ns -> preempt.mean, makespan_ns ->
 /// makespan); any other name is returned as given. One metric, one name wherever a user types it.
 std::string catalog_metric_name(const std::string& name);
+/// How a results-JSON name (`wakeup_latency.p50_ns`, `total_runtime_ns`) shows in a table beside
+/// the catalog's: its catalog label and the factor to its display unit when the catalog has it,
+/// else the same rules (prefix `wakeup.`/`preempt.`, a time in us, a whole run's span in ms).
+std::pair<std::string, double> display_of_results_name(const std::string& name);
 /// How every table, summary and plot shows a catalog metric (compare's table, sweep's summary,
 /// the study report; --fail-on takes the same name): by its catalog name, the span of a whole run
 /// (makespan, benchmark_time) in milliseconds, any other time in microseconds (records and results

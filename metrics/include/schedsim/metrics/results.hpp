@@ -200,6 +200,10 @@ struct ComparisonEmpty {
   bool simulated = false, observed = false;
 };
 ComparisonEmpty comparison_empty(const std::vector<Comparison>& rows, const Comparison& x);
+/// The cells of row `x` of `rows` as the text table and the HTML report show it: the metric's
+/// catalog label with its unit (display_of_results_name), simulated and observed in that unit
+/// (">=" on a lower bound, "*" on another note, "-" for no samples), the relative error.
+std::vector<std::string> observed_cells(const std::vector<Comparison>& rows, const Comparison& x);
 
 struct RunResults {
   RunConfig config;
