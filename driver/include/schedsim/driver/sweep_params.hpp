@@ -36,7 +36,7 @@ RunRequest point_request(const sweep::Point& point, uint64_t seed);
 std::vector<std::string> validate_points(const std::vector<sweep::Point>& points, uint32_t repeat);
 
 /// The record line (with '\n') of one repetition of one point. THE one place that decides what a
-/// record holds (docs/sweep.md "Records"); the summary's columns below read it. `record` is the
+/// record holds (docs/results-schema.md "Records: JSON Lines"); the summary's columns below read it. `record` is the
 /// run's flat record (RunOutcome::records), embedded as member "record" for `schedsim compare`.
 std::string write_record(const sweep::Point& point, uint32_t rep, uint64_t seed, const RunResults& results,
                          const Record& record);
