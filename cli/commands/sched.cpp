@@ -58,6 +58,8 @@ void apply_output_options(const po::variables_map& vm, traces::SchedViewOptions&
   }
   so.compact = vm["compact"].as<bool>();
   if (vm.count("cpus")) so.cpus = traces::parse_view_cpus(vm["cpus"].as<std::string>());
+  if (vm.count("color-pids")) so.color_pids = parse_pid_list(vm["color-pids"].as<std::string>());
+  if (vm.count("color-cpus")) so.color_cpus = traces::parse_view_cpus(vm["color-cpus"].as<std::string>(), "--color-cpus");
   // Colour only where a person reads it: piped output (and every golden test) stays plain.
   so.color = traces::color_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"), so.format);
 }

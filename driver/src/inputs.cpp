@@ -2,6 +2,7 @@
 #include "schedsim/driver/inputs.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -133,12 +134,28 @@ std::vector<std::string> parse_sched_sort(const std::string& text) {
   return keys;
 }
 
+std::vector<int64_t> parse_pid_list(const std::string& text) {
+  std::vector<int64_t> pids;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string_view item = std::string_view(text).substr(at, comma - at);
+    int64_t pid = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || pid < 0)
+      throw InputError(SourceLoc{"--color-pids"}, fmt::format("expected PIDs like 10,12, got '{}'", text));
+    pids.push_back(pid);
+    at = comma + 1;
+  }
+  return pids;
+}
+
 void check_sched_view_options(traces::SchedView view, const std::vector<std::string>& given) {
   using V = traces::SchedView;
   static const std::pair<const char*, V> kOnly[] = {
       {"sort", V::kLatency},       {"pids", V::kLatency},         {"wakeups", V::kTimehist},
       {"migrations", V::kTimehist}, {"summary", V::kTimehist},     {"with-summary", V::kTimehist},
-      {"cpu-visual", V::kTimehist}, {"highlight-delay", V::kTimehist}, {"compact", V::kMap}, {"cpus", V::kMap}};
+      {"cpu-visual", V::kTimehist}, {"highlight-delay", V::kTimehist}, {"compact", V::kMap}, {"cpus", V::kMap},
+      {"color-pids", V::kMap},      {"color-cpus", V::kMap}};
   for (const auto& [name, only] : kOnly)
     if (only != view && std::find(given.begin(), given.end(), name) != given.end())
       throw UsageError(fmt::format("--{} applies to 'sched {}' only", name,

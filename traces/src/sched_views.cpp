@@ -25,6 +25,7 @@ namespace {
 // The ANSI sequences perf's coloured output uses: red text, red background, back to normal.
 constexpr std::string_view kRed = "\033[31m";
 constexpr std::string_view kOnRed = "\033[41m";
+constexpr std::string_view kBlue = "\033[34m";
 constexpr std::string_view kReset = "\033[m";
 
 std::string usec_time(int64_t ns) {  // "18514.484974" (perf prints microseconds)
@@ -232,11 +233,11 @@ std::vector<std::string> parse_sort_keys(const std::string& text) {
   return out;
 }
 
-std::vector<uint32_t> parse_view_cpus(const std::string& text) {
+std::vector<uint32_t> parse_view_cpus(const std::string& text, const char* option) {
   std::string err;
   const auto mask = CpuMask::parse_cpulist(text, &err);
-  if (!mask) throw InputError(SourceLoc{"--cpus"}, fmt::format("expected a CPU list like 0,2-3: {}", err));
-  if (mask->empty()) throw InputError(SourceLoc{"--cpus"}, "expected a CPU list like 0,2-3, got nothing");
+  if (!mask) throw InputError(SourceLoc{option}, fmt::format("expected a CPU list like 0,2-3: {}", err));
+  if (mask->empty()) throw InputError(SourceLoc{option}, "expected a CPU list like 0,2-3, got nothing");
   std::vector<uint32_t> cpus;
   for (uint32_t c : *mask) cpus.push_back(c);
   return cpus;
@@ -485,11 +486,23 @@ void SchedViews::on_switch_map(const TraceEvent& ev) {
   } else {
     for (size_t c = 0; c < cpu_curr_.size(); ++c) cells += cell(c);
   }
+  // --color-pids: one byte per cell, '1' where the cell's task is one to colour.
+  std::string colored;
+  if (!opt_.color_pids.empty()) {
+    auto mark = [&](size_t col) {
+      const int64_t pid = col < cpu_curr_.size() ? cpu_curr_[col] : -1;
+      colored += std::find(opt_.color_pids.begin(), opt_.color_pids.end(), pid) != opt_.color_pids.end() ? '1' : '0';
+    };
+    if (opt_.compact) for (uint32_t col : columns_) mark(col);
+    else if (!opt_.cpus.empty()) for (uint32_t col : opt_.cpus) mark(col);
+    else for (size_t col = 0; col < cpu_curr_.size(); ++col) mark(col);
+  }
   for (int64_t v : {ev.ts, int64_t{ev.cpu}, ev.other_pid, new_column}) put_i64(v);
   put_str(ev.other_comm);
   put_str(ev.other_pid == 0 ? std::string(".") : tasks_[ev.other_pid].shortname);
   put_str(introduced);
   put_str(cells);
+  put_str(colored);
 }
 
 void SchedViews::set_nr_cpus(size_t n) { nr_cpus_ = n; }
@@ -687,7 +700,7 @@ void SchedViews::render_map(std::ostream& out, std::FILE* f) const {
   std::string line;
   while (r.more()) {
     const int64_t ts = r.i64(), cpu = r.i64(), pid = r.i64(), new_column = r.i64();
-    const std::string comm = r.str(), name = r.str(), introduced = r.str(), cells = r.str();
+    const std::string comm = r.str(), name = r.str(), introduced = r.str(), cells = r.str(), colored = r.str();
     if (!r.ok) break;
     const size_t ncols = std::min(cells.size() / 2, cols.size());
     if (!table) {
@@ -706,8 +719,13 @@ void SchedViews::render_map(std::ostream& out, std::FILE* f) const {
       const std::string_view c = std::string_view(cells).substr(2 * k, 2);
       cell += c == "  " ? std::string_view() : c == ". " ? std::string_view(".") : c;
       const std::string pad(4 - cell.size(), ' ');
-      if (here && opt_.color) line += fmt::format("{}{}{}{}", kOnRed, cell, kReset, pad);
-      else line += cell + pad;
+      const bool cpu_lit = here && (opt_.color_cpus.empty() || std::find(opt_.color_cpus.begin(), opt_.color_cpus.end(),
+                                                                          cols[k]) != opt_.color_cpus.end());
+      const bool pid_lit = k < colored.size() && colored[k] == '1';
+      if (!opt_.color || (!cpu_lit && !pid_lit)) line += cell + pad;
+      else if (!pid_lit) line += fmt::format("{}{}{}{}", kOnRed, cell, kReset, pad);
+      else if (cpu_lit) line += fmt::format("{}{}{}{}{}{}{}", kOnRed, cell.substr(0, 1), kReset, kBlue, cell.substr(1), kReset, pad);
+      else line += fmt::format("{}{}{}{}{}", cell.substr(0, 1), kBlue, cell.substr(1), kReset, pad);
     }
     for (size_t k = ncols; k < pad_to; ++k) line += "    ";
     line += fmt::format("  {:>12} secs {}", usec_time(ts), introduced);

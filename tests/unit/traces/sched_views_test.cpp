@@ -295,7 +295,16 @@ TEST_CASE("sched views in colour: long delays in timehist, the switching CPU in 
   CHECK(coloured.find("\n       0.000500 [0000]  b[11] ") != std::string::npos);
   o.view = SchedView::kMap;
   CHECK(run(o).find("  \033[41m*A0\033[m       0.000100 secs A0 => a:10\n") == 0);
+  // --color-pids: a's name in blue, its CPU's star still on red; --color-cpus without CPU 0: no
+  // red, the blue name stays.
+  o.color_pids = {10};
+  CHECK(run(o).find("  \033[41m*\033[m\033[34mA0\033[m       0.000100 secs A0 => a:10\n") == 0);
+  o.color_cpus = {1};
+  CHECK(run(o).find("  *\033[34mA0\033[m       0.000100 secs A0 => a:10\n") == 0);
+  o.color_pids = {};
+  CHECK(run(o).find("  *A0       0.000100 secs A0 => a:10\n") == 0);
   o.color = false;
+  o.color_pids = {10};
   CHECK(run(o).find('\033') == std::string::npos);
 }
 

@@ -71,6 +71,8 @@ traces::SchedView parse_sched_view(const std::string& name);
 /// latency's sort keys, comma-separated, first decides: at least one (UsageError), each a known
 /// key (InputError).
 std::vector<std::string> parse_sched_sort(const std::string& text);
+/// `sched map --color-pids`: PIDs, comma-separated. Throws InputError naming --color-pids.
+std::vector<int64_t> parse_pid_list(const std::string& text);
 /// Refuses (UsageError "--NAME applies to 'sched VIEW' only") an option of one view, named in
 /// `given` (the options given, without dashes), for another view.
 void check_sched_view_options(traces::SchedView view, const std::vector<std::string>& given);

@@ -26,9 +26,9 @@ const std::vector<std::string>& latency_sort_keys();
 /// Sort keys as a user writes them, "avg, max": split at commas, spaces around a key and empty
 /// keys dropped (SchedViews checks the names). `sched -s` and the Python module's sched(sort=).
 std::vector<std::string> parse_sort_keys(const std::string& text);
-/// A CPU list as `sched map --cpus` takes it ("0,2-3"). Throws InputError naming --cpus for a
+/// A CPU list as `sched map --cpus` (and `--color-cpus`) takes it ("0,2-3"). Throws InputError naming `option` for a
 /// malformed or empty list (a CPU beyond the trace is SchedViews::render()'s error).
-std::vector<uint32_t> parse_view_cpus(const std::string& text);
+std::vector<uint32_t> parse_view_cpus(const std::string& text, const char* option = "--cpus");
 
 /// How a view is written: perf's table (the default), or the same rows for programs: JSON
 /// (schema "schedsim-sched" version 1, one array of row objects) or CSV (a header line, then the
@@ -56,6 +56,11 @@ struct SchedViewOptions {
   /// switching CPU's cell on red, perf's highlight of a CPU). The caller decides, see color_wanted().
   bool color = false;
   int64_t highlight_delay = 1000000;  ///< ns
+  /// map --color-pids: these tasks' names in blue wherever they show (perf's COLOR_PIDS).
+  std::vector<int64_t> color_pids = {};
+  /// map --color-cpus: only these CPUs' switches are highlighted (perf's COLOR_CPUS, a red
+  /// background on the "*" cell); empty: every CPU's, as before.
+  std::vector<uint32_t> color_cpus = {};
 };
 
 /// Whether a table goes out coloured: only to a terminal, and not when NO_COLOR holds a value
