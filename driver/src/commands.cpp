@@ -12,10 +12,10 @@ namespace {
 using A = ArgType;
 using G = OptionGroup;
 
-std::vector<CommandSpec> specs() {
+// `schedsim calibrate`.
+CommandSpec calibrate_spec() {
   // clang-format off
-  std::vector<CommandSpec> t = {
-  // ---- calibrate
+  return
   {"calibrate", "fit cost parameters so that replays of real traces match them; writes a cost file",
    "schedsim calibrate TRACE...|--workload-gen SPEC --benchmark-time T -t TOPOLOGY [--kernel V] -o COSTS.json|--check-only [options]",
    "Fits cost-model parameters so that replays of TRACE... on TOPOLOGY match what the real\n"
@@ -90,8 +90,14 @@ std::vector<CommandSpec> specs() {
    }},
     {"the model every replay runs (as run's)", {}, {}, {"jitter", "slice", "preempt", "update-curr"}},
     {"trace options", {}, {G::kTraceSelection, G::kTraceReading}}},
-   {{"input", -1}}},
-  // ---- compare
+   {{"input", -1}}};
+  // clang-format on
+}
+
+// `schedsim compare`.
+CommandSpec compare_spec() {
+  // clang-format off
+  return
   {"compare", "before/after table of two results with significance tests; a CI gate with --fail-on",
    "schedsim compare BASE NEW [options]",
    "Compares two result files point by point: `run` JSON (with or without --repeat) or JSON Lines\n"
@@ -136,8 +142,14 @@ std::vector<CommandSpec> specs() {
       {"output", 'o', A::kText, "-",
        "write here (atomically) instead of stdout", nullptr, true},
    }}},
-   {{"base", 1}, {"new", 1}}},
-  // ---- import
+   {{"base", 1}, {"new", 1}}};
+  // clang-format on
+}
+
+// `schedsim import`.
+CommandSpec import_spec() {
+  // clang-format off
+  return
   {"import", "convert a kernel trace into a native workload file",
    "schedsim import TRACE|- -o WORKLOAD|- [--format json|cbor] [trace options]",
    "Converts a kernel scheduler trace into a native workload: ftrace text (trace, trace_pipe,\n"
@@ -156,8 +168,14 @@ std::vector<CommandSpec> specs() {
        "flag the time inside read/write syscalls (a trace recorded with --extra-events syscalls) as runs marked 'syscall', for run --preempt none|voluntary|lazy; wakeups stay wake/block tokens (--channels marks them too); off by default: the finer runs move a --preempt full replay (docs/model.md \"Syscall marks in plain replays\")"},
    }},
     {"trace options", {}, {G::kTraceSelection, G::kTraceReading}}},
-   {{"trace", 1}}},
-  // ---- merge
+   {{"trace", 1}}};
+  // clang-format on
+}
+
+// `schedsim merge`.
+CommandSpec merge_spec() {
+  // clang-format off
+  return
   {"merge", "join the shard files of one sweep, checking every run is present once",
    "schedsim merge SHARD.jsonl... -o ALL.jsonl",
    "Joins the results files of `schedsim sweep --shard K/N` runs of one sweep. Checks that\n"
@@ -170,8 +188,14 @@ std::vector<CommandSpec> specs() {
       {"summary", 0, A::kText, "none",
        "also print the sweep summary: table, csv, markdown or none", "table|csv|markdown|none", false},
    }}},
-   {{"inputs", -1}}},
-  // ---- record
+   {{"inputs", -1}}};
+  // clang-format on
+}
+
+// `schedsim record`.
+CommandSpec record_spec() {
+  // clang-format off
+  return
   {"record", "record a command's scheduler events through tracefs",
    "schedsim record -o FILE [--events EV...] [--workload] [--buffer-kb N] [--recorder-class idle|normal] -- COMMAND [ARGS...]",
    "Runs COMMAND and records its scheduler events through tracefs (needs root). A private\n"
@@ -199,8 +223,14 @@ std::vector<CommandSpec> specs() {
       {"command", 0, A::kTexts, nullptr,
        "the command (after --)"},
    }}},
-   {{"command", -1}}},
-  // ---- report
+   {{"command", -1}}};
+  // clang-format on
+}
+
+// `schedsim report`.
+CommandSpec report_spec() {
+  // clang-format off
+  return
   {"report", "render results files into one self-contained HTML report",
    "schedsim report FILE... [-o report.html] [--title T]",
    "Renders one or more results files (schedsim run --format json) into one self-contained HTML\n"
@@ -222,8 +252,14 @@ std::vector<CommandSpec> specs() {
       {"title", 0, A::kText, "schedsim report",
        "page title"},
    }}},
-   {{"results", -1}}},
-  // ---- gen (parses its own arguments: a generator's options follow the real program's)
+   {{"results", -1}}};
+  // clang-format on
+}
+
+// `schedsim gen` (parses its own arguments: a generator's options follow the real program's).
+CommandSpec gen_spec() {
+  // clang-format off
+  return
   {"gen", "generate a synthetic workload (messaging, pipe, schbench, rr, fork, periodic)",
    "schedsim gen KIND [options] [-o FILE] [--format json|cbor]\n"
    "       schedsim gen list\n"
@@ -231,10 +267,22 @@ std::vector<CommandSpec> specs() {
    "Generates a synthetic workload in the native format (docs/workload-format.md), written to\n"
    "FILE or to stdout. The options follow the real programs' names, so a benchmark command\n"
    "line can be pasted (docs/generators.md says what each generator models and leaves out).",
-   {}, {}},
-  // ---- help
-  {"help", "help for a command", "schedsim help [COMMAND]", "Prints the command list, or one command's help.", {}, {}},
-  // ---- policies (parses its own arguments)
+   {}, {}};
+  // clang-format on
+}
+
+// `schedsim help`.
+CommandSpec help_spec() {
+  // clang-format off
+  return
+  {"help", "help for a command", "schedsim help [COMMAND]", "Prints the command list, or one command's help.", {}, {}};
+  // clang-format on
+}
+
+// `schedsim policies` (parses its own arguments).
+CommandSpec policies_spec() {
+  // clang-format off
+  return
   {"policies", "list policy modules by slot, and their feature flags",
    "schedsim policies\n"
    "       schedsim policies --features [MODULE | SLOT:MODULE]\n"
@@ -244,8 +292,14 @@ std::vector<CommandSpec> specs() {
    "its default and what it governs (turn one off with --feature NO_NAME on 'run');\n"
    "--kernel lists the kernel profiles, prints them all as a markdown table of modules and\n"
    "flags (table), or shows one version's modules and flags.",
-   {}, {}},
-  // ---- run (its options are the run option table's, driver/run_options.hpp)
+   {}, {}};
+  // clang-format on
+}
+
+// `schedsim run` (its options are the run option table's, driver/run_options.hpp).
+CommandSpec run_spec() {
+  // clang-format off
+  return
   {"run", "simulate a workload or trace on a modeled machine and print latency metrics",
    "schedsim run [WORKLOAD|TRACE] [options]",
    "Replays WORKLOAD (a native workload file, or a kernel trace: ftrace text, trace-cmd report,\n"
@@ -266,8 +320,14 @@ std::vector<CommandSpec> specs() {
     {option_group_title(G::kOutput), {}, {G::kOutput}},
     {option_group_title(G::kLimits), {}, {G::kLimits}},
     {"trace options (when the input is a kernel trace)", {}, {G::kTraceSelection, G::kTraceReading}}},
-   {{"input", 1}}},
-  // ---- sched
+   {{"input", 1}}};
+  // clang-format on
+}
+
+// `schedsim sched`.
+CommandSpec sched_spec() {
+  // clang-format off
+  return
   {"sched", "perf sched latency, timehist and map of a recorded or simulated (--trace-out) trace",
    "schedsim sched latency|timehist|map TRACE [options]",
    "perf sched's views of a scheduler trace, in perf's columns: 'latency' ('lat' as in perf; per\n"
@@ -312,8 +372,14 @@ std::vector<CommandSpec> specs() {
        "table (perf's, the default), json or csv: the same rows for programs (docs/sched-views.md)", "table|json|csv", false},
    }},
     {"trace options", {}, {G::kTraceReading}}},
-   {{"view", 1}, {"trace", 1}, {"extra", -1}}},
-  // ---- sweep
+   {{"view", 1}, {"trace", 1}, {"extra", -1}}};
+  // clang-format on
+}
+
+// `schedsim sweep`.
+CommandSpec sweep_spec() {
+  // clang-format off
+  return
   {"sweep", "run a parameter grid with repetitions in parallel (JSON Lines, resume, shards, Slurm)",
    "schedsim sweep [WORKLOAD|TRACE] [--spec FILE] [--set KEY=V1,V2...]... [options]",
    "Runs a grid of simulations: every combination of the swept parameters (the points), each\n"
@@ -368,8 +434,14 @@ std::vector<CommandSpec> specs() {
       {"wait", 0, A::kFlag, nullptr,
        "--slurm --submit: wait for the merge job, then print the summary", nullptr, false, "submit"},
    }}},
-   {{"input", 1}}},
-  // ---- topology
+   {{"input", 1}}};
+  // clang-format on
+}
+
+// `schedsim topology`.
+CommandSpec topology_spec() {
+  // clang-format off
+  return
   {"topology", "list, show and export modeled machines (presets, JSON, sysfs, lscpu -p)",
    "schedsim topology list\n"
    "       schedsim topology show TOPOLOGY\n"
@@ -386,8 +458,14 @@ std::vector<CommandSpec> specs() {
       {"output", 'o', A::kText, "-",
        "export to FILE (atomically) instead of stdout", nullptr, true},
    }}},
-   {{"action", 1}, {"target", 1}, {"extra", -1}}},
-  // ---- trace
+   {{"action", 1}, {"target", 1}, {"extra", -1}}};
+  // clang-format on
+}
+
+// `schedsim trace`.
+CommandSpec trace_spec() {
+  // clang-format off
+  return
   {"trace", "inspect a kernel trace: format, tasks, events, repairs, observed latency",
    "schedsim trace info TRACE [--comm REGEX] [--pid PID]... [--descendants-of PID] "
    "[--exclude-kthreads] [--background-comm REGEX] [--background-pid PID]... [--strict] [--channels MODE] "
@@ -406,8 +484,14 @@ std::vector<CommandSpec> specs() {
        "also write a cost file (run --cost FILE) from the trace's own measurements: idle_wake=table with idle_exit_table (and timer_wake_table, given 20 local timer wakes) from its idle wakes by idle-time class, each class at least 20 wakes; without 20 idle wakes, timer_wake_local from 20 local timer wakes (their p50); resched_ipi from its remote preempting wakes after a recorded IPI, given 20 (docs/traces.md)", nullptr, true},
    }},
     {"trace options", {}, {G::kTraceSelection, G::kTraceReading}}},
-   {{"action", 1}, {"trace", 1}}},
-  // ---- validate
+   {{"action", 1}, {"trace", 1}}};
+  // clang-format on
+}
+
+// `schedsim validate`.
+CommandSpec validate_spec() {
+  // clang-format off
+  return
   {"validate", "run the corpus of published before/after results and judge the simulated changes",
    "schedsim validate [DIR|FILE...] [options]",
    "Runs the validation corpus: per published before/after table of a merged scheduler change\n"
@@ -450,9 +534,14 @@ std::vector<CommandSpec> specs() {
       {"progress", 0, A::kText, "auto",
        "auto (on a terminal), always or never: runs done on stderr", "auto|always|never", true},
    }}},
-   {{"input", -1}}},
-  };
+   {{"input", -1}}};
   // clang-format on
+}
+
+std::vector<CommandSpec> specs() {
+  std::vector<CommandSpec> t = {calibrate_spec(), compare_spec(),  import_spec(), merge_spec(), record_spec(),
+                                report_spec(),    gen_spec(),      help_spec(),   policies_spec(), run_spec(),
+                                sched_spec(),     sweep_spec(),    topology_spec(), trace_spec(),  validate_spec()};
   std::sort(t.begin(), t.end(), [](const CommandSpec& a, const CommandSpec& b) {
     return std::string_view(a.name) < std::string_view(b.name);
   });
