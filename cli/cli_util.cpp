@@ -147,13 +147,17 @@ const po::value_semantic* value_of(const driver::CommandOption& o) {
 void add_run_option(po::options_description& d, const driver::RunOption& o) {
   using driver::ArgType;
   using driver::OptionType;
-  const ArgType t = o.type == OptionType::kText      ? ArgType::kText
-                    : o.type == OptionType::kTexts   ? ArgType::kTexts
-                    : o.type == OptionType::kFlag    ? ArgType::kFlag
-                    : o.type == OptionType::kCount32 ? ArgType::kCount32
-                    : o.type == OptionType::kCount64 ? ArgType::kCount64
-                    : o.type == OptionType::kInt     ? ArgType::kInt
-                                                     : ArgType::kInts;
+  // A switch, not a chain of conditions: a new OptionType must be given its ArgType here.
+  ArgType t = ArgType::kText;
+  switch (o.type) {
+    case OptionType::kText: t = ArgType::kText; break;
+    case OptionType::kTexts: t = ArgType::kTexts; break;
+    case OptionType::kFlag: t = ArgType::kFlag; break;
+    case OptionType::kCount32: t = ArgType::kCount32; break;
+    case OptionType::kCount64: t = ArgType::kCount64; break;
+    case OptionType::kInt: t = ArgType::kInt; break;
+    case OptionType::kInts: t = ArgType::kInts; break;
+  }
   const std::string name = o.short_name ? fmt::format("{},{}", o.name, o.short_name) : o.name;
   d.add_options()(name.c_str(), value_of({o.name, o.short_name, t, o.default_text, o.help}),
                   o.group == driver::OptionGroup::kPositional ? "" : o.help);
@@ -264,8 +268,8 @@ bool parse_command(const std::vector<std::string>& args, const char* command, po
     else all.add_options()(p.name, po::value<std::vector<std::string>>(), "");
   }
   if (!parse_args(args, all, pos, vm, help ? help : [&spec] { return command_help(spec); })) return false;
-  // The table's checks: an empty text where the command keeps "" for the default, and a value
-  // outside the option's choices (exit 1: a wrong option value, as the exit-code table says).
+  // The table's checks: an option given without the one it needs, an empty text where the
+  // command keeps "" for the default, and a value outside the option's choices (each exit 1).
   const std::vector<std::string> given = given_options(vm);
   for (const auto& s : spec.sections)
     for (const auto& o : s.options) {

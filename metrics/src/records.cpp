@@ -228,11 +228,15 @@ const MetricDef* find_metric(const std::string& name) {
   return nullptr;
 }
 
-// The span of a whole run (makespan, benchmark time) reads in milliseconds, a latency or a search
-// in microseconds: each metric has one of them wherever it shows.
-bool whole_run_time(const MetricDef& d) {
-  return std::string_view(d.name) == "makespan" || std::string_view(d.name) == kBenchmarkTimeMetric;
+namespace {
+// The span of a whole run (makespan, benchmark time; the results' total_runtime and span) reads
+// in milliseconds, a latency or a search in microseconds: each metric has one of them wherever it
+// shows.
+bool whole_run_name(std::string_view name) {
+  return name == "makespan" || name == kBenchmarkTimeMetric || name == "total_runtime" || name == "span";
 }
+}  // namespace
+bool whole_run_time(const MetricDef& d) { return whole_run_name(d.name); }
 const char* display_unit(const MetricDef& d) {
   if (std::string_view(d.unit) != "ns") return "";
   return whole_run_time(d) ? "ms" : "us";
@@ -249,26 +253,30 @@ std::string metric_label(const MetricDef& d) {
   return *display_unit(d) ? fmt::format("{} ({})", d.name, display_unit(d)) : std::string(d.name);
 }
 
-std::string catalog_metric_name(const std::string& name) {
-  if (find_metric(name)) return name;
+namespace {
+// A results-JSON name in the catalog's style: the unit suffix `_ns` dropped, `wakeup_latency.` and
+// `preempt_delay.` as `wakeup.` and `preempt.`.
+std::string catalog_style(const std::string& name) {
   std::string n = name;
   if (n.size() > 3 && n.ends_with("_ns")) n.resize(n.size() - 3);
   for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"wakeup_latency.", "wakeup."},
                                  {"preempt_delay.", "preempt."}})
     if (n.starts_with(from)) n = std::string(to) + n.substr(from.size());
+  return n;
+}
+}  // namespace
+
+std::string catalog_metric_name(const std::string& name) {
+  if (find_metric(name)) return name;
+  const std::string n = catalog_style(name);
   return find_metric(n) ? n : name;
 }
 
 std::pair<std::string, double> display_of_results_name(const std::string& name) {
-  const std::string c = catalog_metric_name(name);
-  if (const MetricDef* d = find_metric(c)) return {metric_label(*d), display_scale(*d)};
-  std::string n = name;
-  if (n.size() <= 3 || !n.ends_with("_ns")) return {n, 1.0};
-  n.resize(n.size() - 3);
-  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"wakeup_latency.", "wakeup."},
-                                 {"preempt_delay.", "preempt."}})
-    if (n.starts_with(from)) n = std::string(to) + n.substr(from.size());
-  const bool whole_run = n == "makespan" || n == "total_runtime" || n == "span";
+  const std::string n = catalog_style(name);
+  if (const MetricDef* d = find_metric(n)) return {metric_label(*d), display_scale(*d)};
+  if (name.size() <= 3 || !name.ends_with("_ns")) return {name, 1.0};
+  const bool whole_run = whole_run_name(n);
   return {fmt::format("{} ({})", n, whole_run ? "ms" : "us"), whole_run ? 1e-6 : 1e-3};
 }
 

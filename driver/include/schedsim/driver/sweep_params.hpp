@@ -83,10 +83,6 @@ void check_records_output(const std::string& output, const char* command);
 /// The summary's metric columns and completeness flag, as pointers into write_record's records.
 sweep::SummaryOptions summary_options(const std::string& format);
 
-}  // namespace schedsim::driver
-
-namespace schedsim::driver {
-
 /// A sweep's spec as `schedsim sweep` assembles it: the spec file, then each --set (one value
 /// fixes a parameter, several sweep it) and --zip group, then the WORKLOAD argument, --repeat and
 /// --seed, each replacing what the file said; the keys are checked (check_sweep_keys).
