@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/validation.md's generated blocks, from `schedsim validate` (issue 27):
-#   corpus   the corpus listing (`validate --list`)
+#   corpus   the corpus listing's totals per half (`validate --list`)
 #   results  the whole corpus run (`validate --repeat 5`), headings demoted one level, up to its
 #            "Rows" heading: the goals, per-change and curve tables; the per-row tables are left
 #            to the command (one sentence says how to print them), since validation/*.json holds
@@ -36,7 +36,8 @@ replace_block() {
     $0==e {skip=0}
     !skip {print}' "$doc" > "$tmp/doc" && cp "$tmp/doc" "$doc"
 }
-listing() { printf '```\n'; "$schedsim" validate --list validation; printf '```\n'; }
+# The corpus listing's totals per half (its per-entry lines are those of the "Per change" table).
+listing() { printf '```\n'; "$schedsim" validate --list validation | grep -E '^(dev|val|all): '; printf '```\n'; }
 demote() { sed 's/^#/##/'; }
 # The run of the entries matching $1 ('' for all) into file $2, demoted, without the per-row
 # tables; stderr into $2.stderr.
