@@ -276,7 +276,7 @@ inline const std::string* first_warning(const std::vector<std::string>& notes) {
 /// `max_cpus` > 0 caps the per-CPU rows: a machine with more CPUs shows its `max_cpus` busiest
 /// (in CPU order; the per-LLC table still covers every CPU).
 std::string render_table(const RunResults& r, size_t max_tasks = 20, size_t max_cpus = 0);
-/// The versioned JSON document (docs/results-schema.md), 1-space indented, keys sorted.
+/// The versioned JSON document (docs/results-schema.md), 2-space indented, keys in schema order.
 std::string render_json(const RunResults& r);
 /// Tidy long CSV: header `run,section,key,stat,value`, one row per figure (docs/results-schema.md).
 std::string render_csv(const RunResults& r);
