@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Figures quoted in the prose of README.md and docs/ (outside their generated blocks) that the
+# binary prints: each is computed here from the command the prose names, written as the sentence
+# fragment the document must contain, and looked up in that document with its line breaks and
+# runs of spaces taken as one space. A model change that moves one fails the test
+# docs.prose-figures until the prose says the new figure.
+#
+#   scripts/doc-figures.sh SCHEDSIM            check every figure (exit 1 naming what differs)
+#
+# Exit status: 0 all found, 1 a figure differs (the expected fragment is printed), 2 usage.
+set -euo pipefail
+SCHEDSIM=${1:?usage: scripts/doc-figures.sh SCHEDSIM}
+[ -x "$SCHEDSIM" ] || { echo "doc-figures: $SCHEDSIM is not an executable" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "doc-figures: unexpected argument '$2' (usage: scripts/doc-figures.sh SCHEDSIM)" >&2; exit 2; }
+SCHEDSIM=$(cd "$(dirname "$SCHEDSIM")" && pwd)/$(basename "$SCHEDSIM")
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+trap 'echo "doc-figures: line $LINENO failed (exit $?): $BASH_COMMAND" >&2' ERR
+
+failed=0
+# expect DOC FRAGMENT: DOC, whitespace-normalised, must contain FRAGMENT.
+expect() {
+  # (grep reads to the end, -c rather than -q: an early exit would end tr with SIGPIPE.)
+  if [ "$(tr '\n' ' ' < "$1" | tr -s ' ' | grep -cF -- "$2")" -gt 0 ]; then
+    echo "doc-figures: $1: ok: $2"
+  else
+    echo "doc-figures: $1 does not say: $2" >&2
+    failed=1
+  fi
+}
+# The rel error (a signed percentage) of METRIC in `run`'s simulated-vs-observed table.
+rel_error() { awk -v m="$1" '$1 == m && $NF ~ /%$/ { v = $NF; sub(/%$/, "", v); print v; exit }'; }
+# Thousands separated by SEP (default ",").
+group() { echo "$1" | sed -e ':a' -e "s/\([0-9]\)\([0-9]\{3\}\)\(\$\|[^0-9]\)/\1${2:-,}\2\3/" -e 'ta'; }
+
+# docs/model.md "Channels in trace replay": perf pipe replayed with tokens and with the channel,
+# under smp2's default costs and the quiet guest's cost file.
+T=tests/data/traces/syscalls/perf-pipe-l2000.ftrace.gz
+declare -A err
+for costs in default quiet; do
+  c=(); [ "$costs" = quiet ] && c=(--cost tests/data/traces/smp2-quiet/costs.json)
+  for ch in off pipe; do
+    "$SCHEDSIM" run "$T" -t smp2 --kernel 6.18 --channels "$ch" "${c[@]}" > "$work/pipe.txt" 2> /dev/null
+    err[$costs.$ch.w]=$(rel_error wakeups < "$work/pipe.txt")
+    err[$costs.$ch.c]=$(rel_error context_switches < "$work/pipe.txt")
+  done
+done
+# The channel's largest error, rounded up; the tokens' loss, the mean of the two, rounded.
+within=$(printf '%s\n' "${err[default.pipe.w]}" "${err[default.pipe.c]}" "${err[quiet.pipe.w]}" "${err[quiet.pipe.c]}" |
+  awk '{ a = $1 < 0 ? -$1 : $1; if (a > m) m = a } END { printf "%d", (m == int(m)) ? m : int(m) + 1 }')
+loss() { awk -v w="$1" -v c="$2" 'BEGIN { printf "%.0f", -(w + c) / 2 }'; }
+expect docs/model.md "switches within ${within}% (CI guard"
+expect docs/model.md "token replay loses $(loss "${err[default.off.w]}" "${err[default.off.c]}")% of both under the first and $(loss "${err[quiet.off.w]}" "${err[quiet.off.c]}")% under the second"
+
+# docs/generators.md "Compact": the size of a generated messaging workload.
+gen_size() {
+  "$SCHEDSIM" gen messaging -g 4 -l "$1" -o "$work/gen.json" 2>&1 |
+    sed -n 's/.* \([0-9]*\) actions (\([0-9]*\) after loop expansion).*/\1 \2/p'
+}
+read -r a100 e100 <<< "$(gen_size 100)"
+read -r a1m e1m <<< "$(gen_size 1000000)"
+expect docs/generators.md "\`messaging -g 4 -l 100\` is $(group "$a100") actions standing for $(group "$e100") executed ones; \`-l 1000000\` is $(group "$a1m") standing for $(group "$e1m")."
+
+# README.md "Quick start": the replay of scripts/demo.sh (scripts/demo-run.sh).
+scripts/demo-run.sh "$SCHEDSIM" > "$work/demo.txt" 2> "$work/demo.err"
+makespan=$(rel_error makespan < "$work/demo.txt")
+expect README.md "The makespan is ${makespan#-}% short"
+read -r share banked replayed <<< "$(sed -n 's/.*warning: \([0-9]*\)% of the wakes replayed from the trace (\([0-9]*\) of \([0-9]*\)) were banked.*/\1 \2 \3/p' "$work/demo.err")"
+expect README.md "$(group "$banked" ' ') of the $(group "$replayed" ' ') wakes replayed from the trace (${share}%)"
+
+# docs/calibrate.md "The 40-CPU Xeon": the seed workload's benchmark time under the reference
+# costs, and the fitted costs' factor over them.
+# (awk reads the whole listing: an early exit would end schedsim with SIGPIPE.)
+cost_of() { "$SCHEDSIM" run --cost list -t "$1" | awk -v p="$2" '$1 == p && !n++ { print $2 }'; }
+ref_w=$(cost_of smp2 msg_write_pipe_thread) ref_r=$(cost_of smp2 msg_read_pipe_thread)
+fit_w=$(cost_of xeon-e5-2690v2 msg_write_pipe_thread)
+"$SCHEDSIM" run --workload-gen 'messaging --pipe --thread --group 4 --nr_loops 50000' -t xeon-e5-2690v2 --kernel 4.17 \
+  --cost "msg_write_pipe_thread=${ref_w}ns" --cost "msg_read_pipe_thread=${ref_r}ns" -f json > "$work/seed.json" 2> /dev/null
+bt=$(sed -n 's/.*"benchmark_time_ns": *\([0-9]*\).*/\1/p' "$work/seed.json" | head -1)
+expect docs/calibrate.md "give $(awk -v n="$bt" 'BEGIN { printf "%.2f", n / 1e9 }') s, the fit $(awk -v f="$fit_w" -v r="$ref_w" 'BEGIN { printf "%.2f", f / r }')x them."
+
+exit "$failed"
