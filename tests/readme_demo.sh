@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's quick start is true to the code: scripts/demo-compare.sh and scripts/demo-run.sh
 # (what scripts/demo.sh runs after building) print every line of the README's two excerpts, the README's
-# makespan figure with the recorder as background load, and accepts the README's
+# figures in its prose (the replay's makespan error and banked wakes, the makespan with the recorder
+# as background load), and accepts the README's
 # `-t xeon-e5-2690v2` (another machine: the caveat line) and a `--kernel` of the caller's.
 #   tests/readme_demo.sh SCHEDSIM SOURCE_DIR
 set -euo pipefail
@@ -25,6 +26,16 @@ scripts/demo-compare.sh "$SCHEDSIM" >"$out/compare" 2>"$out/compare.err"
 check_excerpt "The comparison (excerpt)" scripts/demo-compare.sh "$out/compare"
 scripts/demo-run.sh "$SCHEDSIM" >"$out/default" 2>"$out/default.err"
 check_excerpt "The replay's comparison block" scripts/demo-run.sh "$out/default"
+
+# The README prose on that replay ("The makespan is X% short", "B of the W wakes replayed from the
+# trace (P%)"), looked up with its line breaks taken as spaces.
+. scripts/lib/group-digits.sh
+readme=$(tr '\n' ' ' < README.md | tr -s ' ')
+says() { case "$readme" in *"$1"*) ;; *) echo "README.md does not say: '$1' (what scripts/demo-run.sh prints)"; fail=1 ;; esac; }
+makespan=$(awk '$1 == "makespan" && $2 == "(ms)" && NF == 5 {print $5}' "$out/default" | tail -1)
+says "The makespan is ${makespan#-} short"
+read -r share banked replayed <<< "$(sed -n 's/.*warning: \([0-9]*\)% of the wakes replayed from the trace (\([0-9]*\) of \([0-9]*\)) were banked.*/\1 \2 \3/p' "$out/default.err")"
+says "$(group_digits "$banked" ' ') of the $(group_digits "$replayed" ' ') wakes replayed from the trace (${share}%)"
 
 # "scripts/demo.sh --background-comm '^schedsim$' ... gives -X%": the figure in the README prose.
 want=$(grep -A2 -F -- "--background-comm '^schedsim\$'" README.md | tr '\n' ' ' | grep -oE -- 'gives +-?[0-9.]+%' | head -1 | sed 's/gives *//')
