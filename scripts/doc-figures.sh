@@ -9,7 +9,8 @@
 #
 # Exit status: 0 all found, 1 a figure differs (the expected fragment is printed), 2 usage.
 set -euo pipefail
-SCHEDSIM=${1:?usage: scripts/doc-figures.sh SCHEDSIM}
+[ $# -ge 1 ] || { echo "doc-figures: usage: scripts/doc-figures.sh SCHEDSIM" >&2; exit 2; }
+SCHEDSIM=$1
 [ -x "$SCHEDSIM" ] || { echo "doc-figures: $SCHEDSIM is not an executable" >&2; exit 2; }
 [ $# -eq 1 ] || { echo "doc-figures: unexpected argument '$2' (usage: scripts/doc-figures.sh SCHEDSIM)" >&2; exit 2; }
 SCHEDSIM=$(cd "$(dirname "$SCHEDSIM")" && pwd)/$(basename "$SCHEDSIM")
