@@ -170,8 +170,15 @@ struct TaskPrefix {
   size_t q = 0, pid_end = 0;  // the pid's digits
   uint64_t pid = 0;
   bool perf = false;
+  bool no_tid = false;  // perf's ":-1  -1": a task past exit_notify(), whose tid reads -1
   size_t comm_end = 0;
 };
+
+// The text before perf script's tid column is its comm ":-1" alone (spaces around it).
+inline bool perf_no_tid_comm(std::string_view s) {
+  const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b != std::string_view::npos && s.substr(b, e + 1 - b) == ":-1";
+}
 
 // Reads the "[cpu]" at `b` and the task before it; false when this '[' is not the anchor.
 inline bool match_task_prefix(std::string_view line, size_t b, TaskPrefix& t) {
@@ -213,6 +220,12 @@ inline bool match_task_prefix(std::string_view line, size_t b, TaskPrefix& t) {
     t.comm_end = r - 1;
   } else if (line[q - 1] == ' ') {
     t.perf = true;
+  } else if (line[q - 1] == '-' && t.pid == 1 && q >= 2 && line[q - 2] == ' ' && perf_no_tid_comm(line.substr(0, q - 1))) {
+    // perf script's prefix for a sample whose task has no pid left (perf_event_tid() is -1 past
+    // exit_notify()): comm ":-1" (perf's name for an unknown thread), tid -1. Not "comm-1".
+    t.perf = true;
+    t.no_tid = true;
+    t.comm_end = q - 1;
   } else if (line[q - 1] != '-') {
     return false;
   }
@@ -453,9 +466,9 @@ std::optional<LineKind> LineParser::try_cpu_anchor(std::string_view line, size_t
   ev.reset();
   ev.cpu = static_cast<int32_t>(t.cpu);
   ev.ts = st.ts;
-  ev.line_pid = static_cast<int64_t>(t.pid);
+  ev.line_pid = t.no_tid ? -1 : static_cast<int64_t>(t.pid);
   ev.line_tgid = t.tgid;
-  ev.line_comm.assign(comm);
+  if (!t.no_tid) ev.line_comm.assign(comm);
   ev.irq_context = is_irq_flags(st.flags);
   return finish_event(line, name, sys_name, n0, p, /*note_vruntime=*/true, ev);
 }

@@ -100,6 +100,9 @@ const Expect kLines[] = {
      EventType::kWakeup, 0, 0, 6171468063000, -1, 1209, false},
     {"            perf 23927/23927 [000]   719.220921:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000",
      EventType::kWaking, 23927, 0, 719220921000, -1, 18, false},
+    // perf's prefix for a task past exit_notify() (tid -1, comm ":-1"): no current task, not pid 1
+    {"             :-1    -1 [000] 57444.983353933:       sched:sched_switch: prev_comm=sched-messaging prev_pid=11888 prev_prio=120 prev_state=X ==> next_comm=sched-messaging next_pid=11889 next_prio=120",
+     EventType::kSwitch, -1, 0, 57444983353933, 11888, 11889, false},
     // §1.4 systrace: unknown comm rendered as <pid>, comm with spaces and digits
     {"          <7952>-7952  (-----) [000] d..3  5000.000100: sched_switch: prev_comm=shell srvc 7950 prev_pid=7950 prev_prio=120 prev_state=R ==> next_comm=<7952> next_pid=7952 next_prio=120",
      EventType::kSwitch, 7952, 0, 5000000100000, 7950, 7952, false},
