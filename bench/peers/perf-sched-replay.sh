@@ -6,13 +6,13 @@
 #
 # Without --perf-data it records one with `perf sched record -- hackbench -g G -l L -p -T`
 # (needs root, linux-perf and rt-tests: scripts/install-deps.sh --test); the recording stays in a
-# temporary directory and is removed at the end. `perf script` turns it into the text schedsim
-# reads. What each side does with the trace:
+# temporary directory and is removed at the end. Both read the same perf.data:
 #   perf sched replay  parses perf.data, then re-runs every task's recorded run/sleep/wake
 #                      pattern as real threads on this machine (so it takes at least the traced
 #                      run's own duration, on the real CPUs);
-#   schedsim run       parses the perf script text (imports it: extraction, repairs, observed
+#   schedsim run       decodes the perf.data (imports it: extraction, repairs, observed
 #                      latency), then simulates it on the host's topology (-t host).
+# `perf script` (untimed) only counts the sched events for the report line.
 # Prints key=value lines; bench/run-all.sh collects them.
 set -euo pipefail
 
@@ -55,11 +55,11 @@ timed() {
 }
 # Three rounds, interleaved (perf's replay, then schedsim); the medians are kept.
 pws=() pcs=() sws=() scs=()
-for round in 1 2 3; do
+for _ in 1 2 3; do
   read -r w c < <(timed perf sched replay -r 1 -i "$data")
   pws+=("$w") pcs+=("$c")
   replay_ms=$(awk '/^#1 *:/ {print $3; exit}' "$tmp/out" | tr -d ,)
-  read -r w c < <(timed "$schedsim" run "$tmp/hb.perf-script" -t host --progress never --format json -o "$tmp/r.json")
+  read -r w c < <(timed "$schedsim" run "$data" -t host --progress never --format json -o "$tmp/r.json")
   sws+=("$w") scs+=("$c")
 done
 median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }

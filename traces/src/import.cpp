@@ -18,6 +18,7 @@
 #include "schedsim/traces/extractor.hpp"
 #include "schedsim/traces/line_parser.hpp"
 #include "schedsim/traces/line_reader.hpp"
+#include "perfdata.hpp"
 #include "tracedat.hpp"
 
 namespace schedsim::traces {
@@ -76,10 +77,10 @@ void check_text_trace(std::string_view first, const std::string& path) {
                        "only from a file; give its path");
     tracedat_to_text(path, nullptr);  // without libtracecmd: throws the error naming the fallback
   }
-  if (first.starts_with("PERFILE2") || first.starts_with("PERFFILE"))
+  if (looks_like_perf_data(first))
     throw InputError(SourceLoc{path, 1},
-                     "a perf.data binary file, not text: convert it first with "
-                     "'perf script -i FILE > trace.txt' and give schedsim the text");
+                     "a perf.data on standard input: schedsim reads it only from a file; give its path "
+                     "(or convert it with 'perf script --ns -i FILE > trace.txt')");
   if (first.find('\0') != std::string_view::npos)
     throw InputError(SourceLoc{path, 1}, "binary data (NUL bytes) in the first line: not a text trace");
 }
@@ -141,7 +142,11 @@ class Pass {
     return std::nullopt;
   }
 
+  /// Reads the events of a perf.data (perfdata.hpp) instead of text lines.
+  void set_perf_data(PerfData* pd) { perf_ = pd; }
+
   void run() {
+    if (perf_) return run_perf();
     LineReader rd = data_ ? LineReader(*data_, path_) : LineReader(path_);
     rep_.compression = compression_name(rd.compression());
     std::string_view line;
@@ -211,6 +216,41 @@ class Pass {
   }
 
  private:
+  // perf.data: events come decoded and in time order; "line" numbers are the samples' positions
+  // (the lines of `perf script --ns` that print them).
+  void run_perf() {
+    rep_.format = "perf.data";
+    const PerfDataInfo& info = perf_->info();
+    if (info.nr_cpus > 0) rep_.header_cpus = info.nr_cpus;
+    parser_.hints().nine_decimals = true;
+    perf_->rewind();
+    long last = 0;
+    for (;;) {
+      TraceEvent& ev = pool_[free_.back()];
+      const PerfData::Item item = perf_->next(ev);
+      if (item == PerfData::Item::kEnd) break;
+      if (item == PerfData::Item::kEvent) {
+        last = ev.line;
+        rep_.lines = static_cast<uint64_t>(last);
+        // The text parser's hints, from the events themselves.
+        if (ev.type == EventType::kWaking) parser_.hints().waking_seen = true;
+        if (ev.success >= 0) parser_.hints().success_field = true;
+        take(ev, ev.line);
+        continue;
+      }
+      drain();
+      // A LOST record without a CPU (no sample_id) may have dropped events of any CPU.
+      const long at = last + 1;
+      if (perf_->lost_cpu() >= 0 && perf_->lost_cpu() <= kMaxCpu) {
+        ex_.on_lost(perf_->lost_cpu(), perf_->lost_count(), at, false);
+      } else {
+        const auto n = static_cast<int32_t>(std::max<int64_t>(rep_.header_cpus, rep_.nr_cpus));
+        for (int32_t c = 0; c < n; ++c) ex_.on_lost(c, perf_->lost_count(), at, false);
+      }
+    }
+    drain();
+  }
+
   void repair(const std::string& kind, long line, const std::string& reason) {
     if (opt_.strict) throw InputError(SourceLoc{path_, line, 0}, fmt::format("strict mode: {} ({})", reason, kind));
     auto& r = rep_.repairs[kind];
@@ -288,6 +328,11 @@ class Pass {
         return;
       case LineKind::kEvent: break;
     }
+    take(ev, line_no);
+  }
+
+  // A parsed event (`ev` is the pool slot free_.back()) enters the reorder window.
+  void take(TraceEvent& ev, long line_no) {
     after_print_ = ev.type == EventType::kOther && is_print_event(ev.event_name);
     if (rep_.format.empty()) rep_.format = parser_.hints().perf_prefix ? "perf script" : "ftrace (trace_pipe)";
     // trace-cmd report of several buffers: keep one (they are separate recordings).
@@ -431,7 +476,7 @@ class Pass {
           "--clock-hz {} ignored: this trace's timestamps are seconds with a fraction (a nanosecond "
           "clock such as local, global or mono), not integer ticks",
           opt_.clock_hz));
-    if (!opt_.kernel_version.empty() && !h.numeric_state)
+    if (!opt_.kernel_version.empty() && !h.numeric_state && !perf_)
       rep_.warnings.push_back(fmt::format(
           "--kernel-version {} ignored: it only decodes a numeric prev_state (trace-cmd report -R), and "
           "this trace prints prev_state as letters",
@@ -519,6 +564,7 @@ class Pass {
   StateLayout layout_used_ = StateLayout::kV4_14;
   size_t candidates_ = 1;
   LineParser parser_;
+  PerfData* perf_ = nullptr;
   std::vector<TraceEvent> pool_;
   std::vector<uint32_t> free_;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -572,6 +618,9 @@ std::string ImportReport::describe() const {
     o += fmt::format("trace:         {} ({} compression, {} bytes of trace.dat; rendered as {} bytes, {} lines of "
                      "text)\n",
                      path, compression, bytes, rendered_bytes, lines);
+  else if (format.rfind("perf.data", 0) == 0)
+    // Its "lines" are the samples, each the line of `perf script --ns` that would print it.
+    o += fmt::format("trace:         {} ({} compression, {} bytes, {} samples)\n", path, compression, bytes, lines);
   else
     o += fmt::format("trace:         {} ({} compression, {} bytes, {} lines)\n", path, compression, bytes, lines);
   o += fmt::format("format:        {}\n", format);
@@ -898,6 +947,7 @@ bool is_trace_file(const std::string& path, std::optional<InputError>* why) {
     while (rd.next(line) && nonempty < 64) {
       if (rd.line_no() == 1) {
         if (line.starts_with(kTraceDatMagic) && tracedat_supported() && path != "-") return true;
+        if (looks_like_perf_data(line) && path != "-") return true;
         check_text_trace(line, path);
       }
       size_t f = line.find_first_not_of(" \t\r");
@@ -953,6 +1003,18 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   const std::optional<std::string> dat_text = tracedat_text_if_any(path, data, &dat_source);
   const std::string_view dat_view = dat_text ? std::string_view(*dat_text) : std::string_view();
   if (dat_text) data = &dat_view;
+  // A perf.data is decoded record by record (perfdata.cpp), without text.
+  std::unique_ptr<PerfData> perf;
+  Compression perf_compression = Compression::kNone;
+  if (!dat_text) {
+    if (std::optional<std::string> bytes = perf_data_bytes_if_any(path, data, &perf_compression)) {
+      StateLayout given = StateLayout::kV4_14;
+      if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, given))
+        throw InputError(fmt::format("bad --kernel-version '{}': expected MAJOR.MINOR, e.g. 4.9", opt.kernel_version));
+      perf = std::make_unique<PerfData>(std::move(*bytes), path, opt.kernel_version.empty() ? nullptr : &given);
+      layout = perf->layout();
+    }
+  }
   std::vector<bool> selection, bg_selection;
   bool two_pass = !opt.comm_regex.empty() || !opt.background_comm_regex.empty();
   if (two_pass && path == "-" && !data)
@@ -967,6 +1029,7 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
     o1.on_event = nullptr;  // the caller sees the events of the second pass only
     Extractor ex1(o1, scratch, path);
     Pass p1(path, data, o1, scratch, ex1, layout);
+    p1.set_perf_data(perf.get());
     p1.run();
     selection = ex1.comm_matches();
     bg_selection = ex1.background_comm_matches();
@@ -975,6 +1038,7 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   if (!opt.comm_regex.empty()) ex.set_selection(std::move(selection));
   if (!opt.background_comm_regex.empty()) ex.set_background_selection(std::move(bg_selection));
   Pass pass(path, data, opt, rep, ex, layout);
+  pass.set_perf_data(perf.get());
   pass.run();
   if (std::optional<StateLayout> again = pass.check_state_layout()) {
     const std::string why = fmt::format("its numeric prev_state values fit only the {} layout, which reads "
@@ -1032,6 +1096,22 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
     rep.rendered_bytes = rep.bytes;
     rep.compression = compression_name(dat_source.compression);
     rep.bytes = dat_source.bytes;
+  }
+  if (perf) {
+    const PerfDataInfo& info = perf->info();
+    rep.format = fmt::format("perf.data (perf {}{})", info.perf_version.empty() ? "?" : info.perf_version,
+                             info.compressed ? ", zstd records" : "");
+    rep.compression = compression_name(perf_compression);
+    rep.bytes = info.bytes;
+    std::vector<std::string> k{fmt::format("kernel {} (the recording's os release)",
+                                           info.osrelease.empty() ? "?" : info.osrelease),
+                               "interrupt context from the tracepoints' common_flags"};
+    k.push_back(fmt::format("numeric prev_state decoded with the {} layout{}", state_layout_kernels(perf->layout()),
+                            opt.kernel_version.empty() ? "" : " (--kernel-version)"));
+    for (std::string& h : rep.kernel_hints)
+      if (h != "nanosecond timestamps") k.push_back(std::move(h));
+    k.emplace_back("nanosecond timestamps");
+    rep.kernel_hints = std::move(k);
   }
   const uint64_t wake_events = rep.events_by_type[static_cast<size_t>(EventType::kWaking)] +
                                rep.events_by_type[static_cast<size_t>(EventType::kWakeup)];

@@ -249,4 +249,17 @@ bool LineReader::next(std::string_view& line) {
   }
 }
 
+std::string read_whole(LineReader& rd, std::string_view first, const std::string& path, std::string_view what) {
+  std::string bytes;
+  std::string_view line = first;
+  do {
+    bytes.append(line);
+    if (!rd.unterminated()) bytes.push_back('\n');
+  } while (rd.next(line));
+  if (rd.truncated_stream())
+    throw InputError(SourceLoc{path}, fmt::format("the {} stream around this {} ends early (file cut or damaged)",
+                                                  compression_name(rd.compression()), what));
+  return bytes;
+}
+
 }  // namespace schedsim::traces

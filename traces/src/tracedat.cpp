@@ -437,14 +437,7 @@ std::optional<std::string> tracedat_text_if_any(const std::string& path, const s
     return tracedat_to_text(path, data);
   }
   // Compressed (gzip/zstd around the trace.dat): decompress into memory first.
-  std::string bytes;
-  do {
-    bytes.append(line);
-    if (!rd->unterminated()) bytes.push_back('\n');
-  } while (rd->next(line));
-  if (rd->truncated_stream())
-    throw InputError(SourceLoc{path}, fmt::format("the {} stream around this trace.dat ends early (file cut or "
-                                                  "damaged)", compression_name(rd->compression())));
+  std::string bytes = read_whole(*rd, line, path, "trace.dat");
   if (source) *source = TraceDatSource{rd->compression(), bytes.size()};
   const std::string_view view(bytes);
   return tracedat_to_text(path, &view);

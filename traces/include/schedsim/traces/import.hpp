@@ -162,7 +162,7 @@ struct ImportReport {
   bool selection_from_header = false;  ///< descendants of the `schedsim record` root pid
   uint64_t bytes = 0;           ///< decompressed bytes (of a trace.dat: the binary file's)
   uint64_t rendered_bytes = 0;  ///< a trace.dat's text rendering read (libtracecmd); 0 for text traces
-  uint64_t lines = 0;
+  uint64_t lines = 0;          ///< lines read; for a perf.data its samples (the lines `perf script --ns` prints)
   uint64_t events = 0;
   std::array<uint64_t, kNumEventTypes> events_by_type{};
   std::map<std::string, uint64_t> other_events;

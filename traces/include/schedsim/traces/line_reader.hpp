@@ -64,4 +64,9 @@ class LineReader {
   uint64_t bytes_out_ = 0;
 };
 
+/// The rest of a binary file read through `rd` (which decompresses it): `first`, the line `rd`
+/// last returned, and every line after it, newlines restored. Throws InputError naming `path`
+/// when the compressed stream ends early (`what` names the file's kind: "trace.dat").
+std::string read_whole(LineReader& rd, std::string_view first, const std::string& path, std::string_view what);
+
 }  // namespace schedsim::traces
