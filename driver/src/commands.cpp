@@ -153,9 +153,10 @@ CommandSpec import_spec() {
   {"import", "convert a kernel trace into a native workload file",
    "schedsim import TRACE|- -o WORKLOAD|- [--format json|cbor] [trace options]",
    "Converts a kernel scheduler trace into a native workload: ftrace text (trace, trace_pipe,\n"
-   "systrace HTML), trace-cmd report text (-N recommended) or perf script output of\n"
-   "perf sched record, plain or gzip/zstd compressed. Prints a summary of the extracted\n"
-   "workload (on stderr when the workload goes to stdout); repairs and warnings go to stderr.\n"
+   "systrace HTML), trace-cmd report text (-N recommended) or trace.dat, perf script output\n"
+   "of perf sched record or its perf.data, plain or gzip/zstd compressed. Prints a summary of\n"
+   "the extracted workload (on stderr when the workload goes to stdout); repairs and warnings\n"
+   "go to stderr.\n"
    "TRACE '-' reads standard input. See docs/traces.md.",
    {{"options", {
       {"trace", 0, A::kText, nullptr,
@@ -303,11 +304,11 @@ CommandSpec run_spec() {
   {"run", "simulate a workload or trace on a modeled machine and print latency metrics",
    "schedsim run [WORKLOAD|TRACE] [options]",
    "Replays WORKLOAD (a native workload file, or a kernel trace: ftrace text, trace-cmd report,\n"
-   "perf script; plain, gzip or zstd) on a modeled machine with the chosen policy modules and\n"
-   "prints wakeup latency, run-queue wait, makespan, migrations and per-CPU utilization (and, for a\n"
-   "generated benchmark whose real program prints a time of its own, that benchmark time:\n"
-   "docs/generators.md). With a trace, the real kernel's figures from the same trace are printed\n"
-   "side by side.\n"
+   "perf script or perf.data; plain, gzip or zstd) on a modeled machine with the chosen policy\n"
+   "modules and prints wakeup latency, run-queue wait, makespan, migrations and per-CPU\n"
+   "utilization (and, for a generated benchmark whose real program prints a time of its own,\n"
+   "that benchmark time: docs/generators.md). With a trace, the real kernel's figures from the\n"
+   "same trace are printed side by side.\n"
    "WORKLOAD '-' reads standard input (schedsim gen ... -o - | schedsim run -). With the same\n"
    "inputs and --seed the output is byte-identical.\n\n"
    "examples:\n"
@@ -334,7 +335,7 @@ CommandSpec sched_spec() {
    "task: runtime, switches, average and maximum scheduling delay, sorted by -s like perf sched\n"
    "latency), 'timehist' (one row per switch-out: wait time, scheduling delay, run time) and\n"
    "'map' (one column per CPU, one row per context switch). TRACE is any trace 'trace info' reads\n"
-   "(ftrace, trace-cmd report or trace.dat, perf script) or the simulated schedule of\n"
+   "(ftrace, trace-cmd report or trace.dat, perf script or perf.data) or the simulated schedule of\n"
    "'run ... --trace-out sim.txt', so simulated and recorded runs print in the same form.\n"
    "--format json or csv writes the same rows for programs (pandas). On a terminal, timehist's\n"
    "rows with a long scheduling delay and map's switching CPU are coloured (not with NO_COLOR\n"

@@ -362,7 +362,7 @@ Workload load_workload_input(const std::string& input, const std::string& worklo
   if (why) throw *why;  // the real cause: unreadable, corrupt stream, binary file, ...
   throw InputError(SourceLoc{input, 1},
                    "not a schedsim workload (JSON/CBOR) nor a recognised kernel trace (ftrace text, "
-                   "trace-cmd report, perf script; plain, gzip or zstd)");
+                   "trace-cmd report or trace.dat, perf script or perf.data; plain, gzip or zstd)");
 }
 
 // --kernel host: the running kernel's profile (uname -r). A profile of the running major.minor is
