@@ -1007,7 +1007,7 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   std::unique_ptr<PerfData> perf;
   Compression perf_compression = Compression::kNone;
   if (!dat_text) {
-    if (std::optional<std::string> bytes = perf_data_bytes_if_any(path, data, &perf_compression)) {
+    if (std::optional<PerfDataBytes> bytes = perf_data_bytes_if_any(path, data, &perf_compression)) {
       StateLayout given = StateLayout::kV4_14;
       if (!opt.kernel_version.empty() && !state_layout_for_kernel(opt.kernel_version, given))
         throw InputError(fmt::format("bad --kernel-version '{}': expected MAJOR.MINOR, e.g. 4.9", opt.kernel_version));

@@ -19,11 +19,15 @@
 // crash (libtracecmd runs in a child process for that reason, tracedat.cpp).
 #include "perfdata.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -113,7 +117,8 @@ bool field_number(std::string_view line, std::string_view key, uint32_t& out) {
 
 struct PerfData::Impl {
   std::string path;
-  std::string file;
+  PerfDataBytes source;
+  std::string_view file;
   std::string inflated;  // PERF_RECORD_COMPRESSED payloads, decompressed
   PerfDataInfo info;
   StateLayout layout = StateLayout::kV4_14;
@@ -761,10 +766,11 @@ void PerfData::Impl::decode_fields(const Format& f, std::string_view raw, uint64
   }
 }
 
-PerfData::PerfData(std::string file, const std::string& path, const StateLayout* layout) : impl_(new Impl) {
+PerfData::PerfData(PerfDataBytes file, const std::string& path, const StateLayout* layout) : impl_(new Impl) {
   Impl& m = *impl_;
   m.path = path;
-  m.file = std::move(file);
+  m.source = std::move(file);
+  m.file = m.source.view();
   m.info.bytes = m.file.size();
   m.read_header();
   if (layout) {
@@ -836,8 +842,47 @@ bool looks_like_perf_data(std::string_view head) {
   return head.starts_with(kPerfDataMagic) || head.starts_with("PERFFILE") || head.starts_with("2ELIFREP");
 }
 
-std::optional<std::string> perf_data_bytes_if_any(const std::string& path, const std::string_view* data,
-                                                  Compression* compression) {
+// perf record only appends to a file and rewrites its header at the end, so a mapped file does
+// not shrink under the reader (the one way a mapping could fault).
+PerfDataBytes PerfDataBytes::mapped(const std::string& path, size_t size) {
+  PerfDataBytes b;
+  if (size == 0) return b;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(SourceLoc{path}, fmt::format("cannot open: {}", std::strerror(errno)));
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (m == MAP_FAILED) throw InputError(SourceLoc{path}, fmt::format("cannot map the perf.data: {}", std::strerror(err)));
+  b.map_ = m;
+  b.map_len_ = size;
+  b.view_ = std::string_view(static_cast<const char*>(m), size);
+  return b;
+}
+
+PerfDataBytes::PerfDataBytes(PerfDataBytes&& o) noexcept { *this = std::move(o); }
+
+PerfDataBytes& PerfDataBytes::operator=(PerfDataBytes&& o) noexcept {
+  if (this == &o) return *this;
+  if (map_) ::munmap(map_, map_len_);
+  // A moved std::string may keep its characters in place (heap) or copy them (small string):
+  // the view is re-pointed either way.
+  const bool owns = o.view_.data() == o.owned_.data() && !o.owned_.empty();
+  owned_ = std::move(o.owned_);
+  view_ = owns ? std::string_view(owned_) : o.view_;
+  map_ = o.map_;
+  map_len_ = o.map_len_;
+  o.map_ = nullptr;
+  o.map_len_ = 0;
+  o.view_ = {};
+  return *this;
+}
+
+PerfDataBytes::~PerfDataBytes() {
+  if (map_) ::munmap(map_, map_len_);
+}
+
+std::optional<PerfDataBytes> perf_data_bytes_if_any(const std::string& path, const std::string_view* data,
+                                                    Compression* compression) {
   if (!data && path == "-") return std::nullopt;
   if (!data) {
     // A plain file: its first bytes decide; read whole with one read() (no line splitting).
@@ -851,12 +896,8 @@ std::optional<std::string> perf_data_bytes_if_any(const std::string& path, const
       *compression = Compression::kNone;
       std::error_code ec;
       const uintmax_t n = std::filesystem::file_size(path, ec);
-      std::string bytes(ec ? 0 : static_cast<size_t>(n), '\0');
-      in.seekg(0);
-      in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      if (ec || static_cast<size_t>(in.gcount()) != bytes.size())
-        throw InputError(SourceLoc{path}, "cannot read the perf.data (changed while reading?)");
-      return bytes;
+      if (ec) throw InputError(SourceLoc{path}, fmt::format("cannot read the perf.data: {}", ec.message()));
+      return PerfDataBytes::mapped(path, static_cast<size_t>(n));
     }
   }
   // gzip or zstd around it: the line reader decompresses (binary "lines" may be long).
@@ -867,8 +908,8 @@ std::optional<std::string> perf_data_bytes_if_any(const std::string& path, const
   std::string_view line;
   if (!rd->next(line) || !looks_like_perf_data(line)) return std::nullopt;
   *compression = rd->compression();
-  if (data && rd->compression() == Compression::kNone) return std::string(*data);
-  return read_whole(*rd, line, path, "perf.data");
+  if (data && rd->compression() == Compression::kNone) return PerfDataBytes::borrowed(*data);
+  return PerfDataBytes(read_whole(*rd, line, path, "perf.data"));
 }
 
 }  // namespace schedsim::traces

@@ -33,6 +33,33 @@ struct PerfDataInfo {
   uint64_t bytes = 0;        ///< the perf.data's size (decompressed when gzip/zstd held it)
 };
 
+/// A perf.data's bytes: a read-only mapping of a plain file (the page cache holds it, not the
+/// process's heap), the caller's buffer (which must outlive it), or a decompressed copy.
+class PerfDataBytes {
+ public:
+  PerfDataBytes() = default;
+  explicit PerfDataBytes(std::string owned) : owned_(std::move(owned)), view_(owned_) {}
+  static PerfDataBytes borrowed(std::string_view v) {
+    PerfDataBytes b;
+    b.view_ = v;
+    return b;
+  }
+  /// Maps `path` (`size` bytes); throws InputError naming it when mmap fails.
+  static PerfDataBytes mapped(const std::string& path, size_t size);
+  PerfDataBytes(PerfDataBytes&& o) noexcept;
+  PerfDataBytes& operator=(PerfDataBytes&& o) noexcept;
+  PerfDataBytes(const PerfDataBytes&) = delete;
+  PerfDataBytes& operator=(const PerfDataBytes&) = delete;
+  ~PerfDataBytes();
+  std::string_view view() const { return view_; }
+
+ private:
+  std::string owned_;
+  std::string_view view_;
+  void* map_ = nullptr;
+  size_t map_len_ = 0;
+};
+
 /// A perf.data file, indexed. Construction reads the header, the features and the event formats
 /// and sorts every record by time (perf's own ordering: `perf script` prints in the same order).
 /// Throws InputError naming `path` and the byte offset for anything it cannot read: a foreign
@@ -42,7 +69,7 @@ class PerfData {
  public:
   /// `file`: the whole perf.data (decompressed). `layout`: how to read sched_switch's numeric
   /// prev_state; nullptr picks it from the header's os release (an error when there is none).
-  PerfData(std::string file, const std::string& path, const StateLayout* layout);
+  PerfData(PerfDataBytes file, const std::string& path, const StateLayout* layout);
   ~PerfData();
   PerfData(const PerfData&) = delete;
   PerfData& operator=(const PerfData&) = delete;
@@ -75,7 +102,7 @@ bool looks_like_perf_data(std::string_view head);
 /// (decompressed), with the file's own compression in `compression`; nullopt for anything else
 /// and for standard input ("-", which cannot be peeked at). Throws InputError when the file
 /// cannot be read or its compressed stream ends early.
-std::optional<std::string> perf_data_bytes_if_any(const std::string& path, const std::string_view* data,
-                                                  Compression* compression);
+std::optional<PerfDataBytes> perf_data_bytes_if_any(const std::string& path, const std::string_view* data,
+                                                    Compression* compression);
 
 }  // namespace schedsim::traces
