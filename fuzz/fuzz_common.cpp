@@ -92,6 +92,15 @@ void import_small_window(const uint8_t* data, size_t size) {
   import_and_check(as_text(data, size), opt);
 }
 
+void import_with_magic(const uint8_t* data, size_t size, std::string_view magic) {
+  std::string_view in = as_text(data, size);
+  if (in.starts_with(magic)) return import_small_window(data, size);
+  std::string buf;
+  buf.reserve(magic.size() + in.size());
+  buf.append(magic).append(in);
+  import_small_window(reinterpret_cast<const uint8_t*>(buf.data()), buf.size());
+}
+
 void read_workload_and_describe(const uint8_t* data, size_t size, const char* source) {
   quiet_logs();
   try {

@@ -52,6 +52,10 @@ void import_and_check(std::string_view text, const traces::ExtractOptions& opt);
 /// default window and varies the options.
 void import_small_window(const uint8_t* data, size_t size);
 
+/// import_small_window() of a binary format's input with `magic` put in front when it does not
+/// start with it (tracedat, perfdata), so the fuzzer spends its time past the magic.
+void import_with_magic(const uint8_t* data, size_t size, std::string_view magic);
+
 /// The body of the native workload targets (workload_json, workload_cbor): read_workload_buffer()
 /// of the input under the name `source` (its extension is only a hint: the reader sniffs the
 /// bytes), then the `trace info` summary of what it accepted.

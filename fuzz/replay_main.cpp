@@ -17,9 +17,9 @@
 
 // The one list of targets (keep in step with SCHEDSIM_FUZZ_TARGETS in fuzz/CMakeLists.txt).
 #define SCHEDSIM_FUZZ_TARGET_LIST(X) \
-  X(ftrace) X(tracecmd) X(tracedat) X(perf) X(trace_import) X(line_parser) X(workload_json) X(workload_cbor) \
-  X(topology_json) X(sysfs) X(lscpu) X(cost) X(results) X(sweep_results) X(sweep_spec) X(validation) \
-  X(sched_views)
+  X(ftrace) X(tracecmd) X(tracedat) X(perf) X(perfdata) X(trace_import) X(line_parser) X(workload_json) \
+  X(workload_cbor) X(topology_json) X(sysfs) X(lscpu) X(cost) X(results) X(sweep_results) X(sweep_spec) \
+  X(validation) X(sched_views)
 
 #define SCHEDSIM_DECLARE_TARGET(name) SCHEDSIM_FUZZ_TARGET(name);
 SCHEDSIM_FUZZ_TARGET_LIST(SCHEDSIM_DECLARE_TARGET)

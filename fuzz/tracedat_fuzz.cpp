@@ -9,17 +9,6 @@
 #include "fuzz_common.hpp"
 
 SCHEDSIM_FUZZ_TARGET(tracedat) {
-  schedsim::fuzz::quiet_logs();
-  static constexpr std::string_view kMagic{"\x17\x08\x44tracing", 10};
-  std::string_view in = schedsim::fuzz::as_text(data, size);
-  std::string buf;
-  if (!in.starts_with(kMagic)) {
-    buf.reserve(kMagic.size() + in.size());
-    buf.append(kMagic).append(in);
-    in = buf;
-  }
-  schedsim::traces::ExtractOptions opt;
-  opt.reorder_window = 64;
-  schedsim::fuzz::import_and_check(in, opt);
+  schedsim::fuzz::import_with_magic(data, size, std::string_view{"\x17\x08\x44tracing", 10});
   return 0;
 }

@@ -239,14 +239,7 @@ class Pass {
         continue;
       }
       drain();
-      // A LOST record without a CPU (no sample_id) may have dropped events of any CPU.
-      const long at = last + 1;
-      if (perf_->lost_cpu() >= 0 && perf_->lost_cpu() <= kMaxCpu) {
-        ex_.on_lost(perf_->lost_cpu(), perf_->lost_count(), at, false);
-      } else {
-        const auto n = static_cast<int32_t>(std::max<int64_t>(rep_.header_cpus, rep_.nr_cpus));
-        for (int32_t c = 0; c < n; ++c) ex_.on_lost(c, perf_->lost_count(), at, false);
-      }
+      ex_.on_lost(perf_->lost_cpu(), perf_->lost_count(), last + 1, false);
     }
     drain();
   }

@@ -285,7 +285,14 @@ void PerfData::Impl::read_features(const Section& data, const std::array<uint64_
         break;
       case kFeatOsRelease: info.osrelease = feature_string(in, "the os release"); break;
       case kFeatVersion: info.perf_version = feature_string(in, "the perf version"); break;
-      case kFeatNrCpus: info.nr_cpus = u32(b, in.offset, "the CPU count"); break;
+      case kFeatNrCpus: {
+        // The same bound as a text trace's "#P:" header (a CpuMask's size).
+        const uint32_t n = u32(b, in.offset, "the CPU count");
+        if (n > uint32_t{kMaxCpu} + 1)
+          fail(in.offset, fmt::format("the header's CPU count {} is out of range: schedsim models CPUs 0..{}", n, kMaxCpu));
+        info.nr_cpus = n;
+        break;
+      }
       case kFeatCmdline: {
         const uint32_t n = u32(b, in.offset, "the command line");
         uint64_t p = in.offset + 4;
@@ -827,6 +834,10 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
     if (size < off + 8) m.fail(r.off, "a LOST record too short for its count");
     const uint64_t n = Impl::rd(b, r.off + off, 8);
     m.trailer_time(b, r.off, r.off + size, m.attrs[r.attr], &lost_cpu_);
+    // Which CPU's buffer overflowed decides which tasks' states are resynchronised; perf's own
+    // records always say (sample_id_all with the CPU), so a LOST record without one is damage.
+    if (lost_cpu_ < 0 || lost_cpu_ > kMaxCpu)
+      m.fail(r.off, "a LOST record that names no CPU (no sample_id CPU field, or one past 4095)");
     lost_count_ = static_cast<int64_t>(std::min<uint64_t>(n, std::numeric_limits<int64_t>::max()));
     m.info.lost += n;
     return Item::kLost;

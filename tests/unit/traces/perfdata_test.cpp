@@ -101,6 +101,40 @@ TEST_CASE("perf.data: the events of perf script --ns, field by field", "[traces]
   }
 }
 
+namespace {
+// The first fixture with its first COMM record turned into a PERF_RECORD_LOST of `count` events
+// whose sample_id names `cpu` (TID, TIME, CPU, IDENTIFIER end the record: the CPU is 16 bytes
+// before its end).
+std::string with_lost_record(uint32_t cpu, uint64_t count) {
+  std::string b = gunzip(kDir + "perf618-hb-g1-l10-pipe-thread.data.gz");
+  const uint64_t data = get_u64(b, 40), end = data + get_u64(b, 48);
+  for (uint64_t p = data; p < end;) {
+    uint32_t type = 0;
+    uint16_t size = 0;
+    std::memcpy(&type, b.data() + p, 4);
+    std::memcpy(&size, b.data() + p + 6, 2);
+    if (type == 3) {
+      const uint32_t lost = 2;
+      std::memcpy(b.data() + p, &lost, 4);
+      put_u64(b, p + 16, count);
+      std::memcpy(b.data() + p + size - 16, &cpu, 4);
+      return b;
+    }
+    p += size;
+  }
+  FAIL("no COMM record");
+  return b;
+}
+}  // namespace
+
+TEST_CASE("perf.data: a LOST record is a lost-events window on its CPU", "[traces]") {
+  const Seen s = import_events(with_lost_record(1, 7), "x.data");
+  REQUIRE(s.report.lost.size() == 1);
+  CHECK(s.report.lost[0].cpu == 1);
+  CHECK(s.report.lost[0].events == 7);
+  CHECK(error_of(with_lost_record(0xffff, 7)).find("a LOST record that names no CPU") != std::string::npos);
+}
+
 TEST_CASE("perf.data: the zstd records (perf record -z) are read", "[traces]") {
   const Seen s = import_events(gunzip(kDir + "perf618-hb-g1-l10-zstd.data.gz"), "x.data");
   CHECK(s.report.format == "perf.data (perf 6.1.187, zstd records)");
