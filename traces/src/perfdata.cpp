@@ -543,7 +543,9 @@ void PerfData::Impl::index_records(uint32_t buf, uint64_t begin, uint64_t end) {
           fail(p, fmt::format("sample time {} ns out of range: expected at most {} s", t, kMaxTraceSeconds));
         ts = static_cast<int64_t>(t);
       }
-      recs.push_back(Rec{ts, at, type, static_cast<uint16_t>(buf), ai});
+      // Only tracepoint samples are kept: with at least 46 bytes each (header, time, CPU, tid,
+      // raw size, event type), the index stays under 24/46 of the data, whatever the file holds.
+      if (a.type == kAttrTypeTracepoint) recs.push_back(Rec{ts, at, type, static_cast<uint16_t>(buf), ai});
     } else if (type == kRecComm || type == kRecFork || type == kRecLost || type == kRecLostSamples) {
       const uint16_t ai = attr_for(b, at, at + 8, rend, false);
       recs.push_back(Rec{trailer_time(b, at, rend, attrs[ai], nullptr), at, type, static_cast<uint16_t>(buf), ai});
@@ -809,7 +811,7 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
     const uint64_t size = Impl::rd(b, r.off + 6, 2);
     if (r.kind == kRecSample) {
       ev.reset();
-      ++m.ordinal;  // perf script prints every sample, of tracepoints or not
+      ++m.ordinal;
       if (!m.decode_sample(b, r.off, r.attr, ev)) continue;
       ev.line = m.ordinal;
       ++m.info.samples;

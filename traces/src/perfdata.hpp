@@ -76,7 +76,8 @@ class PerfData {
 
   enum class Item : uint8_t { kEvent, kLost, kEnd };
   /// The next item in time order. kEvent fills `ev`, with ev.line the sample's 1-based position
-  /// in time order: the line of `perf script --ns -i FILE` that prints it (one line per sample).
+  /// among the tracepoint samples in time order: the line of `perf script --ns -i FILE` that
+  /// prints it when the recording holds only tracepoints (as perf sched record's does).
   /// kLost: lost_cpu() / lost_count() describe events the kernel dropped there.
   Item next(TraceEvent& ev);
   /// Back to the first record (the import reads a trace twice to select tasks by comm).
