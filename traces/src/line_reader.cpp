@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/base/run_control.hpp"
 
 namespace schedsim::traces {
@@ -255,6 +256,7 @@ std::string read_whole(LineReader& rd, std::string_view first, const std::string
   do {
     bytes.append(line);
     if (!rd.unterminated()) bytes.push_back('\n');
+    if (bytes.size() > kMaxInMemoryInput) throw_input_too_large(path);  // a gzip bomb stops here
   } while (rd.next(line));
   if (rd.truncated_stream())
     throw InputError(SourceLoc{path}, fmt::format("the {} stream around this {} ends early (file cut or damaged)",

@@ -58,6 +58,8 @@ constexpr int kFeatTracingData = 1, kFeatOsRelease = 4, kFeatVersion = 5, kFeatN
 constexpr uint32_t kAttrTypeTracepoint = 2;
 constexpr uint64_t kAttrSampleIdAll = uint64_t{1} << 18;
 constexpr size_t kHeaderSize = 104;
+// The most records indexed: 64 Mi, 1.5 GiB of index (a perf script text of 8 GB or more).
+constexpr size_t kMaxRecords = size_t{1} << 26;
 
 struct Section {
   uint64_t offset = 0, size = 0;
@@ -545,7 +547,13 @@ void PerfData::Impl::index_records(uint32_t buf, uint64_t begin, uint64_t end) {
       }
       // Only tracepoint samples are kept: with at least 46 bytes each (header, time, CPU, tid,
       // raw size, event type), the index stays under 24/46 of the data, whatever the file holds.
-      if (a.type == kAttrTypeTracepoint) recs.push_back(Rec{ts, at, type, static_cast<uint16_t>(buf), ai});
+      if (a.type == kAttrTypeTracepoint) {
+        if (recs.size() >= kMaxRecords)
+          fail(at, fmt::format("more than {} samples, more than this reader indexes (24 bytes each); convert it "
+                               "with 'perf script --ns -i FILE > trace.txt', which is read as a stream",
+                               kMaxRecords));
+        recs.push_back(Rec{ts, at, type, static_cast<uint16_t>(buf), ai});
+      }
     } else if (type == kRecComm || type == kRecFork || type == kRecLost || type == kRecLostSamples) {
       const uint16_t ai = attr_for(b, at, at + 8, rend, false);
       recs.push_back(Rec{trailer_time(b, at, rend, attrs[ai], nullptr), at, type, static_cast<uint16_t>(buf), ai});
@@ -913,8 +921,10 @@ std::optional<PerfDataBytes> perf_data_bytes_if_any(const std::string& path, con
       return PerfDataBytes::mapped(path, static_cast<size_t>(n));
     }
   }
-  // gzip or zstd around it: the line reader decompresses (binary "lines" may be long).
-  constexpr size_t kMaxRun = size_t{1} << 30;
+  // gzip or zstd around it: the line reader decompresses. Binary "lines" run to the next 0x0a
+  // byte, which perf's records hold every few dozen bytes; 64 MiB keeps a bomb of zeros from
+  // growing the reader's buffer towards the 1 GiB read_whole() allows in all.
+  constexpr size_t kMaxRun = size_t{64} << 20;
   std::optional<LineReader> rd;
   if (data) rd.emplace(*data, path, kMaxRun);
   else rd.emplace(path, kMaxRun);

@@ -422,8 +422,10 @@ std::optional<std::string> tracedat_text_if_any(const std::string& path, const s
                                                 TraceDatSource* source) {
   if (!data && path == "-") return std::nullopt;  // stdin cannot be peeked; check_text_trace says why
   // trace.dat is binary: its "lines" are arbitrary, so allow long ones (the reader's buffer grows
-  // to the longest run without a newline byte).
-  constexpr size_t kMaxRun = size_t{1} << 30;
+  // to the longest run without a newline byte, about three times the run). 64 MiB: a trace.dat's
+  // header text and its event records hold 0x0a bytes far more often, and every input passes
+  // this peek first, so a run of zeros (a bomb) must not cost gigabytes here.
+  constexpr size_t kMaxRun = size_t{64} << 20;
   std::optional<LineReader> rd;
   if (data) rd.emplace(*data, path, kMaxRun);
   else rd.emplace(path, kMaxRun);

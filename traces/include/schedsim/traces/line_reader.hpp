@@ -66,7 +66,8 @@ class LineReader {
 
 /// The rest of a binary file read through `rd` (which decompresses it): `first`, the line `rd`
 /// last returned, and every line after it, newlines restored. Throws InputError naming `path`
-/// when the compressed stream ends early (`what` names the file's kind: "trace.dat").
+/// when the compressed stream ends early (`what` names the file's kind: "trace.dat") or holds
+/// more than kMaxInMemoryInput (1 GiB).
 std::string read_whole(LineReader& rd, std::string_view first, const std::string& path, std::string_view what);
 
 }  // namespace schedsim::traces
