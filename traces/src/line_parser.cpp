@@ -103,17 +103,6 @@ size_t find_value(std::string_view s, size_t start, std::string_view key, size_t
   return std::string_view::npos;
 }
 
-EventType classify_event(std::string_view name) {
-  if (name == "sched_switch") return EventType::kSwitch;
-  if (name == "sched_waking") return EventType::kWaking;
-  if (name == "sched_wakeup") return EventType::kWakeup;
-  if (name == "sched_wakeup_new") return EventType::kWakeupNew;
-  if (name == "sched_process_fork") return EventType::kFork;
-  if (name == "sched_process_exit") return EventType::kExit;
-  if (name == "sched_process_exec") return EventType::kExec;
-  if (name == "sched_migrate_task") return EventType::kMigrate;
-  return EventType::kOther;
-}
 
 // Splits "comm:pid" at the last ':' (comm may hold ':', e.g. "kworker/2:1:2923").
 bool split_comm_pid(std::string_view s, std::string& comm, int64_t& pid) {
@@ -233,6 +222,18 @@ inline bool match_task_prefix(std::string_view line, size_t b, TaskPrefix& t) {
 }
 
 }  // namespace
+
+EventType classify_event(std::string_view name) {
+  if (name == "sched_switch") return EventType::kSwitch;
+  if (name == "sched_waking") return EventType::kWaking;
+  if (name == "sched_wakeup") return EventType::kWakeup;
+  if (name == "sched_wakeup_new") return EventType::kWakeupNew;
+  if (name == "sched_process_fork") return EventType::kFork;
+  if (name == "sched_process_exit") return EventType::kExit;
+  if (name == "sched_process_exec") return EventType::kExec;
+  if (name == "sched_migrate_task") return EventType::kMigrate;
+  return EventType::kOther;
+}
 
 const char* event_type_name(EventType t) {
   switch (t) {

@@ -36,6 +36,8 @@
 
 #include "schedsim/base/error.hpp"
 #include "schedsim/traces/line_parser.hpp"
+#include "syscall_lines.hpp"
+#include "tracedat.hpp"
 
 namespace schedsim::traces {
 
@@ -53,7 +55,7 @@ constexpr uint64_t kFormatEnabled = 1, kFormatRunning = 2, kFormatId = 4, kForma
 constexpr uint32_t kRecLost = 2, kRecComm = 3, kRecFork = 7, kRecSample = 9, kRecLostSamples = 13,
                    kRecCompressed = 81, kRecCompressed2 = 83;
 // Header features (HEADER_* of tools/perf/util/header.h).
-constexpr int kFeatTracingData = 1, kFeatOsRelease = 4, kFeatVersion = 5, kFeatNrCpus = 7, kFeatCmdline = 11,
+constexpr int kFeatTracingData = 1, kFeatOsRelease = 4, kFeatVersion = 5, kFeatNrCpus = 7,
               kFeatDirFormat = 24;
 constexpr uint32_t kAttrTypeTracepoint = 2;
 constexpr uint64_t kAttrSampleIdAll = uint64_t{1} << 18;
@@ -130,14 +132,12 @@ struct PerfData::Impl {
   // The same for the small ids perf hands out (a few per CPU and event): a flat table.
   static constexpr uint16_t kNoAttr = 0xffff;
   std::vector<uint16_t> id_attr;
-  bool uniform = true;        // every attribute has the same sample_type
   bool identifier = false;    // PERF_SAMPLE_IDENTIFIER: records name their attribute
   std::unordered_map<uint32_t, Format> formats;  // by tracepoint id (common_type)
   std::vector<Rec> recs;
   size_t next_rec = 0;
   long ordinal = 0;
   std::unordered_map<int64_t, std::string> comms;  // perf's thread comm, as perf script prints it
-  std::vector<uint64_t> state_values;
 
   [[noreturn]] void fail(uint64_t at, const std::string& msg) const {
     throw InputError(SourceLoc{path}, fmt::format("perf.data byte {}: {}", at, msg));
@@ -179,7 +179,7 @@ struct PerfData::Impl {
   void inflate(std::string_view payload, uint64_t at, ZSTD_DCtx* dctx);
   uint16_t attr_for(std::string_view b, uint64_t at, uint64_t body, uint64_t end, bool sample) const;
   int64_t trailer_time(std::string_view b, uint64_t at, uint64_t end, const Attr& a, int32_t* cpu) const;
-  bool decode_sample(std::string_view b, uint64_t at, uint16_t attr, TraceEvent& ev);
+  void decode_sample(std::string_view b, uint64_t at, uint16_t attr, TraceEvent& ev);
   void decode_fields(const Format& f, std::string_view raw, uint64_t at, TraceEvent& ev);
 };
 
@@ -227,6 +227,7 @@ void PerfData::Impl::read_attrs(const Section& s, uint64_t attr_size) {
   if (s.size == 0 || s.size % attr_size != 0)
     fail(24, fmt::format("attribute table of {} bytes: expected a positive multiple of the entry size {}", s.size,
                          attr_size));
+  bool uniform = true;  // every attribute has the same sample_type
   for (uint64_t at = s.offset; at < s.offset + s.size; at += attr_size) {
     Attr a;
     a.type = static_cast<uint32_t>(rd(b, at, 4));
@@ -279,33 +280,19 @@ void PerfData::Impl::read_features(const Section& data, const std::array<uint64_
     const Section s{u64(b, at, "the feature table"), u64(b, at + 8, "the feature table")};
     at += 16;
     need(b, s.offset, s.size, "a feature section");
-    const Section in{s.offset, s.size};
     switch (f) {
       case kFeatTracingData:
-        read_tracing_data(in);
+        read_tracing_data(s);
         tracing = true;
         break;
-      case kFeatOsRelease: info.osrelease = feature_string(in, "the os release"); break;
-      case kFeatVersion: info.perf_version = feature_string(in, "the perf version"); break;
+      case kFeatOsRelease: info.osrelease = feature_string(s, "the os release"); break;
+      case kFeatVersion: info.perf_version = feature_string(s, "the perf version"); break;
       case kFeatNrCpus: {
         // The same bound as a text trace's "#P:" header (a CpuMask's size).
-        const uint32_t n = u32(b, in.offset, "the CPU count");
+        const uint32_t n = u32(b, s.offset, "the CPU count");
         if (n > uint32_t{kMaxCpu} + 1)
-          fail(in.offset, fmt::format("the header's CPU count {} is out of range: schedsim models CPUs 0..{}", n, kMaxCpu));
+          fail(s.offset, fmt::format("the header's CPU count {} is out of range: schedsim models CPUs 0..{}", n, kMaxCpu));
         info.nr_cpus = n;
-        break;
-      }
-      case kFeatCmdline: {
-        const uint32_t n = u32(b, in.offset, "the command line");
-        uint64_t p = in.offset + 4;
-        for (uint32_t i = 0; i < n && i < 4096; ++i) {
-          const uint32_t len = u32(b, p, "the command line");
-          need(b, p + 4, len, "the command line");
-          std::string_view arg = b.substr(p + 4, len);
-          if (!info.cmdline.empty()) info.cmdline += ' ';
-          info.cmdline += arg.substr(0, arg.find('\0'));
-          p += 4 + uint64_t{len};
-        }
         break;
       }
       default: break;
@@ -320,10 +307,11 @@ void PerfData::Impl::read_tracing_data(const Section& s) {
   const std::string_view all(file);
   const std::string_view b = all.substr(0, s.offset + s.size);  // nothing past the section
   uint64_t at = s.offset;
-  need(b, at, 10, "the tracing data");
-  if (b.substr(at, 10) != std::string_view("\x17\x08\x44tracing", 10))
+  // The tracing data starts as trace-cmd's trace.dat does.
+  need(b, at, kTraceDatMagic.size(), "the tracing data");
+  if (b.substr(at, kTraceDatMagic.size()) != kTraceDatMagic)
     fail(at, "the tracing data does not start with its magic (\\x17\\x08\\x44tracing)");
-  at += 10;
+  at += kTraceDatMagic.size();
   const size_t vend = b.find('\0', at);
   if (vend == std::string_view::npos) fail(at, "the tracing data's version string is not terminated");
   at = vend + 1;
@@ -401,14 +389,7 @@ void PerfData::Impl::read_format(std::string_view text, std::string_view system,
     return it == fields.end() ? Field{} : it->second;
   };
   const std::string& n = f.name;
-  if (n == "sched_switch") f.type = EventType::kSwitch;
-  else if (n == "sched_waking") f.type = EventType::kWaking;
-  else if (n == "sched_wakeup") f.type = EventType::kWakeup;
-  else if (n == "sched_wakeup_new") f.type = EventType::kWakeupNew;
-  else if (n == "sched_process_fork") f.type = EventType::kFork;
-  else if (n == "sched_process_exit") f.type = EventType::kExit;
-  else if (n == "sched_process_exec") f.type = EventType::kExec;
-  else if (n == "sched_migrate_task") f.type = EventType::kMigrate;
+  f.type = classify_event(n);
   switch (f.type) {
     case EventType::kSwitch:
       f.comm = get("prev_comm"), f.pid = get("prev_pid"), f.prio = get("prev_prio"), f.state = get("prev_state");
@@ -442,7 +423,7 @@ void PerfData::Impl::read_format(std::string_view text, std::string_view system,
         f.value = get("state"), f.value2 = get("cpu_id");
       } else if (n == "ipi_send_cpu") {
         f.extra = Format::kIpiSendCpu;
-        f.value2 = get("cpu");
+        f.value = get("cpu");
       }
       break;
   }
@@ -580,8 +561,9 @@ void PerfData::Impl::index_records(uint32_t buf, uint64_t begin, uint64_t end) {
   if (buf == 0 && !inflated.empty()) index_records(1, 0, inflated.size());
 }
 
-// Fills `ev` from a sample; false for a sample that is not a tracepoint's (nothing to import).
-bool PerfData::Impl::decode_sample(std::string_view b, uint64_t at, uint16_t attr, TraceEvent& ev) {
+// Fills `ev` from a tracepoint's sample (the only ones indexed; read_attrs() checked that their
+// attribute asks for time, CPU, tid and raw data).
+void PerfData::Impl::decode_sample(std::string_view b, uint64_t at, uint16_t attr, TraceEvent& ev) {
   const uint64_t size = rd(b, at + 6, 2), end = at + size;
   const Attr& a = attrs[attr];
   const uint64_t st = a.sample_type;
@@ -636,7 +618,6 @@ bool PerfData::Impl::decode_sample(std::string_view b, uint64_t at, uint16_t att
   else if (c != comms.end()) ev.line_comm = c->second;
   else if (ev.line_pid == 0) ev.line_comm = "swapper";
   else ev.line_comm = fmt::format(":{}", ev.line_pid);  // perf's name for a thread it saw no comm of
-  if (a.type != kAttrTypeTracepoint || !(st & kSampleRaw)) return false;
   const uint32_t n = static_cast<uint32_t>(rd(b, take(4, "raw data size"), 4));
   const std::string_view raw = b.substr(take(n, "raw data"), n);
   if (raw.size() < 2) fail(at, "a tracepoint sample's raw data too short for its event type");
@@ -645,13 +626,12 @@ bool PerfData::Impl::decode_sample(std::string_view b, uint64_t at, uint16_t att
   auto f = formats.find(id);
   if (f == formats.end()) {
     ev.event_name = fmt::format("tracepoint {}", id);
-    return true;
+    return;
   }
   // common_flags (TRACE_FLAG_HARDIRQ 0x08, SOFTIRQ 0x10, NMI 0x40; kernel/trace/trace.h): what
   // ftrace's flag column prints as h, s, H, z or Z, and perf script does not print at all.
   if (raw.size() > 2) ev.irq_context = (static_cast<uint8_t>(raw[2]) & 0x58) != 0;
   decode_fields(f->second, raw, at, ev);
-  return true;
 }
 
 void PerfData::Impl::decode_fields(const Format& f, std::string_view raw, uint64_t at, TraceEvent& ev) {
@@ -670,6 +650,10 @@ void PerfData::Impl::decode_fields(const Format& f, std::string_view raw, uint64
     }
     if (v < lo || v > hi) fail(at, fmt::format("{}: {} {} out of range: expected {}..{}", what, name, v, lo, hi));
     return v;
+  };
+  // A field's bits as the text prints them (an unsigned number), for set_power_ipi().
+  auto raw_value = [&](const Field& fl, const char* name) {
+    return static_cast<uint64_t>(number(fl, name, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
   };
   auto text = [&](const Field& fl, std::string& out) {
     if (!fl.present) return;
@@ -704,8 +688,6 @@ void PerfData::Impl::decode_fields(const Format& f, std::string_view raw, uint64
         fail(at, fmt::format("sched_switch: bad prev_state {}: not a state number of {} kernels ({}); "
                              "--kernel-version MAJOR.MINOR names the traced kernel",
                              raw_state, state_layout_kernels(layout), layout_source));
-      auto v = std::lower_bound(state_values.begin(), state_values.end(), raw_state);
-      if ((v == state_values.end() || *v != raw_state) && state_values.size() < 1024) state_values.insert(v, raw_state);
       text(f.other_comm, ev.other_comm);
       pid(f.other_pid, "next_pid", ev.other_pid);
       prio(f.other_prio, "next_prio", ev.other_prio);
@@ -761,21 +743,11 @@ void PerfData::Impl::decode_fields(const Format& f, std::string_view raw, uint64
           }
           break;
         case Format::kCpuIdle:
-          if (f.value.present && f.value2.present) {
-            const auto s = static_cast<uint64_t>(number(f.value, "state", std::numeric_limits<int64_t>::min(),
-                                                        std::numeric_limits<int64_t>::max()));
-            const int64_t c = number(f.value2, "cpu_id", 0, std::numeric_limits<int64_t>::max());
-            if (c <= 65535) {
-              ev.other_value = (s & 0xffffffffULL) >= 0xffffffffULL ? -1 : static_cast<int64_t>(s);
-              ev.target_cpu = static_cast<int32_t>(c);
-            }
-          }
+          if (f.value.present && f.value2.present)
+            set_power_ipi(f.name, raw_value(f.value, "state"), raw_value(f.value2, "cpu_id"), ev);
           break;
         case Format::kIpiSendCpu:
-          if (f.value2.present) {
-            const int64_t c = number(f.value2, "cpu", 0, std::numeric_limits<int64_t>::max());
-            if (c <= 65535) ev.target_cpu = static_cast<int32_t>(c);
-          }
+          if (f.value.present) set_power_ipi(f.name, raw_value(f.value, "cpu"), 0, ev);
           break;
         case Format::kNone: break;
       }
@@ -808,7 +780,6 @@ void PerfData::rewind() {
   impl_->next_rec = 0;
   impl_->ordinal = 0;
   impl_->comms.clear();
-  impl_->info.samples = impl_->info.lost = 0;
 }
 
 PerfData::Item PerfData::next(TraceEvent& ev) {
@@ -819,10 +790,8 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
     const uint64_t size = Impl::rd(b, r.off + 6, 2);
     if (r.kind == kRecSample) {
       ev.reset();
-      ++m.ordinal;
-      if (!m.decode_sample(b, r.off, r.attr, ev)) continue;
-      ev.line = m.ordinal;
-      ++m.info.samples;
+      m.decode_sample(b, r.off, r.attr, ev);
+      ev.line = ++m.ordinal;
       return Item::kEvent;
     }
     if (r.kind == kRecComm || r.kind == kRecFork) {
@@ -849,13 +818,11 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
     if (lost_cpu_ < 0 || lost_cpu_ > kMaxCpu)
       m.fail(r.off, "a LOST record that names no CPU (no sample_id CPU field, or one past 4095)");
     lost_count_ = static_cast<int64_t>(std::min<uint64_t>(n, std::numeric_limits<int64_t>::max()));
-    m.info.lost += n;
     return Item::kLost;
   }
   return Item::kEnd;
 }
 
-const std::vector<uint64_t>& PerfData::state_values() const { return impl_->state_values; }
 StateLayout PerfData::layout() const { return impl_->layout; }
 const PerfDataInfo& PerfData::info() const { return impl_->info; }
 
@@ -874,33 +841,11 @@ PerfDataBytes PerfDataBytes::mapped(const std::string& path, size_t size) {
   const int err = errno;
   ::close(fd);
   if (m == MAP_FAILED) throw InputError(SourceLoc{path}, fmt::format("cannot map the perf.data: {}", std::strerror(err)));
-  b.map_ = m;
-  b.map_len_ = size;
-  b.view_ = std::string_view(static_cast<const char*>(m), size);
+  b.map_ = std::unique_ptr<void, PerfDataUnmap>(m, PerfDataUnmap{size});
   return b;
 }
 
-PerfDataBytes::PerfDataBytes(PerfDataBytes&& o) noexcept { *this = std::move(o); }
-
-PerfDataBytes& PerfDataBytes::operator=(PerfDataBytes&& o) noexcept {
-  if (this == &o) return *this;
-  if (map_) ::munmap(map_, map_len_);
-  // A moved std::string may keep its characters in place (heap) or copy them (small string):
-  // the view is re-pointed either way.
-  const bool owns = o.view_.data() == o.owned_.data() && !o.owned_.empty();
-  owned_ = std::move(o.owned_);
-  view_ = owns ? std::string_view(owned_) : o.view_;
-  map_ = o.map_;
-  map_len_ = o.map_len_;
-  o.map_ = nullptr;
-  o.map_len_ = 0;
-  o.view_ = {};
-  return *this;
-}
-
-PerfDataBytes::~PerfDataBytes() {
-  if (map_) ::munmap(map_, map_len_);
-}
+void PerfDataUnmap::operator()(void* p) const { ::munmap(p, len); }
 
 std::optional<PerfDataBytes> perf_data_bytes_if_any(const std::string& path, const std::string_view* data,
                                                     Compression* compression) {

@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "schedsim/traces/line_reader.hpp"
 #include "schedsim/traces/task_state.hpp"
@@ -25,39 +24,40 @@ inline constexpr std::string_view kPerfDataMagic{"PERFILE2", 8};
 struct PerfDataInfo {
   std::string osrelease;     ///< HEADER_OSRELEASE ("6.18.44-..."), "" when absent
   std::string perf_version;  ///< HEADER_VERSION
-  std::string cmdline;       ///< HEADER_CMDLINE, the arguments joined by spaces
   int64_t nr_cpus = -1;      ///< HEADER_NRCPUS, CPUs available (-1 when absent)
-  uint64_t samples = 0;      ///< tracepoint samples delivered as events
-  uint64_t lost = 0;         ///< events the kernel dropped (PERF_RECORD_LOST, LOST_SAMPLES)
   bool compressed = false;   ///< the records were zstd-compressed (perf record -z)
   uint64_t bytes = 0;        ///< the perf.data's size (decompressed when gzip/zstd held it)
 };
 
+/// munmap() of a mapping of `len` bytes (PerfDataBytes' deleter).
+struct PerfDataUnmap {
+  size_t len = 0;
+  void operator()(void* p) const;
+};
+
 /// A perf.data's bytes: a read-only mapping of a plain file (the page cache holds it, not the
-/// process's heap), the caller's buffer (which must outlive it), or a decompressed copy.
+/// process's heap), the caller's buffer (which must outlive it), or a decompressed copy. Moves
+/// keep the view valid: it is derived from whichever of the three is held.
 class PerfDataBytes {
  public:
   PerfDataBytes() = default;
-  explicit PerfDataBytes(std::string owned) : owned_(std::move(owned)), view_(owned_) {}
+  explicit PerfDataBytes(std::string owned) : owned_(std::move(owned)) {}
   static PerfDataBytes borrowed(std::string_view v) {
     PerfDataBytes b;
-    b.view_ = v;
+    b.borrowed_ = v;
     return b;
   }
   /// Maps `path` (`size` bytes); throws InputError naming it when mmap fails.
   static PerfDataBytes mapped(const std::string& path, size_t size);
-  PerfDataBytes(PerfDataBytes&& o) noexcept;
-  PerfDataBytes& operator=(PerfDataBytes&& o) noexcept;
-  PerfDataBytes(const PerfDataBytes&) = delete;
-  PerfDataBytes& operator=(const PerfDataBytes&) = delete;
-  ~PerfDataBytes();
-  std::string_view view() const { return view_; }
+  std::string_view view() const {
+    if (map_) return {static_cast<const char*>(map_.get()), map_.get_deleter().len};
+    return owned_.empty() ? borrowed_ : std::string_view(owned_);
+  }
 
  private:
   std::string owned_;
-  std::string_view view_;
-  void* map_ = nullptr;
-  size_t map_len_ = 0;
+  std::string_view borrowed_;
+  std::unique_ptr<void, PerfDataUnmap> map_;
 };
 
 /// A perf.data file, indexed. Construction reads the header, the features and the event formats
@@ -84,8 +84,6 @@ class PerfData {
   void rewind();
   int32_t lost_cpu() const { return lost_cpu_; }
   int64_t lost_count() const { return lost_count_; }
-  /// The numeric prev_state values decoded so far, sorted (for the report's kernel hints).
-  const std::vector<uint64_t>& state_values() const;
   StateLayout layout() const;
   const PerfDataInfo& info() const;
 

@@ -68,12 +68,20 @@ bool field(std::string_view payload, std::string_view key, uint64_t& v) {
 void parse_power_ipi(std::string_view name, std::string_view payload, TraceEvent& ev) {
   uint64_t a = 0, b = 0;
   if (name == "cpu_idle") {
-    if (!field(payload, "state", a) || !field(payload, "cpu_id", b) || b > 65535) return;
-    ev.other_value = a >= 0xffffffffULL ? -1 : static_cast<int64_t>(a);
-    ev.target_cpu = static_cast<int32_t>(b);
+    if (field(payload, "state", a) && field(payload, "cpu_id", b)) set_power_ipi(name, a, b, ev);
   } else if (name == "ipi_send_cpu") {
-    if (!field(payload, "cpu", a) || a > 65535) return;
-    ev.target_cpu = static_cast<int32_t>(a);
+    if (field(payload, "cpu", a)) set_power_ipi(name, a, 0, ev);
+  }
+}
+
+void set_power_ipi(std::string_view name, uint64_t first, uint64_t second, TraceEvent& ev) {
+  if (name == "cpu_idle") {
+    if (second > 65535) return;
+    ev.other_value = first >= 0xffffffffULL ? -1 : static_cast<int64_t>(first);
+    ev.target_cpu = static_cast<int32_t>(second);
+  } else if (name == "ipi_send_cpu") {
+    if (first > 65535) return;
+    ev.target_cpu = static_cast<int32_t>(first);
   }
 }
 

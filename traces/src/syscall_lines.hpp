@@ -23,5 +23,8 @@ struct TraceEvent;
 /// ("cpu=1 callsite=..."): fills TraceEvent::other_value and target_cpu from `payload` (the text
 /// after the event name). Other names, or a payload without the fields, leave `ev` as it is.
 void parse_power_ipi(std::string_view name, std::string_view payload, TraceEvent& ev);
+/// The same from the fields' values (perf.data): cpu_idle's state and cpu_id, ipi_send_cpu's cpu
+/// (`second` unused). A CPU past 65535 leaves `ev` as it is.
+void set_power_ipi(std::string_view name, uint64_t first, uint64_t second, TraceEvent& ev);
 
 }  // namespace schedsim::traces

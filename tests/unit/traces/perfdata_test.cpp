@@ -4,13 +4,15 @@
 // interrupt context differs: perf.data has the tracepoints' common_flags, the text has no flag
 // column). Damaged and foreign files are cut or patched copies of the first fixture.
 #include <catch2/catch.hpp>
-#include <zlib.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/gzip.hpp"
 #include "schedsim/traces/import.hpp"
 
 using namespace schedsim;
@@ -20,15 +22,12 @@ namespace {
 
 const std::string kDir = std::string(SCHEDSIM_SOURCE_DIR) + "/tests/data/traces/";
 
+// A gzip'd fixture's bytes (base's gunzip, as the readers of schedsim's own .gz files use).
 std::string gunzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  REQUIRE(f != nullptr);
-  std::string out;
-  char buf[65536];
-  int n = 0;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  gzclose(f);
-  return out;
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  const std::string gz{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return schedsim::gunzip(gz, path, kMaxInMemoryInput);
 }
 
 struct Seen {

@@ -5,6 +5,7 @@
 /// the cheapest thing to move around. Parsers never build workload or engine objects.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace schedsim::traces {
 
@@ -21,6 +22,8 @@ enum class EventType : uint8_t {
 };
 inline constexpr int kNumEventTypes = 9;
 const char* event_type_name(EventType t);
+/// The type of the tracepoint named `name` ("sched_switch", ...); kOther for any other name.
+EventType classify_event(std::string_view name);
 
 /// prev_state decoded into the 4.14+ meaning (bits are ours, not the kernel's, so every kernel
 /// era and text/number rendering maps onto one set).
