@@ -64,7 +64,7 @@ int run_validate(const std::vector<std::string>& args) {
   // The runs' caveats once each, with how many runs gave them.
   for (const auto& [n, count] : run.note_counts) std::cerr << fmt::format("schedsim: {} ({} runs)\n", n, count);
   if (run.any_failed) {
-    std::cerr << "schedsim: some rows' simulations did not complete; they are reported as failed and left out of the goals\n";
+    std::cerr << "schedsim: some rows' simulations did not complete or gave no figure; they are reported as failed and left out of the goals\n";
     return kExitIncomplete;
   }
   return kExitOk;

@@ -467,7 +467,9 @@ SimulatedJudgement judge_simulated(const std::vector<double>& before, const std:
   j.after_mean = a.mean;
   j.before_std = b.std;
   j.after_std = a.std;
-  if (before.empty() || after.empty() || b.mean == 0) return j;
+  // A side without a figure (a failed run, a metric the workload cannot give: NaN) has no
+  // change to judge; its row is reported failed by the caller, never judged on NaN.
+  if (before.empty() || after.empty() || b.mean == 0 || !std::isfinite(b.mean) || !std::isfinite(a.mean)) return j;
   j.change = a.mean / b.mean - 1;
   const stats::Interval ci = stats::bootstrap_rel_change(before, after, 0.95, 2000, seed);
   j.ci_lo = ci.lo;

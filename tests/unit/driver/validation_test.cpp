@@ -1,7 +1,9 @@
 // The validation corpus: reader (format, every refusal names the file and JSON path), the
 // published and simulated judgements, curves, and the committed corpus itself.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -203,6 +205,13 @@ TEST_CASE("the simulated judgement needs an interval that excludes 0 and a 1% ch
   CHECK(judge_simulated(base, tiny, false, 1).verdict == Verdict::kWithinNoise);
   // One repetition per side never makes a verdict.
   CHECK(judge_simulated({10.0}, {20.0}, false, 1).verdict == Verdict::kWithinNoise);
+  // A side without a figure (NaN: a metric the workload cannot give) is not judged; the
+  // t-test's degrees of freedom would be NaN (an internal error from Boost.Math before).
+  const std::vector<double> none(5, std::numeric_limits<double>::quiet_NaN());
+  const SimulatedJudgement n = judge_simulated(none, none, false, 1);
+  CHECK(n.verdict == Verdict::kWithinNoise);
+  CHECK(std::isnan(n.change));
+  CHECK(judge_simulated(base, none, false, 1).verdict == Verdict::kWithinNoise);
   // The same seed, the same interval.
   const SimulatedJudgement k = judge_simulated(base, slower, false, 1);
   CHECK(k.ci_lo == j.ci_lo);
