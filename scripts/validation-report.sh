@@ -27,15 +27,8 @@ check_filter=${CHECK_FILTER:-i7-4790|wa-weight}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The text between <!-- begin NAME --> and <!-- end NAME --> in the document.
-block() { awk -v b="<!-- begin $1 -->" -v e="<!-- end $1 -->" '$0==e{f=0} f{print} $0==b{f=1}' "$doc"; }
-# Replaces that text with the contents of file $2.
-replace_block() {
-  awk -v b="<!-- begin $1 -->" -v e="<!-- end $1 -->" -v src="$2" '
-    $0==b {print; while ((getline l < src) > 0) print l; skip=1; next}
-    $0==e {skip=0}
-    !skip {print}' "$doc" > "$tmp/doc" && cp "$tmp/doc" "$doc"
-}
+# shellcheck source=scripts/lib/doc-blocks.sh
+. scripts/lib/doc-blocks.sh
 # The corpus listing's totals per half (its per-entry lines are those of the "Per change" table).
 listing() { printf '```\n'; "$schedsim" validate --list validation | grep -E '^(dev|val|all): '; printf '```\n'; }
 demote() { sed 's/^#/##/'; }
