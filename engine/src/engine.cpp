@@ -421,7 +421,11 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
     resched(cpu);
   } else {
     update_progress(cpu);
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p)) preempt_from(cpu, ctx.waker_cpu.value());
+    // ttwu_runnable(): the waker's own context, no select_task_rq().
+    WakeFlags wf;
+    wf.sync = ctx.sync;
+    wf.in_task = ctx.from_task;
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), ctx.p, wf)) preempt_from(cpu, ctx.waker_cpu.value());
   }
 }
 
@@ -478,6 +482,13 @@ void Simulation::Impl::place_and_send(const WakeContext& ctx) {
                          (!topo.share_cache(waker_cpu, res.cpu.value()) ||
                           (res.cpu.value() != waker_cpu && f.target_was_idle));
   prog[t].woken_from = wake_list ? res.cpu.value() : waker_cpu;
+  // The flags the enqueue's wakeup check gets: a wake-list enqueue runs in the target's IPI or
+  // idle loop, not in a task's context.
+  WakeFlags& wf = prog[t].wake_flags;
+  wf.fork = ctx.kind == WakeKind::kFork;
+  wf.sync = ctx.kind == WakeKind::kWakeup && ctx.sync;
+  wf.rq_selected = f.placement.outcome != PlaceOutcome::kPinned;
+  wf.in_task = ctx.from_task && !wake_list;
   ts.state = TaskState::kRunnable;
   ++s.rq(res.cpu).ttwu_pending;
   refresh_cpu(res.cpu.value());
@@ -570,7 +581,7 @@ bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   refresh_cpu(dst);
   if (!s.cpus[dst].curr.valid())
     resched(dst);
-  else if (pol.queue->check_preempt_wakeup(s, CpuId(dst), p))
+  else if (pol.queue->check_preempt_wakeup(s, CpuId(dst), p, WakeFlags{}))  // attach_task(): flags 0
     preempt_curr(dst, false);
   return true;
 }
@@ -703,7 +714,7 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   if (!c.curr.valid()) {
     resched(cpu);
   } else {
-    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t))) preempt_from(cpu, pr.woken_from);
+    if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t), pr.wake_flags)) preempt_from(cpu, pr.woken_from);
   }
 }
 
@@ -726,7 +737,7 @@ void Simulation::Impl::on_task_start(uint32_t t) {
     refresh_cpu(cpu);
     if (!s.cpus[cpu].curr.valid())
       resched(cpu);
-    else if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t)))
+    else if (pol.queue->check_preempt_wakeup(s, CpuId(cpu), TaskId(t), WakeFlags{}))
       preempt_curr(cpu, false);
     return;
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "schedsim/engine/policy.hpp"
 #include "schedsim/workload/loop_walk.hpp"
 #include "schedsim/workload/workload.hpp"
 #include "work.hpp"
@@ -27,6 +28,7 @@ struct Prog {
   uint64_t sleep_gen = 0;
   bool in_flight = false;  // woken, waiting for its kEnqueue
   uint32_t woken_from = 0;  // while in_flight: the CPU whose wakeup check is remote (the waker's; the target for a wake-list wake)
+  WakeFlags wake_flags;    // while in_flight: what its enqueue's wakeup check is told
   bool is_new = false;     // placed by the fork path, not yet enqueued anywhere
   // StartState::kBlocked and not yet woken: it waits for a token *before* its first action
   // (not in a block() action of its program), so the wake that releases it consumes no action.

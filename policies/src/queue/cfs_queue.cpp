@@ -137,7 +137,7 @@ class CfsQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
+  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee, const WakeFlags&) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee || !wakeup_preemption_) return false;

@@ -52,6 +52,27 @@
 //     v6.11-rc1): task_fork_fair() no longer touches the queue; wake_up_new_task() passes
 //     ENQUEUE_INITIAL, so the first enqueue gives the child half a request, vd = v + vslice/2.
 //
+// Wakeup preemption, two rules:
+//   6.12-6.18 (every module but `eevdf-6.19`): as above; the wake flags are not read.
+//   6.19 (`eevdf-6.19`; e837456fdca8 "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF
+//     goals", Mel Gorman, LKML 20251112122521.1331238-3-mgorman@techsingularity.net): unless the
+//     wakee's slice is shorter (PREEMPT_SHORT, as 6.17), a fork wakeup or a delayed wakee never
+//     preempts; with RESCHED_INELIGIBLE (the merged commit; 15257cc2f905 removed it) a check in
+//     task context reschedules a curr that is no longer eligible; with NEXT_BUDDY the wakee
+//     becomes the rq's next buddy unless the buddy already there has an earlier deadline, and
+//     for a new buddy a WF_SYNC wakeup preempts only if the wakee's deadline is earlier than
+//     curr's and curr ran sysctl_sched_migration_cost (0.5 ms; a quarter with WF_RQ_SELECTED)
+//     since its exec_start, else not at all (preempt_sync()). exec_start is the time of curr's
+//     last update_curr(), which the check itself has just run, so that time is 0 and a sync
+//     wakeup never preempts here: the wakee waits to be picked as the buddy. Otherwise the
+//     pick decides, as before, and __pick_eevdf() returns an eligible next buddy first
+//     (PICK_BUDDY, on by default in every EEVDF kernel; only NEXT_BUDDY sets a buddy). A buddy is
+//     cleared when it is picked or dequeued. Without RUN_TO_PARITY nothing else changes; with it,
+//     a check that does not preempt always pulls curr's protection end in to the shortest queued
+//     slice (update_protect_slice(); 6.17 did so only for a shorter wakee). NEXT_BUDDY was on by
+//     default from aceccac58ad7 and off again from 4f70f106bca1 (tip sched/urgent 2026-01-23):
+//     v6.19 has the restructured check without the buddy.
+//
 // Simplifications: one level (no groups, so the min_slice propagation of the 6.12 series does
 // not arise); delayed tasks are never migrated (the 6.14 rule).
 //
@@ -97,14 +118,17 @@ class EevdfQueue final : public QueuePolicy {
   enum class Protect : uint8_t { kDeadlineMarker, kVprot617 };
   /// Where a forked child gets its first placement (see the file comment, "Fork placement").
   enum class Fork : uint8_t { kPlacedAtFork66, kPlacedAtEnqueue612 };
+  /// The wakeup preemption check of the modelled version (see the file comment).
+  enum class Wake : uint8_t { kPick612, kBuddy619 };
 
   EevdfQueue(const Features& f, int64_t base_slice_ns, Protect protect = Protect::kDeadlineMarker,
-             Fork fork = Fork::kPlacedAtEnqueue612)
-      : base_slice_ns_(base_slice_ns), protect_(protect), fork_(fork), place_lag_(f.get(Feature::PLACE_LAG)),
+             Fork fork = Fork::kPlacedAtEnqueue612, Wake wake = Wake::kPick612)
+      : base_slice_ns_(base_slice_ns), protect_(protect), fork_(fork), wake_(wake), place_lag_(f.get(Feature::PLACE_LAG)),
         deadline_initial_(f.get(Feature::PLACE_DEADLINE_INITIAL)), rel_deadline_(f.get(Feature::PLACE_REL_DEADLINE)),
         run_to_parity_(f.get(Feature::RUN_TO_PARITY)), wakeup_preemption_(f.get(Feature::WAKEUP_PREEMPTION)),
         delay_dequeue_(f.get(Feature::DELAY_DEQUEUE)), delay_zero_(f.get(Feature::DELAY_ZERO)),
-        preempt_short_(f.get(Feature::PREEMPT_SHORT)) {}
+        preempt_short_(f.get(Feature::PREEMPT_SHORT)), next_buddy_(f.get(Feature::NEXT_BUDDY)),
+        resched_ineligible_(f.get(Feature::RESCHED_INELIGIBLE)) {}
 
   void attach(SchedState& s) override {
     base_slice_ = base_slice_ns_ * queue::tunable_factor(static_cast<uint32_t>(s.cpus.size()));
@@ -166,6 +190,7 @@ class EevdfQueue final : public QueuePolicy {
       remove(rq, p.value());
     }
     if (rq.last_put == p.value()) rq.last_put = kNone;  // leaving: a later pick is not a re-pick
+    if (rq.next == p.value()) rq.next = kNone;          // dequeue_entity(): clear_buddies()
     se.rel_deadline = kind == DequeueKind::kMigrate && rel_deadline_;
     if (se.rel_deadline) se.deadline -= se.vruntime;
     --rq.nr;
@@ -188,7 +213,9 @@ class EevdfQueue final : public QueuePolicy {
     if (best == kNone) return TaskId();
     remove_tree(rq, best);
     rq.curr = TaskId(best);
+    if (rq.next == best) rq.next = kNone;  // set_next_entity(): clear_buddies()
     Se& se = se_[best];
+    se.exec_start = s.now.ns();
     // set_next_entity() runs only when the task changes: since 6.12 (436f3eed5c69, "sched:
     // Combine the last put_prev_task() and the first set_next_task()") put_prev_set_next_task()
     // returns early when prev is picked again, and the cgroup path of pick_next_task_fair() has
@@ -210,10 +237,11 @@ class EevdfQueue final : public QueuePolicy {
     rq.last_put = prev.value();
   }
 
-  void update_curr(const SchedState&, CpuId cpu, Duration delta) override {
+  void update_curr(const SchedState& s, CpuId cpu, Duration delta) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid() || delta.count() <= 0) return;
     Se& se = se_[rq.curr.value()];
+    se.exec_start = s.now.ns();
     int64_t dv = calc_delta_fair(delta.count(), se.weight);
     se.vruntime += dv;
     rq.sum_wkey += static_cast<i128>(se.weight) * dv;
@@ -236,7 +264,7 @@ class EevdfQueue final : public QueuePolicy {
     update_min_vruntime(rq);
   }
 
-  bool check_preempt_wakeup(const SchedState&, CpuId cpu, TaskId wakee) override {
+  bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee, const WakeFlags& flags) override {
     Rq& rq = rq_[cpu.value()];
     if (!rq.curr.valid()) return true;
     if (rq.curr == wakee) return false;
@@ -248,6 +276,7 @@ class EevdfQueue final : public QueuePolicy {
     Se& curr = se_[rq.curr.value()];
     const Se& pse = se_[wakee.value()];
     const bool shorter = preempt_short_ && pse.slice < curr.slice;
+    if (wake_ == Wake::kBuddy619) return check_preempt_619(s, rq, curr, wakee.value(), flags, shorter);
     if (protect_ == Protect::kDeadlineMarker) {
       // 6.12 do_preempt_short(), then cancel_protect_slice(): marker = deadline + 1.
       if (shorter && eligible(rq, pse) && (pse.deadline < curr.deadline || !eligible(rq, curr)) &&
@@ -300,8 +329,10 @@ class EevdfQueue final : public QueuePolicy {
 
  private:
   static constexpr uint32_t kNone = 0xffffffffu;
+  static constexpr int64_t kMigrationCost = 500000;  // sysctl_sched_migration_cost (ns), not scaled
   struct Se {
     int64_t vruntime = 0, deadline = 0, vlag = 0, slice = 0;
+    int64_t exec_start = 0;  // when curr was set running or last charged (update_curr())
     int64_t custom_slice = 0;  // se->custom_slice: the clamped sched_runtime, 0 = the base slice
     int64_t vprot = 0;  // 6.17: end of the slice protection (vruntime)
     uint32_t weight = 1024, cpu = 0;
@@ -317,6 +348,7 @@ class EevdfQueue final : public QueuePolicy {
     uint32_t nr = 0;
     uint32_t nr_custom = 0;     // entities in the trees with a custom slice
     uint32_t last_put = kNone;  // the task put_prev() just put back, if any
+    uint32_t next = kNone;      // cfs_rq->next: the next buddy (eevdf-6.19 with NEXT_BUDDY)
     bool resched = false;
   };
 
@@ -334,6 +366,8 @@ class EevdfQueue final : public QueuePolicy {
   uint32_t pick_eevdf(const Rq& rq, bool protect = true) const {
     const Se* curr = rq.curr.valid() ? &se_[rq.curr.value()] : nullptr;
     if (rq.nr == 1) return curr ? rq.curr.value() : (rq.by_deadline.empty() ? kNone : rq.by_deadline.begin()->second);
+    // PICK_BUDDY: an eligible next buddy goes first, ahead of curr's protection.
+    if (rq.next != kNone && eligible(rq, se_[rq.next])) return rq.next;
     if (curr && !eligible(rq, *curr)) curr = nullptr;
     if (curr && protect && protected_curr(*curr)) return rq.curr.value();
     uint32_t best = kNone;
@@ -345,6 +379,33 @@ class EevdfQueue final : public QueuePolicy {
     if (curr && (best == kNone || curr->deadline < se_[best].deadline)) return rq.curr.value();
     if (best == kNone && !rq.by_deadline.empty()) best = rq.by_deadline.begin()->second;  // never starve
     return best;
+  }
+  // 6.19 check_preempt_wakeup_fair() (e837456fdca8; see the file comment), after the pending
+  // reschedule and WAKEUP_PREEMPTION checks. The protection rule is 6.17's (vprot).
+  bool check_preempt_619(const SchedState& s, Rq& rq, Se& curr, uint32_t p, const WakeFlags& flags, bool shorter) {
+    const Se& pse = se_[p];
+    if (!shorter) {
+      if (flags.fork || pse.delayed) return false;
+      if (resched_ineligible_ && flags.in_task && !eligible(rq, curr)) return true;
+      // set_preempt_buddy(): keep a buddy whose deadline is earlier than the wakee's.
+      if (next_buddy_ && !(rq.next != kNone && se_[rq.next].deadline < pse.deadline)) {
+        rq.next = p;
+        // preempt_sync(): only a new buddy obeys WF_SYNC, and only once curr has run a while.
+        if (flags.sync) {
+          int64_t threshold = kMigrationCost;
+          if (flags.rq_selected) threshold >>= 2;
+          const int64_t ran = std::max<int64_t>(0, s.now.ns() - curr.exec_start);
+          return pse.deadline < curr.deadline && ran >= threshold;
+        }
+      }
+    }
+    if (pick_eevdf(rq, !shorter) == p) {
+      if (shorter && curr.vruntime < curr.vprot) curr.vprot = curr.vruntime;
+      return true;
+    }
+    if (run_to_parity_)
+      curr.vprot = std::min(curr.vprot, curr.vruntime + calc_delta_fair(min_slice(rq, &curr), curr.weight));
+    return false;
   }
   bool protected_curr(const Se& curr) const {
     if (protect_ == Protect::kVprot617) return curr.vruntime < curr.vprot;
@@ -451,8 +512,9 @@ class EevdfQueue final : public QueuePolicy {
   int64_t base_slice_ns_;  // unscaled sysctl_sched_base_slice of the modelled version
   Protect protect_;
   Fork fork_;
+  Wake wake_;
   bool place_lag_, deadline_initial_, rel_deadline_, run_to_parity_, wakeup_preemption_;
-  bool delay_dequeue_, delay_zero_, preempt_short_;
+  bool delay_dequeue_, delay_zero_, preempt_short_, next_buddy_, resched_ineligible_;
   int64_t base_slice_ = 0, tick_ = 4000000;
   std::vector<Rq> rq_;
   std::vector<Se> se_;
@@ -497,6 +559,21 @@ ModuleDef<QueuePolicy> eevdf_617_queue() {
            "resched once it is over (0b9ca2dcabc3, 052c3d87c82e)",
            eevdf_flags()},
           [](const Features& f) { return std::make_unique<EevdfQueue>(f, 700000, EevdfQueue::Protect::kVprot617); }};
+}
+
+// eevdf-6.17 with the 6.19 wakeup check (e837456fdca8; see the file comment): NEXT_BUDDY and
+// RESCHED_INELIGIBLE as flags, both off as in v6.19.
+ModuleDef<QueuePolicy> eevdf_619_queue() {
+  std::vector<FeatureDoc> flags = eevdf_flags();
+  for (auto& d : feature_docs({{Feature::NEXT_BUDDY, false}, {Feature::RESCHED_INELIGIBLE, false}})) flags.push_back(d);
+  return {{"", "eevdf-6.19",
+           "eevdf-6.17 with the 6.19 wakeup check: no preemption by fork wakes, NEXT_BUDDY as a buddy with "
+           "a WF_SYNC rule (e837456fdca8)",
+           flags},
+          [](const Features& f) {
+            return std::make_unique<EevdfQueue>(f, 700000, EevdfQueue::Protect::kVprot617,
+                                                EevdfQueue::Fork::kPlacedAtEnqueue612, EevdfQueue::Wake::kBuddy619);
+          }};
 }
 
 }  // namespace schedsim

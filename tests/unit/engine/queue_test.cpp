@@ -417,12 +417,11 @@ struct HandQueue {
   SchedState s;
   PolicyStack stack;
   QueuePolicy* q = nullptr;
-  HandQueue(const std::string& queue, bool preempt_short, size_t nr_tasks) {
+  HandQueue(const std::string& queue, bool preempt_short, size_t nr_tasks, FeatureSet f = {}) {
     auto choice = default_modules();
     choice["queue"] = queue;
     choice["balance"] = "none";
     choice["placement"] = "prev";
-    FeatureSet f;
     f.set("PREEMPT_SHORT", preempt_short);
     stack = builtin_registry().make(choice, f);
     s.init(topo, cost, nr_tasks);
@@ -434,7 +433,7 @@ struct HandQueue {
   void put_prev(uint32_t t) { q->put_prev(s, CpuId(0), TaskId(t)); }
   void run_us(int64_t us) { q->update_curr(s, CpuId(0), Duration::us(us)); }
   bool tick() { return q->check_preempt_tick(s, CpuId(0)); }
-  bool wake_preempts(uint32_t t) { return q->check_preempt_wakeup(s, CpuId(0), TaskId(t)); }
+  bool wake_preempts(uint32_t t, WakeFlags f = {}) { return q->check_preempt_wakeup(s, CpuId(0), TaskId(t), f); }
   /// Task 0, new, is picked alone and runs 400 us: past its first (half-slice) deadline, which
   /// update_deadline() renews with nobody else queued (no reschedule).
   void first_renewal_alone() {
@@ -493,6 +492,120 @@ TEST_CASE("eevdf: a re-pick of the task that was just running keeps its slice pr
       h.enqueue(1, EnqueueKind::kNew);
       CHECK(h.wake_preempts(1));
     }
+  }
+}
+
+TEST_CASE("eevdf-6.19: a fork wakeup never preempts, other wakeups are decided by the pick as in 6.17",
+          "[policies][queue]") {
+  // The re-pick case above: A (unprotected after its renewal alone and a re-pick) runs 100 us
+  // more and new task B arrives with a half-slice deadline before A's, so pick_eevdf() returns B.
+  // e837456fdca8 returns before the pick for WF_FORK; an arrival without it still preempts.
+  for (bool fork : {true, false}) {
+    INFO("WF_FORK " << fork);
+    HandQueue h("eevdf-6.19", true, 2);
+    h.first_renewal_alone();
+    h.put_prev(0);
+    REQUIRE(h.pick() == TaskId(0));
+    h.run_us(100);
+    h.enqueue(1, EnqueueKind::kNew);
+    WakeFlags f;
+    f.fork = fork;
+    CHECK(h.wake_preempts(1, f) == !fork);
+  }
+}
+
+TEST_CASE("eevdf-6.19 NEXT_BUDDY: a sync wakee becomes the buddy and is picked next, without preempting",
+          "[policies][queue]") {
+  // A (unprotected, as above) is at v = V = 500 us with its deadline at 1150 us. New task C is
+  // queued with no wakeup check (deadline 875 us); then B wakes with zero lag and a full slice
+  // (deadline 1250 us, after C's). With NEXT_BUDDY, B becomes the next buddy: a WF_SYNC wakeup
+  // then preempts only if curr ran 0.5 ms (0.125 ms with WF_RQ_SELECTED) since its exec_start,
+  // which the wakeup's own update_curr() has just set, so it does not preempt; the next pick
+  // returns the eligible buddy B ahead of C's earlier deadline (PICK_BUDDY). Without WF_SYNC the
+  // pick decides at once: the buddy, so B preempts. Without NEXT_BUDDY the pick is C: B neither
+  // preempts nor runs next.
+  struct Case {
+    bool buddy, sync, preempts;
+    uint32_t next;
+  };
+  for (const Case& c : {Case{true, true, false, 2}, Case{true, false, true, 2}, Case{false, true, false, 1}}) {
+    INFO("NEXT_BUDDY " << c.buddy << " WF_SYNC " << c.sync);
+    FeatureSet fs;
+    fs.set("NEXT_BUDDY", c.buddy);
+    HandQueue h("eevdf-6.19", true, 3, fs);
+    h.first_renewal_alone();
+    h.put_prev(0);
+    REQUIRE(h.pick() == TaskId(0));
+    h.run_us(100);
+    h.enqueue(1, EnqueueKind::kNew);
+    h.enqueue(2, EnqueueKind::kWakeup);
+    WakeFlags f;
+    f.sync = c.sync;
+    f.rq_selected = true;
+    f.in_task = true;
+    CHECK(h.wake_preempts(2, f) == c.preempts);
+    h.put_prev(0);
+    CHECK(h.pick() == TaskId(c.next));
+  }
+}
+
+TEST_CASE("eevdf-6.19 RESCHED_INELIGIBLE: a wakeup in task context reschedules an ineligible curr",
+          "[policies][queue]") {
+  // A and B arrive at V = 0 (half-slice deadlines, equal: A is picked by id); A runs 100 us, so
+  // v_A = 100 us > V = 50 us: A is no longer eligible, though still protected by RUN_TO_PARITY.
+  // C wakes with zero lag and a full slice: its deadline is after B's, so the pick (A
+  // ineligible) is B, not C, and 6.17's rule does not preempt. With RESCHED_INELIGIBLE
+  // (e837456fdca8 as merged) a check in task context reschedules A at once; from a wake list
+  // (not in task context) it does not.
+  struct Case {
+    bool flag, in_task, preempts;
+  };
+  for (const Case& c : {Case{true, true, true}, Case{true, false, false}, Case{false, true, false}}) {
+    INFO("RESCHED_INELIGIBLE " << c.flag << " in_task " << c.in_task);
+    FeatureSet fs;
+    fs.set("RESCHED_INELIGIBLE", c.flag);
+    HandQueue h("eevdf-6.19", true, 3, fs);
+    h.enqueue(0, EnqueueKind::kNew);
+    h.enqueue(1, EnqueueKind::kNew);
+    REQUIRE(h.pick() == TaskId(0));
+    h.run_us(100);
+    h.enqueue(2, EnqueueKind::kWakeup);
+    WakeFlags f;
+    f.in_task = c.in_task;
+    CHECK(h.wake_preempts(2, f) == c.preempts);
+  }
+}
+
+TEST_CASE("eevdf-6.19 NEXT_BUDDY in the engine: WF_SYNC reaches the wakeup check", "[policies][queue]") {
+  // One CPU, 1 ms tick. W runs 300 us, wakes R (blocked since the start) and runs on. R is
+  // placed at V with zero lag and is eligible; W is within its slice protection. A plain wakeup
+  // with NEXT_BUDDY makes R the buddy and the pick returns it: R runs at 300 us. A WF_SYNC one
+  // does not preempt (W's exec_start is now): R waits for the tick at 1 ms, as it does without
+  // NEXT_BUDDY (W protected).
+  struct Case {
+    bool buddy;
+    uint8_t flag;
+    int64_t r_in_us;
+  };
+  for (const Case& c : {Case{true, 0, 300}, Case{true, kWakeSync, 1000}, Case{false, 0, 1000}}) {
+    INFO("NEXT_BUDDY " << c.buddy << " WF_SYNC " << int(c.flag));
+    Workload w;
+    TaskSpec wt, rt;
+    wt.name = "W";
+    wt.initial_cpu = 0;
+    wt.program = {Action::run(Duration::us(300)), Action::wake(TaskId(1), c.flag), Action::run(Duration::ms(2))};
+    rt.name = "R";
+    rt.initial_cpu = 0;
+    rt.start = StartState::kBlocked;
+    rt.program = {Action::run(Duration::us(50))};
+    w.add_task(wt);
+    w.add_task(rt);
+    FeatureSet fs;
+    fs.set("NEXT_BUDDY", c.buddy);
+    Switches sw = run_one_cpu(w, "eevdf-6.19", fs, Duration::ms(1));
+    auto r = std::find_if(sw.in.begin(), sw.in.end(), [](const auto& e) { return e.second == TaskId(1); });
+    REQUIRE(r != sw.in.end());
+    CHECK(r->first.ns() == Duration::us(c.r_in_us).count());
   }
 }
 

@@ -26,7 +26,7 @@ class FakeQueue final : public QueuePolicy {
   TaskId pick_next(SchedState&, CpuId) override { return TaskId(); }
   void put_prev(const SchedState&, CpuId, TaskId) override {}
   void update_curr(const SchedState&, CpuId, Duration) override {}
-  bool check_preempt_wakeup(const SchedState&, CpuId, TaskId) override { return false; }
+  bool check_preempt_wakeup(const SchedState&, CpuId, TaskId, const WakeFlags&) override { return false; }
   bool check_preempt_tick(const SchedState&, CpuId) override { return false; }
   void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {
     ++walks;

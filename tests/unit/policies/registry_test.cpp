@@ -126,5 +126,5 @@ TEST_CASE("slots by enum and by name", "[policies][registry]") {
   for (Slot s : kAllSlots) CHECK(parse_slot(to_string(s)) == s);
   CHECK(slot_names() == std::vector<std::string>{"placement", "idle-cores", "util", "queue", "balance"});
   CHECK_THROWS_WITH(parse_slot("placment"), Catch::Contains("did you mean"));
-  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.6", "eevdf-6.15", "eevdf-6.17", "fifo"});
+  CHECK(builtin_registry().names(Slot::kQueue) == std::vector<std::string>{"cfs", "eevdf", "eevdf-6.6", "eevdf-6.15", "eevdf-6.17", "eevdf-6.19", "fifo"});
 }

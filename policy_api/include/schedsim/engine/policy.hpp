@@ -49,6 +49,14 @@ struct WakeContext {
   CpuId prev_cpu{0};        ///< p->wake_cpu; the parent's CPU for fork
 };
 
+/// The wake flags a wakeup check sees (wakeup_preempt()'s wake_flags, and the context it runs in).
+struct WakeFlags {
+  bool fork = false;         ///< WF_FORK: wake_up_new_task()
+  bool sync = false;         ///< WF_SYNC (the waker is not exiting)
+  bool rq_selected = false;  ///< WF_RQ_SELECTED: select_task_rq() chose the CPU (more than one allowed)
+  bool in_task = false;      ///< the check runs in a task's context (in_task()): not from an IPI's wake list, a timer or a balance softirq
+};
+
 /// Where a placement landed, for the outcome report (docs/results-schema.md).
 enum class PlaceOutcome : uint8_t {
   kTarget,       ///< the affine target itself was idle
@@ -222,8 +230,8 @@ class QueuePolicy {
   virtual void put_prev(const SchedState& s, CpuId cpu, TaskId prev) = 0;
   /// curr ran for `delta` ns of wall time since the last update (update_curr).
   virtual void update_curr(const SchedState& s, CpuId cpu, Duration delta) = 0;
-  /// Should the newly enqueued `wakee` preempt cpu's current task?
-  virtual bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee) = 0;
+  /// Should the newly enqueued `wakee` preempt cpu's current task? `flags`: how it was woken.
+  virtual bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee, const WakeFlags& flags) = 0;
   /// Tick: should curr be preempted now?
   virtual bool check_preempt_tick(const SchedState& s, CpuId cpu) = 0;
   /// Queued (not running) tasks of cpu, in the queue's order, for load balancing.
