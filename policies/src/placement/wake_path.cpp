@@ -72,6 +72,7 @@ Knobs Knobs::from(const Features& f) {
   k.wa_idle = f.get(Feature::WA_IDLE);
   k.wa_weight = f.get(Feature::WA_WEIGHT);
   k.wa_bias = f.get(Feature::WA_BIAS);
+  k.wa_idle_prev = f.get(Feature::WA_IDLE_PREV);
   return k;
 }
 
@@ -123,7 +124,7 @@ uint32_t KernelPlacement::wake_affine(const SchedState& s, const WakeContext& ct
       target = is_idle(s, prev) ? prev : this_cpu;
     else if (ctx.sync && s.cpus[this_cpu].nr_running == 1)
       target = this_cpu;
-    else if (era_.wa_idle_prev && is_idle(s, prev))
+    else if (era_.wa_idle_prev && k_.wa_idle_prev && is_idle(s, prev))
       target = prev;
   }
   if (target == kNone && k_.wa_weight && s.util) {

@@ -84,7 +84,7 @@ TEST_CASE("a select_idle_sibling variant is one file plus one registration line"
   CHECK(info.summary == "example: the 5.12 merged search without a depth limit");
   std::vector<std::string> flags;
   for (const auto& f : info.features) flags.push_back(f.name);
-  CHECK(flags == std::vector<std::string>{"WA_IDLE", "WA_WEIGHT", "WA_BIAS"});
+  CHECK(flags == std::vector<std::string>{"WA_IDLE", "WA_WEIGHT", "WA_BIAS", "WA_IDLE_PREV"});
   FeatureSet sis_util;
   sis_util.set("SIS_UTIL", false);
   auto choice = default_modules();

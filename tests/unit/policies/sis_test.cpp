@@ -339,9 +339,18 @@ TEST_CASE("wake_affine: WA_IDLE then WA_WEIGHT", "[policies][sis]") {
     }
   REQUIRE(level >= 0);
   WakeContext ctx = wakeup(0, 0, 5);
-  // prev idle (5.11+ step 3)
+  // prev idle (5.11+ step 3, d8fcb81f1acf): prev, though its blocked load (3000) outweighs this
+  // CPU's (100 + the task's 500), the case the commit fixes. Without the step (WA_IDLE_PREV off,
+  // or a module of the 4.17 era) wake_affine_weight() decides and pulls to this CPU.
   m.idle(5);
+  m.util.load[0] = 100;
+  m.util.load[5] = 3000;
+  m.util.tload[0] = 500;
   CHECK(mod->wake_affine(m.s, ctx, level) == 5);
+  CHECK(make_module("sis-5.11")->wake_affine(m.s, ctx, level) == 5);
+  CHECK(make_module("sis-util", {{"WA_IDLE_PREV", false}})->wake_affine(m.s, ctx, level) == 0);
+  CHECK(make_module("sis-4.17")->wake_affine(m.s, ctx, level) == 0);
+  m.util.load[0] = m.util.load[5] = m.util.tload[0] = 0;
   m.busy(5);
   // sync wakeup onto a CPU running only the waker
   ctx.sync = true;

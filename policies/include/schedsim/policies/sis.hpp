@@ -50,6 +50,7 @@ struct Knobs {
   bool sis_prop = false, sis_util = false, sis_avg_cpu = false;
   bool sis_fold = false, sis_age = false, sis_once = false, sis_fold_always = false;
   bool wa_idle = true, wa_weight = true, wa_bias = true;
+  bool wa_idle_prev = false;  ///< WA_IDLE_PREV, where the era has the step (Era::wa_idle_prev)
   static Knobs from(const Features& f);
 };
 
