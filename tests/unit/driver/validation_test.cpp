@@ -273,6 +273,7 @@ TEST_CASE("the committed corpus reads, and covers what issue 27 asks of it", "[d
     if (e.topology.ends_with(".json")) CHECK(fs::exists(e.topology));
     for (const auto& r : e.rows) CHECK(row_workload_spec(e, r).find('{') == std::string::npos);
   }
+  CHECK(commits.size() >= 12);  // distinct changes
   CHECK(rows >= 60);
   CHECK(dev > 0);
   CHECK(val > 0);
