@@ -1092,8 +1092,8 @@ Workload import_once(const std::string& path, const std::string_view* data, cons
   }
   if (perf) {
     const PerfDataInfo& info = perf->info();
-    rep.format = fmt::format("perf.data (perf {}{})", info.perf_version.empty() ? "?" : info.perf_version,
-                             info.compressed ? ", zstd records" : "");
+    rep.format = fmt::format("perf.data (perf {}{}{})", info.perf_version.empty() ? "?" : info.perf_version,
+                             info.pipe ? ", pipe mode" : "", info.compressed ? ", zstd records" : "");
     rep.compression = compression_name(perf_compression);
     rep.bytes = info.bytes;
     std::vector<std::string> k{fmt::format("kernel {} (the recording's os release)",

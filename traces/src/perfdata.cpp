@@ -54,6 +54,9 @@ constexpr uint64_t kFormatEnabled = 1, kFormatRunning = 2, kFormatId = 4, kForma
 // only the compressed ones among those are read).
 constexpr uint32_t kRecLost = 2, kRecComm = 3, kRecFork = 7, kRecSample = 9, kRecLostSamples = 13,
                    kRecCompressed = 81, kRecCompressed2 = 83;
+// Pipe mode's header records (perf record -o -): an attribute with its ids, the tracing data
+// (whose bytes follow the record, outside its size, padded to 8), one header feature.
+constexpr uint32_t kRecHeaderAttr = 64, kRecHeaderTracingData = 66, kRecHeaderFeature = 80;
 // Header features (HEADER_* of tools/perf/util/header.h).
 constexpr int kFeatTracingData = 1, kFeatOsRelease = 4, kFeatVersion = 5, kFeatNrCpus = 7,
               kFeatDirFormat = 24;
@@ -133,6 +136,7 @@ struct PerfData::Impl {
   static constexpr uint16_t kNoAttr = 0xffff;
   std::vector<uint16_t> id_attr;
   bool identifier = false;    // PERF_SAMPLE_IDENTIFIER: records name their attribute
+  bool has_tracing = false;   // the tracing data (event formats) was read
   std::unordered_map<uint32_t, Format> formats;  // by tracepoint id (common_type)
   std::vector<Rec> recs;
   size_t next_rec = 0;
@@ -170,8 +174,12 @@ struct PerfData::Impl {
   }
 
   void read_header();
+  void read_pipe();
   void read_attrs(const Section& s, uint64_t attr_size);
+  void add_attr(std::string_view b, uint64_t at, const Section& ids);
+  void check_attrs(uint64_t at);
   void read_features(const Section& data, const std::array<uint64_t, 4>& bits);
+  void read_feature(int f, const Section& s);
   std::string feature_string(const Section& s, const char* what) const;
   void read_tracing_data(const Section& s);
   void read_format(std::string_view text, std::string_view system, uint64_t at);
@@ -195,9 +203,10 @@ void PerfData::Impl::read_header() {
             "'perf script --ns -i FILE > trace.txt'");
   if (magic != kPerfDataMagic) fail(0, "not a perf.data file: expected the magic PERFILE2");
   const uint64_t hsize = rd(b, 8, 8);
-  if (hsize == 16)
-    fail(8, "a perf.data in pipe mode (perf record -o -): write it to a file first ('perf inject -i "
-            "FILE -o FILE2') or convert it with 'perf script --ns -i FILE > trace.txt'");
+  if (hsize == 16) {
+    read_pipe();
+    return;
+  }
   if (hsize < kHeaderSize)
     fail(8, fmt::format("file header size {}: expected at least {} (a perf.data of another format)", hsize, kHeaderSize));
   need(b, 0, kHeaderSize, "the file header");
@@ -227,37 +236,48 @@ void PerfData::Impl::read_attrs(const Section& s, uint64_t attr_size) {
   if (s.size == 0 || s.size % attr_size != 0)
     fail(24, fmt::format("attribute table of {} bytes: expected a positive multiple of the entry size {}", s.size,
                          attr_size));
-  bool uniform = true;  // every attribute has the same sample_type
   for (uint64_t at = s.offset; at < s.offset + s.size; at += attr_size) {
-    Attr a;
-    a.type = static_cast<uint32_t>(rd(b, at, 4));
-    a.sample_type = rd(b, at + 24, 8);
-    a.read_format = rd(b, at + 32, 8);
-    a.sample_id_all = (rd(b, at + 40, 8) & kAttrSampleIdAll) != 0;
     const uint64_t ids_at = at + attr_size - 16;
     const Section ids{rd(b, ids_at, 8), rd(b, ids_at + 8, 8)};
     need(b, ids.offset, ids.size, "an attribute's sample ids");
-    if (attrs.size() >= kNoAttr) fail(at, fmt::format("more than {} attributes", kNoAttr - 1));
-    const auto index = static_cast<uint16_t>(attrs.size());
-    for (uint64_t i = 0; i + 8 <= ids.size; i += 8) {
-      const uint64_t id = rd(b, ids.offset + i, 8);
-      attr_of_id[id] = index;
-      if (id < 65536) {
-        if (id >= id_attr.size()) id_attr.resize(id + 1, kNoAttr);
-        id_attr[id] = index;
-      }
-    }
-    if (!attrs.empty() && a.sample_type != attrs[0].sample_type) uniform = false;
-    attrs.push_back(a);
+    add_attr(b, at, ids);
   }
+  check_attrs(s.offset);
+}
+
+// One perf_event_attr at `at` (at least PERF_ATTR_SIZE_VER0 bytes, checked by the caller) and
+// the sample ids at `ids` that name it.
+void PerfData::Impl::add_attr(std::string_view b, uint64_t at, const Section& ids) {
+  Attr a;
+  a.type = static_cast<uint32_t>(rd(b, at, 4));
+  a.sample_type = rd(b, at + 24, 8);
+  a.read_format = rd(b, at + 32, 8);
+  a.sample_id_all = (rd(b, at + 40, 8) & kAttrSampleIdAll) != 0;
+  if (attrs.size() >= kNoAttr) fail(at, fmt::format("more than {} attributes", kNoAttr - 1));
+  const auto index = static_cast<uint16_t>(attrs.size());
+  for (uint64_t i = 0; i + 8 <= ids.size; i += 8) {
+    const uint64_t id = rd(b, ids.offset + i, 8);
+    attr_of_id[id] = index;
+    if (id < 65536) {
+      if (id >= id_attr.size()) id_attr.resize(id + 1, kNoAttr);
+      id_attr[id] = index;
+    }
+  }
+  attrs.push_back(a);
+}
+
+// Every attribute read: can samples be told apart, and do the tracepoints carry what is decoded?
+void PerfData::Impl::check_attrs(uint64_t at) {
+  const bool uniform =
+      std::all_of(attrs.begin(), attrs.end(), [&](const Attr& a) { return a.sample_type == attrs[0].sample_type; });
   identifier = std::all_of(attrs.begin(), attrs.end(), [](const Attr& a) { return (a.sample_type & kSampleIdentifier) != 0; });
   if (!uniform && !identifier)
-    fail(s.offset, "attributes of different sample types without PERF_SAMPLE_IDENTIFIER: records cannot be "
+    fail(at, "attributes of different sample types without PERF_SAMPLE_IDENTIFIER: records cannot be "
                    "told apart (perf sets it itself; was the file written by another tool?)");
   for (const Attr& a : attrs)
     if (a.type == kAttrTypeTracepoint && !((a.sample_type & kSampleTime) && (a.sample_type & kSampleCpu) &&
                                            (a.sample_type & kSampleTid) && (a.sample_type & kSampleRaw)))
-      fail(s.offset, "tracepoint samples recorded without time, CPU, tid or raw data: record with "
+      fail(at, "tracepoint samples recorded without time, CPU, tid or raw data: record with "
                      "'perf sched record' or 'perf record -e sched:* -R -T' (not -a without --raw-samples)");
 }
 
@@ -274,33 +294,80 @@ void PerfData::Impl::read_features(const Section& data, const std::array<uint64_
   // The section table follows the data, one entry per feature bit set (bit 0 is reserved).
   uint64_t at = data.offset + data.size;
   if (at < data.offset) fail(40, "the data section's offset and size overflow");
-  bool tracing = false;
   for (int f = 1; f < 256; ++f) {
     if (!((bits[static_cast<size_t>(f / 64)] >> (f % 64)) & 1)) continue;
     const Section s{u64(b, at, "the feature table"), u64(b, at + 8, "the feature table")};
     at += 16;
     need(b, s.offset, s.size, "a feature section");
-    switch (f) {
-      case kFeatTracingData:
-        read_tracing_data(s);
-        tracing = true;
-        break;
-      case kFeatOsRelease: info.osrelease = feature_string(s, "the os release"); break;
-      case kFeatVersion: info.perf_version = feature_string(s, "the perf version"); break;
-      case kFeatNrCpus: {
-        // The same bound as a text trace's "#P:" header (a CpuMask's size).
-        const uint32_t n = u32(b, s.offset, "the CPU count");
-        if (n > uint32_t{kMaxCpu} + 1)
-          fail(s.offset, fmt::format("the header's CPU count {} is out of range: schedsim models CPUs 0..{}", n, kMaxCpu));
-        info.nr_cpus = n;
-        break;
-      }
-      default: break;
-    }
+    read_feature(f, s);
   }
-  if (!tracing)
+  if (!has_tracing)
     fail(72, "no tracing data (the event formats): not a recording of tracepoints; record with "
              "'perf sched record' or 'perf record -e sched:*'");
+}
+
+// One header feature's section (a file's feature table, or a pipe's HEADER_FEATURE record).
+void PerfData::Impl::read_feature(int f, const Section& s) {
+  const std::string_view b(file);
+  switch (f) {
+    case kFeatTracingData:
+      read_tracing_data(s);
+      has_tracing = true;
+      break;
+    case kFeatOsRelease: info.osrelease = feature_string(s, "the os release"); break;
+    case kFeatVersion: info.perf_version = feature_string(s, "the perf version"); break;
+    case kFeatNrCpus: {
+      // The same bound as a text trace's "#P:" header (a CpuMask's size).
+      const uint32_t n = u32(b, s.offset, "the CPU count");
+      if (n > uint32_t{kMaxCpu} + 1)
+        fail(s.offset, fmt::format("the header's CPU count {} is out of range: schedsim models CPUs 0..{}", n, kMaxCpu));
+      info.nr_cpus = n;
+      break;
+    }
+    default: break;
+  }
+}
+
+// Pipe mode (perf record -o -, a 16-byte header): the attributes, features and tracing data come
+// as records ahead of the samples that need them. They are read first; the data is then indexed
+// as a file's data section is (index_records() steps over them).
+void PerfData::Impl::read_pipe() {
+  const std::string_view b(file);
+  info.pipe = true;
+  for (uint64_t at = 16; at < b.size();) {
+    need(b, at, 8, "a record header");
+    const auto type = static_cast<uint32_t>(rd(b, at, 4));
+    const auto size = static_cast<uint16_t>(rd(b, at + 6, 2));
+    if (size < 8) fail(at, fmt::format("a record of {} bytes: shorter than its own header", size));
+    need(b, at, size, "a record");
+    const uint64_t rend = at + size;
+    if (type == kRecHeaderAttr) {
+      // The attribute, its own size at offset 4, then its ids up to the record's end.
+      const uint32_t asize = u32(b, at + 12, "an attribute's size");
+      if (asize < 64 || asize > size - 8u)
+        fail(at + 12, fmt::format("attribute size {}: expected 64..{} (the record's)", asize, size - 8u));
+      add_attr(b, at + 8, Section{at + 8 + asize, rend - (at + 8 + asize)});
+    } else if (type == kRecHeaderFeature) {
+      if (size < 16) fail(at, "a header feature record too short for its feature id");
+      const uint64_t f = rd(b, at + 8, 8);
+      if (f >= 1 && f < 256) read_feature(static_cast<int>(f), Section{at + 16, size - 16u});
+    } else if (type == kRecHeaderTracingData) {
+      if (size < 12) fail(at, "a tracing data record too short for its size");
+      const Section s{rend, u32(b, at + 8, "the tracing data's size")};
+      need(b, s.offset, s.size, "the tracing data");
+      read_feature(kFeatTracingData, s);
+      at = rend + ((s.size + 7) & ~uint64_t{7});
+      continue;
+    }
+    at = rend;
+  }
+  if (attrs.empty()) fail(16, "a pipe-mode perf.data without attribute records (was it cut at its start?)");
+  check_attrs(16);
+  if (!has_tracing)
+    fail(16, "no tracing data (the event formats): not a recording of tracepoints; record with "
+             "'perf sched record' or 'perf record -e sched:*'");
+  index_records(0, 16, b.size());
+  std::stable_sort(recs.begin(), recs.end(), [](const Rec& x, const Rec& y) { return x.ts < y.ts; });
 }
 
 void PerfData::Impl::read_tracing_data(const Section& s) {
@@ -538,6 +605,10 @@ void PerfData::Impl::index_records(uint32_t buf, uint64_t begin, uint64_t end) {
     } else if (type == kRecComm || type == kRecFork || type == kRecLost || type == kRecLostSamples) {
       const uint16_t ai = attr_for(b, at, at + 8, rend, false);
       recs.push_back(Rec{trailer_time(b, at, rend, attrs[ai], nullptr), at, type, static_cast<uint16_t>(buf), ai});
+    } else if (type == kRecHeaderTracingData && buf == 0 && info.pipe) {
+      // Its bytes follow the record (read_pipe() read them): step over them too.
+      at = rend + ((rd(b, at + 8, 4) + 7) & ~uint64_t{7});
+      continue;
     } else if (type == kRecCompressed || type == kRecCompressed2) {
       if (buf != 0) fail(at, "a compressed record inside compressed records");
       uint64_t p = at + 8, n = size - 8;

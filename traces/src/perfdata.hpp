@@ -26,6 +26,7 @@ struct PerfDataInfo {
   std::string perf_version;  ///< HEADER_VERSION
   int64_t nr_cpus = -1;      ///< HEADER_NRCPUS, CPUs available (-1 when absent)
   bool compressed = false;   ///< the records were zstd-compressed (perf record -z)
+  bool pipe = false;         ///< pipe mode (perf record -o -): the header travels as records
   uint64_t bytes = 0;        ///< the perf.data's size (decompressed when gzip/zstd held it)
 };
 
