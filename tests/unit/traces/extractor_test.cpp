@@ -275,7 +275,7 @@ TEST_CASE("import: every fixture imports, or fails with an InputError", "[traces
     }
   }
   std::remove(out.c_str());
-  CHECK(ok == 43);  // 50 files
+  CHECK(ok == 45);  // 52 files
   // latency, counter clock, bad-state, garbage, tc-raw-3x (--kernel-version), span-12-days,
   // pool-101-sleeps-11-days
   CHECK(refused == 7);
