@@ -121,6 +121,17 @@ const std::vector<KernelProfile>& kernel_profiles() {
       {"6.18", "6.17 rules as in 6.18.y stable: NI_RANDOM proportional newidle balance (33cf66d88306), bump reverted (d206fbad9328); 6.18.0 had the bump (use 6.17)",
        slots("sis-util", "eevdf-6.17", "kernel-6.14"),
        flags_6_14(false, true)},
+      // 6.19: the 6.18.y newidle rules, and e837456fdca8's wakeup check (eevdf-6.19) as released:
+      // NEXT_BUDDY off again (4f70f106bca1) and the reschedule of an ineligible curr removed
+      // (15257cc2f905), both before v6.19.
+      {"6.19", "6.18 plus the 6.19 wakeup check (e837456fdca8): fork wakes never preempt; NEXT_BUDDY off as released",
+       slots("sis-util", "eevdf-6.19", "kernel-6.14"),
+       [] {
+         auto f = flags_6_14(false, true);
+         f["NEXT_BUDDY"] = false;
+         f["RESCHED_INELIGIBLE"] = false;
+         return f;
+       }()},
   };
   return profiles;
 }

@@ -39,7 +39,7 @@ TEST_CASE("kernel profiles name registered modules and readable flags", "[polici
   const auto& reg = builtin_registry();
   std::vector<std::string> versions;
   for (const auto& p : kernel_profiles()) versions.push_back(p.version);
-  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12", "6.15", "6.17", "6.18"});
+  CHECK(versions == std::vector<std::string>{"4.17", "5.11", "5.15", "6.1", "6.6", "6.12", "6.15", "6.17", "6.18", "6.19"});
   for (const auto& p : kernel_profiles()) {
     INFO(p.version);
     FeatureSet f;
@@ -89,7 +89,8 @@ TEST_CASE("kernel host: the newest profile not newer than the running release", 
   CHECK(kernel_profile_for_release("6.13.2", note).version == "6.12");
   CHECK(kernel_profile_for_release("6.9.0-rc1", note).version == "6.6");
   CHECK(kernel_profile_for_release("6.10", note).version == "6.6");    // 6.10 > 6.6, not 6.1
-  CHECK(kernel_profile_for_release("7.0.1", note).version == "6.18");
+  CHECK(kernel_profile_for_release("6.19.3", note).version == "6.19");
+  CHECK(kernel_profile_for_release("7.0.1", note).version == "6.19");
   CHECK(kernel_profile_for_release("5.4.0-150-generic", note).version == "4.17");
   CHECK_THROWS_WITH(kernel_profile_for_release("4.9.0", note), Catch::Contains("older than every profile"));
   CHECK_THROWS_WITH(kernel_profile_for_release("linux", note), Catch::Contains("cannot read a version"));
