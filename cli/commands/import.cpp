@@ -20,6 +20,11 @@ int run_import(const std::vector<std::string>& args) {
   const WorkloadFormat wf = workload_format_for(vm.count("format") ? vm["format"].as<std::string>() : "", out);
   traces::ExtractOptions opt = trace_selection(vm);
   opt.syscall_marks = vm["syscall-marks"].as<bool>();
+  // The native format keeps no wake pairs (Action::body of wake and block): the file would replay
+  // with tokens, not as asked.
+  if (opt.wake_match != traces::TraceWakeMatch::kToken)
+    throw UsageError("--wake-match recorded applies to a trace replayed directly (run, calibrate, sweep): a workload "
+                     "file does not keep which wake ended which sleep");
   traces::ImportReport rep;
   const std::string in = vm["trace"].as<std::string>();
   refuse_output_over_inputs(out, {in});

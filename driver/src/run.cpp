@@ -297,6 +297,7 @@ std::vector<std::string> trace_options_given(const traces::ExtractOptions& e) {
   if (e.reorder_window != d.reorder_window) v.emplace_back("--reorder-window");
   if (e.clock_tolerance != d.clock_tolerance) v.emplace_back("--clock-tolerance");
   if (e.channels != d.channels) v.emplace_back("--channels");
+  if (e.wake_match != d.wake_match) v.emplace_back("--wake-match");
   return v;
 }
 

@@ -169,6 +169,10 @@ std::vector<RunOption> trace_rows() {
      "read/write syscalls recorded in the trace (record --extra-events syscalls): 'pipe' or 'socket' replays the fds that wakeups pair as channels of that kind (write/read actions: the simulated pipe decides who sleeps and who is woken) instead of wake/block tokens; 'off' ignores them (default: off)",
      nullptr, false, "off, pipe or socket",
      [](RunRequest& r, const OptionValue& v) { r.extract.channels = traces::parse_trace_channels(v.text); }},
+    {"wake-match", 0, T::kText, G::kTraceSelection, nullptr,
+     "which wake releases a replayed sleep: 'token' (default) any wake posted to the task, banked when it finds the task awake; 'recorded' only the wake that ended that sleep in the recording, held until the task reaches it (docs/traces.md \"Wake matching\"); not with import",
+     nullptr, false, "token or recorded",
+     [](RunRequest& r, const OptionValue& v) { r.extract.wake_match = traces::parse_trace_wake_match(v.text); }},
 
     // Trace reading (also `sched`).
     {"strict", 0, T::kFlag, G::kTraceReading, nullptr, "make every repair (lost events, inconsistencies) an error",

@@ -300,17 +300,24 @@ Duration Simulation::Impl::wake_delay(const WakeContext& ctx, uint32_t to_cpu, D
 }
 
 // try_to_wake_up(): a token for t; if t is blocked, place it and send it on its way.
-void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync) {
+void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync, uint32_t pair) {
   Prog& pr = prog[t];
   TaskSched& ts = s.tasks[t];
   // A task asleep in a channel operation is not released by a plain wake: the token waits for
-  // its next block().
-  if (ts.state != TaskState::kBlocked || pr.in_flight || chans.waiting(t)) {
+  // its next block(). A recorded pair (`pair` != 0) releases only the block it ended in the
+  // recording, a plain wake only a token block (or the wait before the program starts).
+  if (ts.state != TaskState::kBlocked || pr.in_flight || chans.waiting(t) || pr.waiting_pair != pair) {
     if (ts.state == TaskState::kExited) {
       log->debug("[{}] wake of exited task{} ignored", s.now, t);
       return;
     }
-    ++pr.tokens;
+    if (pair != 0) {
+      SCHEDSIM_ASSERT(!pr.pair_is_done(pair), "recorded wake pair {} of task{} posted twice", pair, t);
+      pr.set_pair_done(pair, true);
+      ++pr.pairs_held;
+    } else {
+      ++pr.tokens;
+    }
     if (!pr.background) ++sum.tokens_banked;  // a measured figure, like tokens_left
     if (!pr.background && log->should_log(spdlog::level::debug)) log_banked_wake(t);
     for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
@@ -320,6 +327,7 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
     pr.waits_before_start = false;  // released; its program runs from its first action
   else
     ++pr.pc;  // the wake satisfies the block() the task is parked on
+  pr.waiting_pair = 0;
   activate(t, waker, waker_cpu, sync);
 }
 
@@ -355,7 +363,7 @@ void Simulation::Impl::log_banked_wake(uint32_t t) const {
                                                             : "off CPU";
   const auto idle = std::count_if(s.cpus.begin(), s.cpus.end(), [](const auto& c) { return !c.curr.valid(); });
   log->debug("[{}] wake of task{} banked as a token: {}, {} token{} held, {} of run before its next block, {} CPU{} idle",
-             s.now, t, where, pr.tokens, pr.tokens == 1 ? "" : "s", known ? fmt::format("{}", ahead) : std::string("-"), idle,
+             s.now, t, where, pr.held(), pr.held() == 1 ? "" : "s", known ? fmt::format("{}", ahead) : std::string("-"), idle,
              idle == 1 ? "" : "s");
 }
 
@@ -931,16 +939,16 @@ void Simulation::Impl::finish() {
       if (st != TaskState::kExited) ++sum.background_cut;
       continue;
     }
-    sum.tokens_left += static_cast<uint64_t>(prog[t].tokens);
+    sum.tokens_left += static_cast<uint64_t>(prog[t].held());
     if (st == TaskState::kBlocked) ++sum.tasks_stuck;
     if (st == TaskState::kRunning || st == TaskState::kRunnable || st == TaskState::kSleeping) sum.complete = false;
-    if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].tokens > 0)) {
+    if (sum.stop == StopReason::kNone && (st == TaskState::kBlocked || st == TaskState::kNotStarted || prog[t].held() > 0)) {
       UnfinishedTask u;
       u.task = TaskId(t);
       u.state = st;
       u.pc = prog[t].pc;
       u.before_start = prog[t].waits_before_start;
-      u.tokens = prog[t].tokens;
+      u.tokens = prog[t].held();
       sum.unfinished.push_back(u);
     }
   }

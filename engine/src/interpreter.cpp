@@ -97,7 +97,7 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
       case ActionKind::kWake:
         credit_recorded_wakes(t, a->reserved);
         ++pr.pc;
-        do_wake(a->task().value(), TaskId(t), cpu, (a->flags & kWakeSync) != 0);
+        do_wake(a->task().value(), TaskId(t), cpu, (a->flags & kWakeSync) != 0, a->body);
         break;
       case ActionKind::kFork:
         ++pr.pc;
@@ -108,6 +108,20 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
         if (do_exec(t, cpu)) return;
         break;
       case ActionKind::kBlock:
+        if (a->body != 0) {
+          // A recorded pair (--wake-match recorded): only the wake that ended this sleep in the
+          // recording releases it, whatever other wakes the task holds.
+          if (pr.pair_is_done(a->body)) {
+            pr.set_pair_done(a->body, false);
+            --pr.pairs_held;
+            ++pr.pc;
+            for (auto* o : obs) o->on_token(s.now, TaskId(t), true);
+            break;
+          }
+          pr.waiting_pair = a->body;
+          leave_cpu(t, cpu, TaskState::kBlocked);
+          return;
+        }
         if (pr.tokens > 0) {
           --pr.tokens;
           ++pr.pc;

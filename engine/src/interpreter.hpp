@@ -25,6 +25,13 @@ struct Prog {
   std::vector<LoopFrame> loops;
   TaskWork work;           // what it still owes of its run() action and charged overheads
   int64_t tokens = 0;      // wakes posted while not blocked
+  // Recorded wake pairs (a trace extracted with --wake-match recorded, Action::body of a wake
+  // and of the block it ended): the pair numbers whose wake came before the task reached their
+  // block (bit n of pair_done), how many of those are still held, and the pair of the block the
+  // task is asleep in (0: none, or a token block).
+  std::vector<uint64_t> pair_done;
+  int64_t pairs_held = 0;
+  uint32_t waiting_pair = 0;
   uint64_t sleep_gen = 0;
   bool in_flight = false;  // woken, waiting for its kEnqueue
   uint32_t woken_from = 0;  // while in_flight: the CPU whose wakeup check is remote (the waker's; the target for a wake-list wake)
@@ -48,6 +55,17 @@ struct Prog {
   // TaskSpec::background: load only; its work is kept apart (bg_work_*_scaled) and its end does
   // not count towards the run's end (Impl::fg_live).
   bool background = false;
+
+  // Wakes it holds that no block consumed yet (tokens and early recorded pairs).
+  int64_t held() const { return tokens + pairs_held; }
+  bool pair_is_done(uint32_t n) const { return n / 64 < pair_done.size() && ((pair_done[n / 64] >> (n % 64)) & 1U) != 0; }
+  void set_pair_done(uint32_t n, bool on) {
+    if (n / 64 >= pair_done.size()) pair_done.resize(n / 64 + 1, 0);
+    if (on)
+      pair_done[n / 64] |= uint64_t{1} << (n % 64);
+    else
+      pair_done[n / 64] &= ~(uint64_t{1} << (n % 64));
+  }
 
   // Fetches the next non-loop action, resolving loop-backs; nullptr at the end of the program.
   const Action* fetch() { return next_action(*this); }

@@ -160,7 +160,7 @@ struct Simulation::Impl : BalanceOps {
   void leave_cpu(uint32_t t, uint32_t cpu, TaskState st);
   void do_exit(uint32_t t, uint32_t cpu);
   Duration wake_delay(const WakeContext& ctx, uint32_t to_cpu, Duration scan) const;
-  void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync);
+  void do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync, uint32_t pair = 0);
   void activate(uint32_t t, TaskId waker, uint32_t waker_cpu, bool sync);
   void wake_delayed(const WakeContext& ctx);
   WakeFact decide(const WakeContext& ctx);

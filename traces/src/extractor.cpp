@@ -17,6 +17,7 @@
 #include "schedsim/traces/extractor.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -64,6 +65,7 @@ struct TaskRec {
   bool background = false;
   bool bg_comm_matched = false;
   bool in_workload() const { return selected || background; }
+  uint32_t pairs = 0;  // --wake-match recorded: sleeps numbered so far (Action::body of wake and block)
   bool fork_wait = false;  // woken by its fork: the first switch-in is fork latency, not wakeup
   bool kthread = false;
   bool descendant = false;
@@ -488,6 +490,15 @@ struct Extractor::Impl {
     cs.cur = t.pid;
   }
 
+  // --wake-match recorded: the number of t's next sleep, which its block() and the wake that
+  // ended it in the recording both carry (0 under token matching: any wake releases any block).
+  uint32_t next_pair(TaskRec& t) const {
+    if (opt.wake_match != TraceWakeMatch::kRecorded) return 0;
+    // 2^32 sleeps would take 64 GiB of block() actions: the memory budget ends the import first.
+    SCHEDSIM_ASSERT(t.pairs < std::numeric_limits<uint32_t>::max(), "sleep numbers of pid {} overflow", t.pid);
+    return ++t.pairs;
+  }
+
   void cancel_early(TaskRec& t) {
     if (!t.early) return;
     if (t.early_inside) recs[t.early_waker].cancelled.push_back(t.early_action);
@@ -539,7 +550,8 @@ struct Extractor::Impl {
           if (t.selected) ++obs.wakeups;
           flush_run(t);
           if (t.early_inside) {
-            push(t, Action::block());
+            push(t, Action::block(next_pair(t)));
+            if (t.in_workload()) recs[t.early_waker].prog[t.early_action].body = t.prog.back().body;
             note_edge_at(t.early_waker, t.early_sc, t.early_action, ord);
           }
           t.st = St::kWoken;
@@ -698,9 +710,11 @@ struct Extractor::Impl {
         if (inside && b.in_workload() && word != bord) {
           TaskRec& w = recs[word];
           flush_at(w, ev.ts);
-          push(w, recorded_wake(bord, ev));
+          Action wa = recorded_wake(bord, ev);
+          wa.body = next_pair(b);
+          push(w, wa);
           flush_run(b);
-          push(b, Action::block());
+          push(b, Action::block(wa.body));
           note_edge(word, w.cur_sc, bord);
         } else {
           flush_run(b);

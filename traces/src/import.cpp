@@ -40,6 +40,20 @@ TraceChannels parse_trace_channels(const std::string& s) {
   throw InputError(SourceLoc{"--channels"}, unknown_choice_message("channel mode", s, {"off", "pipe", "socket"}));
 }
 
+const char* trace_wake_match_name(TraceWakeMatch m) {
+  switch (m) {
+    case TraceWakeMatch::kToken: return "token";
+    case TraceWakeMatch::kRecorded: return "recorded";
+  }
+  return "?";
+}
+
+TraceWakeMatch parse_trace_wake_match(const std::string& s) {
+  for (TraceWakeMatch m : {TraceWakeMatch::kToken, TraceWakeMatch::kRecorded})
+    if (s == trace_wake_match_name(m)) return m;
+  throw InputError(SourceLoc{"--wake-match"}, unknown_choice_message("wake matching", s, {"token", "recorded"}));
+}
+
 namespace {
 
 enum class Container : uint8_t { kText, kHtml };

@@ -34,7 +34,7 @@ std::string describe(const RunRequest& r) {
   list(e.pids);
   o << e.descendants_of << '|' << e.exclude_kthreads << '|' << e.all_tasks << '|' << e.background_comm_regex << '|';
   list(e.background_pids);
-  o << static_cast<int>(e.channels) << '|' << e.strict << '|' << e.clock_hz << '|' << e.kernel_version << '|' << e.buffer;
+  o << static_cast<int>(e.channels) << '|' << static_cast<int>(e.wake_match) << '|' << e.strict << '|' << e.clock_hz << '|' << e.kernel_version << '|' << e.buffer;
   return o.str();
 }
 
@@ -43,6 +43,7 @@ std::string sample(const RunOption& o) {
   switch (o.type) {
     case OptionType::kText:
       if (std::string(o.name) == "channels") return "pipe";
+      if (std::string(o.name) == "wake-match") return "recorded";
       return "x";
     case OptionType::kTexts: return "a b";
     case OptionType::kFlag: return "on";
@@ -107,6 +108,7 @@ TEST_CASE("run options: values as a sweep writes them") {
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("clock-hz"), "0"), "expected a positive tick rate (Hz)");
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("clock-hz"), "1e9"), "expected a positive tick rate (Hz)");
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("channels"), "fifo"), "expected off, pipe or socket");
+  CHECK_THROWS_WITH(set_option_text(r, *find_run_option("wake-match"), "paired"), "expected token or recorded");
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("repeat"), "-1"), "expected a non-negative integer");
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("repeat"), "4294967296"), "expected a non-negative integer");
   CHECK_THROWS_WITH(set_option_text(r, *find_run_option("descendants-of"), "12a"), "expected a pid");

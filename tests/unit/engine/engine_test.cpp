@@ -182,6 +182,60 @@ TEST_CASE("a wake to a blocked task vs a not-yet-blocked one", "[engine]") {
   }
 }
 
+// --wake-match recorded (docs/traces.md "Wake matching"): a block numbered N waits for the wake
+// numbered N only; a wake posted before its wakee reaches its own block is held for that block.
+TEST_CASE("a recorded wake pair releases only its own block", "[engine]") {
+  Topology t = machine(3, 1);
+  // R sleeps twice: its first sleep was ended by W1 (pair 1), its second by W2 (pair 2). W2 posts
+  // its wake at 10 us, while R is still asleep in its first block; W1 posts its own at 50 us.
+  auto work = [](uint32_t p1, uint32_t p2) {
+    Workload w;
+    Action w1 = Action::wake(TaskId(2));
+    w1.body = p1;
+    Action w2 = Action::wake(TaskId(2));
+    w2.body = p2;
+    w.add_task(task("W1", {Action::run(Duration::us(50)), w1}));
+    w.add_task(task("W2", {Action::run(Duration::us(10)), w2}));
+    w.add_task(task("R", {Action::block(p1), Action::run(Duration::us(20)), Action::block(p2), Action::run(Duration::us(20))}));
+    for (uint32_t k = 0; k < 3; ++k) w.tasks[k].initial_cpu = static_cast<int32_t>(k);
+    return w;
+  };
+  SECTION("token matching: W2's wake releases the first block, W1's the second") {
+    Workload w = work(0, 0);
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK(s.complete);
+    CHECK(s.wakeups == 2);
+    CHECK(s.tokens_banked == 0);
+    CHECK(s.end == Instant::zero() + Duration::us(70));  // 10 + 20, asleep until 50, + 20
+  }
+  SECTION("recorded matching: W2's wake is held for the second block, W1's releases the first") {
+    Workload w = work(1, 2);
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    Recorder rec;
+    sim.add_observer(&rec);
+    SimSummary s = sim.run();
+    CHECK(s.complete);
+    CHECK(s.wakeups == 1);
+    CHECK(s.tokens_banked == 1);
+    CHECK(rec.tokens_banked == 1);
+    CHECK(s.tokens_left == 0);
+    CHECK(s.end == Instant::zero() + Duration::us(90));  // asleep until 50, + 20 + 20
+  }
+  SECTION("a pair whose wake never comes leaves its task stuck, and a held one is counted as left") {
+    Workload w = work(1, 2);
+    w.tasks[0].program.pop_back();  // W1 never posts pair 1
+    Simulation sim(w, t, stack(), zero_costs(), SimConfig{});
+    SimSummary s = sim.run();
+    CHECK_FALSE(s.complete);
+    CHECK(s.tasks_stuck == 1);
+    CHECK(s.tokens_left == 1);  // W2's wake, held for a block R never reached
+    REQUIRE(s.unfinished.size() == 1);
+    CHECK(s.unfinished[0].pc == 0);
+    CHECK(s.unfinished[0].tokens == 1);
+  }
+}
+
 TEST_CASE("wake latency includes IPI and idle exit", "[engine]") {
   // A on cpu0 wakes B (blocked, last ran on cpu1, idle): the placement picks idle prev cpu1,
   // so B is enqueued after ipi_same_package + idle_exit = 600 + 2000 ns.

@@ -95,6 +95,36 @@ TEST_CASE("extract: a waking before the wakee's own switch-out pairs with that s
   CHECK(w.observed.wakeups == 1);
 }
 
+TEST_CASE("extract: --wake-match recorded numbers each sleep and the wake that ended it", "[traces]") {
+  // B sleeps at 1.000010 and A wakes it (a plain pair); then C wakes B while B is still on CPU 1,
+  // before B's own switch-out (the early-waking race, paired at that switch-out).
+  TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +
+              sw("B", 11, 1, "1.000010", "S", "swapper/1", 0) + waking("A", 10, 0, "1.000050", "B", 11) +
+              sw("swapper/1", 0, 1, "1.000060", "R", "B", 11) + sw("A", 10, 0, "1.000070", "S", "C", 12) +
+              waking("C", 12, 0, "1.000100", "B", 11) + sw("B", 11, 1, "1.000103", "S", "swapper/1", 0) +
+              sw("swapper/1", 0, 1, "1.000200", "R", "B", 11) + sw("C", 12, 0, "1.000300", "S", "swapper/0", 0));
+  auto pairs = [](const TaskSpec& s, ActionKind k) {
+    std::vector<uint32_t> v;
+    for (const Action& a : s.program)
+      if (a.kind == k) v.push_back(a.body);
+    return v;
+  };
+  ImportReport rep;
+  ExtractOptions o;
+  Workload tok = import_trace(t.path, o, &rep);
+  CHECK(pairs(task(tok, "B", 11), ActionKind::kBlock) == std::vector<uint32_t>{0, 0});
+  CHECK(pairs(task(tok, "A", 10), ActionKind::kWake) == std::vector<uint32_t>{0});
+  o.wake_match = TraceWakeMatch::kRecorded;
+  Workload rec = import_trace(t.path, o, &rep);
+  CHECK(rep.early_wakes_paired == 1);
+  CHECK(rep.conservation_ok);
+  CHECK(pairs(task(rec, "B", 11), ActionKind::kBlock) == std::vector<uint32_t>{1, 2});
+  CHECK(pairs(task(rec, "A", 10), ActionKind::kWake) == std::vector<uint32_t>{1});
+  CHECK(pairs(task(rec, "C", 12), ActionKind::kWake) == std::vector<uint32_t>{2});
+  CHECK(parse_trace_wake_match("recorded") == TraceWakeMatch::kRecorded);
+  CHECK_THROWS_WITH(parse_trace_wake_match("pairs"), "--wake-match: error: unknown wake matching 'pairs'; valid: token, recorded");
+}
+
 TEST_CASE("extract: a waking of a task that keeps running creates no token", "[traces]") {
   // A wakes B while B runs; B is then preempted (R+), not asleep: the wake was a no-op.
   TempTrace t(sw("swapper/0", 0, 0, "1.000000", "R", "A", 10) + sw("swapper/1", 0, 1, "1.000001", "R", "B", 11) +

@@ -29,6 +29,16 @@ const char* trace_channels_name(TraceChannels c);
 /// "off", "pipe" or "socket"; throws InputError naming --channels otherwise.
 TraceChannels parse_trace_channels(const std::string& s);
 
+/// Which wake releases a replayed block (`--wake-match`, docs/traces.md "Wake matching").
+/// kToken: any wake posted to the task (a counting semaphore: a wake finding its wakee awake is
+/// banked and the wakee's next block passes at once). kRecorded: the extractor numbers each
+/// sleep of a task and the wake that ended it in the recording (Action::body of both), and a
+/// block waits for that wake only; a wake posted early is held for its own block.
+enum class TraceWakeMatch : uint8_t { kToken, kRecorded };
+const char* trace_wake_match_name(TraceWakeMatch m);
+/// "token" or "recorded"; throws InputError naming --wake-match otherwise.
+TraceWakeMatch parse_trace_wake_match(const std::string& s);
+
 /// Idle-exit and IPI latencies measured in the trace itself (ImportReport::idle_wake; docs/traces.md
 /// "Idle wakes measured from the trace"). Over every task of the trace, not only the selected ones:
 /// they describe the machine. Samples in ns.
@@ -114,6 +124,7 @@ struct ExtractOptions {
   int64_t corun_permille = 1000;
   std::string smt_machine;  ///< the recording machine as error messages name it ("xeon (-t)")
   TraceChannels channels = TraceChannels::kOff;
+  TraceWakeMatch wake_match = TraceWakeMatch::kToken;
   /// Flag the time inside read/write syscalls (a trace recorded with syscall events) as runs
   /// with kRunSyscall without turning them into channels, so that `run --preempt none` holds a
   /// preemption of such a task until the syscall returns (docs/model.md "Syscall marks in

@@ -65,7 +65,9 @@ struct Action {
   uint32_t body = 0;  ///< kLoop: number of actions in the loop body (those just before it);
                       ///< kWrite/kRead: bytes; kRun imported from a trace: the CPU
                       ///< its time was recorded on + 1 (0 = unknown; not kept by the
-                      ///< native file format)
+                      ///< native file format); kWake/kBlock extracted with --wake-match
+                      ///< recorded: the wakee's sleep number that pairs them (0 = a token:
+                      ///< any wake releases the next block; not kept by the native format)
   int64_t arg = 0;    ///< ns for run/sleep, task index for wake/fork, iterations for loop,
                       ///< channel number for write/read
 
@@ -77,7 +79,7 @@ struct Action {
   static Action sleep(Duration d) { return {ActionKind::kSleep, 0, 0, 0, d.count()}; }
   static Action wake(TaskId t, uint8_t fl = 0) { return {ActionKind::kWake, fl, 0, 0, t.value()}; }
   static Action fork(TaskId t) { return {ActionKind::kFork, 0, 0, 0, t.value()}; }
-  static Action block() { return {ActionKind::kBlock, 0, 0, 0, 0}; }
+  static Action block(uint32_t pair = 0) { return {ActionKind::kBlock, 0, 0, pair, 0}; }
   static Action exit() { return {ActionKind::kExit, 0, 0, 0, 0}; }
   static Action exec() { return {ActionKind::kExec, 0, 0, 0, 0}; }
   static Action write(int64_t chan, uint32_t bytes, uint8_t fl = 0) { return {ActionKind::kWrite, fl, 0, bytes, chan}; }
