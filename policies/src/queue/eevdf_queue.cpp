@@ -285,15 +285,8 @@ class EevdfQueue final : public QueuePolicy {
       }
       return pick_eevdf(rq) == wakee.value();
     }
-    // 6.17: pick without curr's protection when the wakee's slice is shorter; cancel it
-    // (vprot = v) only if that pick is the wakee, else shorten it to the shortest queued slice.
-    if (pick_eevdf(rq, !shorter) == wakee.value()) {
-      if (shorter && curr.vruntime < curr.vprot) curr.vprot = curr.vruntime;
-      return true;
-    }
-    if (shorter && run_to_parity_)
-      curr.vprot = std::min(curr.vprot, curr.vruntime + calc_delta_fair(min_slice(rq, &curr), curr.weight));
-    return false;
+    // 6.17: the pick decides; curr's protection is shortened only for a shorter wakee.
+    return pick_preempts(rq, curr, wakee.value(), shorter, shorter);
   }
 
   bool check_preempt_tick(const SchedState&, CpuId cpu) override {
@@ -399,11 +392,18 @@ class EevdfQueue final : public QueuePolicy {
         }
       }
     }
+    return pick_preempts(rq, curr, p, shorter, true);
+  }
+  // The end of the 6.17+ wakeup check: pick without curr's protection when the wakee's slice is
+  // shorter; if that pick is the wakee, cancel the protection (vprot = v) for a shorter wakee and
+  // preempt; else update_protect_slice() (`shorten`: 6.17 for a shorter wakee only, 6.19 always)
+  // shortens it to the shortest queued slice under RUN_TO_PARITY.
+  bool pick_preempts(Rq& rq, Se& curr, uint32_t p, bool shorter, bool shorten) const {
     if (pick_eevdf(rq, !shorter) == p) {
       if (shorter && curr.vruntime < curr.vprot) curr.vprot = curr.vruntime;
       return true;
     }
-    if (run_to_parity_)
+    if (shorten && run_to_parity_)
       curr.vprot = std::min(curr.vprot, curr.vruntime + calc_delta_fair(min_slice(rq, &curr), curr.weight));
     return false;
   }
