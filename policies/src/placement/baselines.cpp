@@ -109,17 +109,17 @@ PlacementModuleDef baseline_prev() {
 
 PlacementModuleDef baseline_first_idle() {
   return {"first-idle", "baseline: the lowest-numbered idle CPU of the target's LLC, else target", era_6_12(),
-          module_flags({}), make_search<FirstIdle>};
+          module_flags(era_6_12(), {}), make_search<FirstIdle>};
 }
 
 PlacementModuleDef baseline_full_scan() {
   return {"full-scan", "baseline: unlimited LLC scan: first wholly idle core, else first idle CPU", era_6_12(),
-          module_flags({}), make_search<FullScan>};
+          module_flags(era_6_12(), {}), make_search<FullScan>};
 }
 
 PlacementModuleDef baseline_random_idle() {
   return {"random-idle", "baseline: a uniformly random idle CPU of the LLC (deterministic seed)", era_6_12(),
-          module_flags({}), make_search<RandomIdle>};
+          module_flags(era_6_12(), {}), make_search<RandomIdle>};
 }
 
 }  // namespace schedsim::placement

@@ -96,9 +96,9 @@ std::unique_ptr<LlcSearch> make_fold_search(bool optimized);
 std::unique_ptr<LlcSearch> make_separate_scans();
 
 /// A placement module's flag list: `own` (the features.def default, or this module's own) followed
-/// by the wake_affine flags every kernel wake path reads; `idle_prev`: the module's era has
-/// wake_affine_idle()'s idle-prev step (5.11+), declared as WA_IDLE_PREV.
-std::vector<FeatureDoc> module_flags(std::initializer_list<FlagDefault> own, bool idle_prev = true);
+/// by the wake_affine flags every kernel wake path reads, and WA_IDLE_PREV where the module's era
+/// has wake_affine_idle()'s idle-prev step (5.11+, Era::wa_idle_prev).
+std::vector<FeatureDoc> module_flags(const Era& era, std::initializer_list<FlagDefault> own);
 
 /// An LlcSearch factory for a search type with a default constructor.
 template <class Search>

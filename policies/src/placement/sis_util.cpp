@@ -49,7 +49,7 @@ uint32_t select_idle_cpu_612(SearchEnv& e, bool has_idle_core, uint32_t target) 
 
 PlacementModuleDef sis_util() {
   return {"sis-util", "6.7+: merged scan limited by SIS_UTIL only, cluster aware", era_6_12(),
-          module_flags({Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_612>>};
+          module_flags(era_6_12(), {Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_612>>};
 }
 
 }  // namespace schedsim::placement
