@@ -175,6 +175,8 @@ struct PerfData::Impl {
 
   void read_header();
   void read_pipe();
+  static uint64_t after_pipe_tracing_data(std::string_view b, uint64_t at, uint64_t rend);
+  void require_tracing(uint64_t at) const;
   void read_attrs(const Section& s, uint64_t attr_size);
   void add_attr(std::string_view b, uint64_t at, const Section& ids);
   void check_attrs(uint64_t at);
@@ -301,9 +303,20 @@ void PerfData::Impl::read_features(const Section& data, const std::array<uint64_
     need(b, s.offset, s.size, "a feature section");
     read_feature(f, s);
   }
+  require_tracing(72);
+}
+
+// Both layouts end their header with this check: `at` is where the tracing data was looked for.
+void PerfData::Impl::require_tracing(uint64_t at) const {
   if (!has_tracing)
-    fail(72, "no tracing data (the event formats): not a recording of tracepoints; record with "
+    fail(at, "no tracing data (the event formats): not a recording of tracepoints; record with "
              "'perf sched record' or 'perf record -e sched:*'");
+}
+
+// A pipe's HEADER_TRACING_DATA record (at `at`, ending at `rend`) is followed by its data, of the
+// size the record holds, padded to 8 bytes: where the next record starts.
+uint64_t PerfData::Impl::after_pipe_tracing_data(std::string_view b, uint64_t at, uint64_t rend) {
+  return rend + ((rd(b, at + 8, 4) + 7) & ~uint64_t{7});
 }
 
 // One header feature's section (a file's feature table, or a pipe's HEADER_FEATURE record).
@@ -343,6 +356,8 @@ void PerfData::Impl::read_pipe() {
     const uint64_t rend = at + size;
     if (type == kRecHeaderAttr) {
       // The attribute, its own size at offset 4, then its ids up to the record's end.
+      if (size < 8 + 64)
+        fail(at, fmt::format("an attribute record of {} bytes: too short for an attribute (at least 72)", size));
       const uint32_t asize = u32(b, at + 12, "an attribute's size");
       if (asize < 64 || asize > size - 8u)
         fail(at + 12, fmt::format("attribute size {}: expected 64..{} (the record's)", asize, size - 8u));
@@ -356,16 +371,14 @@ void PerfData::Impl::read_pipe() {
       const Section s{rend, u32(b, at + 8, "the tracing data's size")};
       need(b, s.offset, s.size, "the tracing data");
       read_feature(kFeatTracingData, s);
-      at = rend + ((s.size + 7) & ~uint64_t{7});
+      at = after_pipe_tracing_data(b, at, rend);
       continue;
     }
     at = rend;
   }
   if (attrs.empty()) fail(16, "a pipe-mode perf.data without attribute records (was it cut at its start?)");
   check_attrs(16);
-  if (!has_tracing)
-    fail(16, "no tracing data (the event formats): not a recording of tracepoints; record with "
-             "'perf sched record' or 'perf record -e sched:*'");
+  require_tracing(16);
   index_records(0, 16, b.size());
   std::stable_sort(recs.begin(), recs.end(), [](const Rec& x, const Rec& y) { return x.ts < y.ts; });
 }
@@ -607,7 +620,7 @@ void PerfData::Impl::index_records(uint32_t buf, uint64_t begin, uint64_t end) {
       recs.push_back(Rec{trailer_time(b, at, rend, attrs[ai], nullptr), at, type, static_cast<uint16_t>(buf), ai});
     } else if (type == kRecHeaderTracingData && buf == 0 && info.pipe) {
       // Its bytes follow the record (read_pipe() read them): step over them too.
-      at = rend + ((rd(b, at + 8, 4) + 7) & ~uint64_t{7});
+      at = after_pipe_tracing_data(b, at, rend);
       continue;
     } else if (type == kRecCompressed || type == kRecCompressed2) {
       if (buf != 0) fail(at, "a compressed record inside compressed records");

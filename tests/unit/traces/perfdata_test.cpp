@@ -143,6 +143,14 @@ TEST_CASE("perf.data in pipe mode: cut anywhere, refused with where", "[traces]"
     CHECK_FALSE(error_of(pipe.substr(0, cut)) == "(no error)");
   }
   CHECK(error_of(pipe.substr(0, 16)).find("without attribute records") != std::string::npos);
+  // The first record (HEADER_ATTR) said to be 40 bytes long: no room for a 64-byte attribute.
+  std::string b = pipe;
+  uint32_t type = 0;
+  std::memcpy(&type, b.data() + 16, 4);
+  REQUIRE(type == 64);
+  const uint16_t short_size = 40;
+  std::memcpy(b.data() + 16 + 6, &short_size, 2);
+  CHECK(error_of(b) == "perf.data byte 16: an attribute record of 40 bytes: too short for an attribute (at least 72)");
 }
 
 TEST_CASE("perf.data: the zstd records (perf record -z) are read", "[traces]") {
