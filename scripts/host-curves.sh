@@ -133,8 +133,9 @@ def pct(x):
     return "%+.0f%%" % (100 * x)
 
 out = []
-for path in files:
-    d = json.load(open(path))
+
+
+def render_file(path, d):
     if d.get("schedsim_measured_curves") != 1:
         sys.exit("host-curves.sh: %s: not a measured-curves file (\"schedsim_measured_curves\": 1)" % path)
     m, meas, sim = d["machine"], d["measured"], d["simulate"]
@@ -196,15 +197,26 @@ for path in files:
     out.append("")
     out.append("| curve | command | raw at first point | max point error | max ratio error | closer |")
     out.append("|---|---|---|---|---|---|")
-    out += summary
+    out.extend(summary)
     out.append("")
     out.append("Curves within both goals: token %d of %d, pipe %d of %d." % (met["token"], ncurves, met["pipe"], ncurves))
     out.append("")
     if ops:
         out.append("| benchmark | command | real us/op | runs' range | simulated us/op | raw error |")
         out.append("|---|---|---|---|---|---|")
-        out += ops
+        out.extend(ops)
         out.append("")
+
+
+for path in files:
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError) as e:
+        sys.exit("host-curves.sh: %s: %s" % (path, e))
+    try:
+        render_file(path, d)
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
+        sys.exit("host-curves.sh: %s: not a complete measured-curves file (%s: %s; the layout: validation/README.md)" % (path, type(e).__name__, e))
 print("\n".join(out).rstrip("\n"))
 PY
 }
