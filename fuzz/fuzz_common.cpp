@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <system_error>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <spdlog/sinks/null_sink.h>
 
 #include "schedsim/base/error.hpp"
@@ -56,6 +58,23 @@ void finding(const std::string& what) {
   std::abort();
 }
 
+// --wake-match recorded: each sleep number of a task is carried by one of its blocks and one wake
+// posted to it (when the import is conserved; otherwise at most once on each side), or the replay
+// would hold a task in a block forever or a wake with no block.
+void check_wake_pairs(const Workload& w, bool conserved) {
+  std::vector<std::map<uint32_t, int>> blocks(w.tasks.size()), wakes(w.tasks.size());
+  for (size_t k = 0; k < w.tasks.size(); ++k)
+    for (const Action& a : w.tasks[k].program) {
+      if (a.kind == ActionKind::kBlock && a.body != 0 && ++blocks[k][a.body] > 1)
+        finding(fmt::format("task {} has two blocks with sleep number {}", k, a.body));
+      if (a.kind == ActionKind::kWake && a.body != 0 && ++wakes[a.task().value()][a.body] > 1)
+        finding(fmt::format("task {} is posted two wakes with sleep number {}", a.task().value(), a.body));
+    }
+  if (!conserved) return;
+  for (size_t k = 0; k < w.tasks.size(); ++k)
+    if (blocks[k] != wakes[k]) finding(fmt::format("task {}: the sleep numbers of its blocks and of its wakes differ", k));
+}
+
 void import_and_check(std::string_view text, const traces::ExtractOptions& opt) {
   traces::ImportReport rep;
   Workload w;
@@ -69,6 +88,7 @@ void import_and_check(std::string_view text, const traces::ExtractOptions& opt) 
   } catch (const InputError& e) {
     finding("import accepted a trace but produced an invalid workload: " + e.render());
   }
+  if (opt.wake_match == traces::TraceWakeMatch::kRecorded) check_wake_pairs(w, rep.conservation_ok);
   // What `schedsim import -o` writes must be what `run` reads: the reader also range-checks
   // what validate_workload() does not (the observed statistics, pids, names).
   static ScratchDir scratch;

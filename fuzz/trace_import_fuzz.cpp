@@ -3,8 +3,8 @@
 //   bit 0 --strict, bit 1 exclude kthreads, bit 2 all tasks, bit 3 --comm (two passes),
 //   bits 4-5 --kernel-version (4.14+, 2.6, 3.9, 4.8), bit 6 --clock-hz 1e9, bit 7 reorder window 4 (else the
 // default 4096)
-// and the second byte: bit 7 --channels pipe, bits 0-6 when not 0 a --pid-tree root. The rest is
-// the trace (any format).
+// and the second byte: bit 7 --channels pipe, bit 6 --wake-match recorded, bits 0-5 when not 0 a
+// --pid-tree root. The rest is the trace (any format).
 #include "fuzz_common.hpp"
 
 SCHEDSIM_FUZZ_TARGET(trace_import) {
@@ -13,7 +13,7 @@ SCHEDSIM_FUZZ_TARGET(trace_import) {
   std::string_view text = fuzz::as_text(data, size);
   const uint8_t flags = fuzz::take_byte(text);
   const uint8_t second = fuzz::take_byte(text);
-  const uint8_t root = second & 0x7f;
+  const uint8_t root = second & 0x3f;
   traces::ExtractOptions opt;
   opt.strict = (flags & 1) != 0;
   opt.exclude_kthreads = (flags & 2) != 0;
@@ -25,6 +25,7 @@ SCHEDSIM_FUZZ_TARGET(trace_import) {
   if (flags & 128) opt.reorder_window = 4;
   if (root != 0) opt.descendants_of = root;
   if (second & 0x80) opt.channels = traces::TraceChannels::kPipe;
+  if (second & 0x40) opt.wake_match = traces::TraceWakeMatch::kRecorded;
   fuzz::import_and_check(text, opt);
   return 0;
 }
