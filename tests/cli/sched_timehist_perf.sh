@@ -34,6 +34,21 @@ check "530 awakened rows, as perf" test "$(grep -c 'awakened: ' wm.txt)" -eq 530
 check "22 migrated rows, as perf" test "$(grep -c 'migrated: ' wm.txt)" -eq 22
 check "a migration row" grep -qF '   57444.947213 [0000]  migration/0[18]                                                  migrated: perf[11868] cpu 0 => 1' wm.txt
 
+# A threaded recording read as perf.data (hackbench -g 1 -l 10 --pipe --threads, Linux 6.18; perf
+# 6.1.187's timehist -w -M of it): perf names a thread that is not its group's leader
+# comm[tid/tgid], from its own thread table (the samples' pid field, COMM and FORK records), the
+# woken and the not yet run included. Every row matches but the 40 of exited threads, which perf
+# names ":-1[-1/7281]" where schedsim names prev_pid.
+H=$SRC/tests/data/traces/perf618-hb-g1-l10-pipe-thread.data.gz
+"$S" sched timehist "$H" -w -M >thr.txt 2>/dev/null
+check "threads: timehist -w -M exits 0" test $? -eq 0
+gzip -dc "$SRC/tests/data/sched-views/perf618-hb-g1-l10-pipe-thread.timehist-wM.txt.gz" >perf-thr.txt
+check "threads: as many rows as perf" test "$(wc -l <thr.txt)" -eq "$(wc -l <perf-thr.txt)"
+check "threads: 40 rows differ from perf, all perf's exited threads" \
+  test "$(diff thr.txt perf-thr.txt | grep '^>' | grep -vc ':-1\[-1/7281\]')" -eq 0 -a "$(differing thr.txt perf-thr.txt)" -eq 40
+check "threads: a thread woken before it first ran, named as perf" \
+  grep -qF '   11852.847796 [0000]  hackbench[7281]                                                  awakened: hackbench[7283/7281]' thr.txt
+
 "$S" sched map "$T.perf-script.gz" >map.txt 2>/dev/null
 gzip -dc "$P.map.txt.gz" >perf-map.txt
 check "map: as many rows as perf" test "$(wc -l <map.txt)" -eq "$(wc -l <perf-map.txt)"

@@ -142,6 +142,7 @@ struct PerfData::Impl {
   size_t next_rec = 0;
   long ordinal = 0;
   std::unordered_map<int64_t, std::string> comms;  // perf's thread comm, as perf script prints it
+  std::unordered_map<int64_t, int64_t> tgids;      // perf's thread group of each tid it has seen
 
   [[noreturn]] void fail(uint64_t at, const std::string& msg) const {
     throw InputError(SourceLoc{path}, fmt::format("perf.data byte {}: {}", at, msg));
@@ -876,12 +877,20 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
       ev.reset();
       m.decode_sample(b, r.off, r.attr, ev);
       ev.line = ++m.ordinal;
+      // The thread groups perf's own thread table knows: a sample's pid field, COMM and FORK.
+      if (ev.line_pid > 0 && ev.line_tgid > 0) m.tgids[ev.line_pid] = ev.line_tgid;
+      if (ev.other_pid > 0)
+        if (auto g = m.tgids.find(ev.other_pid); g != m.tgids.end()) ev.other_tgid = g->second;
       return Item::kEvent;
     }
     if (r.kind == kRecComm || r.kind == kRecFork) {
       // COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid (the child inherits its parent's comm).
       if (size < 8 + 16) m.fail(r.off, "a COMM or FORK record too short for its pids");
       const auto tid = static_cast<int64_t>(Impl::rd(b, r.off + 12, 4));
+      // COMM's pid, FORK's child pid: the thread group.
+      const auto pid = static_cast<int64_t>(Impl::rd(b, r.off + 8, 4));
+      const int64_t child = r.kind == kRecComm ? tid : static_cast<int64_t>(Impl::rd(b, r.off + 16, 4));
+      if (pid > 0 && pid <= kMaxPid && child > 0) m.tgids[child] = pid;
       if (r.kind == kRecComm) {
         const std::string_view s = b.substr(r.off + 16, size - 16);
         m.comms[tid] = std::string(s.substr(0, std::min<size_t>(s.find('\0'), 16)));

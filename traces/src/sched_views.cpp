@@ -281,9 +281,25 @@ SchedViews::Task& SchedViews::task(int64_t pid, const std::string& comm) {
   return t;
 }
 
+int64_t SchedViews::tgid_of(int64_t tid) const {
+  auto g = tgids_.find(tid);
+  return g == tgids_.end() ? -1 : g->second;
+}
+
+// perf's timehist_get_commstr(): comm[tid], or comm[tid/tgid] for a thread that is not its
+// group's leader.
+std::string SchedViews::task_name(const std::string& comm, int64_t tid, int64_t tgid) const {
+  if (tgid > 0 && tgid != tid) return fmt::format("{}[{}/{}]", comm, tid, tgid);
+  return fmt::format("{}[{}]", comm, tid);
+}
+
 void SchedViews::on_event(const TraceEvent& ev) {
   const bool timehist = opt_.view == SchedView::kTimehist;
   const bool rows = timehist && opt_.summary != SchedSummary::kOnly;
+  if (timehist) {
+    if (ev.line_pid > 0 && ev.line_tgid > 0) tgids_[ev.line_pid] = ev.line_tgid;
+    if (ev.other_pid > 0 && ev.other_tgid > 0) tgids_[ev.other_pid] = ev.other_tgid;
+  }
   switch (ev.type) {
     case EventType::kSwitch: on_switch(ev); break;
     case EventType::kWaking:
@@ -320,7 +336,7 @@ void SchedViews::spill_switch_row(const TraceEvent& ev, const std::string& comm,
                                   int64_t delay, int64_t run) {
   row_cpus_ = std::max(row_cpus_, static_cast<size_t>(std::max(ev.cpu + 1, 0)));
   for (int64_t v : {int64_t{tid == 0 ? kIdleRow : kSwitchRow}, ev.ts, int64_t{ev.cpu}, tid, wait, delay, run,
-                    int64_t{-1}, int64_t{-1}, int64_t{-1}})
+                    int64_t{-1}, int64_t{-1}, int64_t{-1}, tgid_of(tid), int64_t{-1}})
     put_i64(v);
   put_str(comm);
   put_str("");
@@ -333,7 +349,7 @@ void SchedViews::spill_event_row(const TraceEvent& ev, int64_t kind) {
   // The idle task by its line comm alone, as perf does ("swapper"; ftrace text says "<idle>").
   const std::string who = ev.line_pid == 0 && ev.line_comm.empty() ? std::string("swapper") : ev.line_comm;
   for (int64_t v : {kind, ev.ts, int64_t{ev.cpu}, ev.line_pid, int64_t{0}, int64_t{0}, int64_t{0}, ev.other_pid,
-                    int64_t{ev.orig_cpu}, int64_t{ev.target_cpu}})
+                    int64_t{ev.orig_cpu}, int64_t{ev.target_cpu}, tgid_of(ev.line_pid), tgid_of(ev.other_pid)})
     put_i64(v);
   put_str(who);
   put_str(ev.other_comm);
@@ -562,12 +578,13 @@ void SchedViews::render_timehist(std::ostream& out, std::FILE* f) const {
   }
   Reader r{f};
   while (r.more()) {
-    int64_t v[10];
+    int64_t v[12];
     for (int64_t& x : v) x = r.i64();
     const std::string comm = r.str(), other = r.str();
     if (!r.ok) break;
     const auto [kind, ts, cpu, tid, wait, delay, run, other_tid, from, to] =
         std::tuple{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+    const int64_t tgid = v[10], other_tgid = v[11];
     const bool is_switch = kind == kSwitchRow || kind == kIdleRow;
     if (!table) {
       static const char* const kinds[] = {"switch", "switch", "wakeup", "migrate"};
@@ -588,13 +605,14 @@ void SchedViews::render_timehist(std::ostream& out, std::FILE* f) const {
     if (is_switch) {
       // With -w perf pads the row to the width of an "awakened:" row's columns.
       line = fmt::format("{:>15} [{:04}]  {}{:<30}  {}  {}  {} {}", usec_time(ts), cpu, visual,
-                         kind == kIdleRow ? comm : fmt::format("{}[{}]", comm, tid), ms_trunc(wait), ms_trunc(delay),
+                         kind == kIdleRow ? comm : task_name(comm, tid, tgid), ms_trunc(wait), ms_trunc(delay),
                          ms_trunc(run), opt_.wakeups ? std::string(32, ' ') : std::string());
       if (opt_.color && delay > opt_.highlight_delay) line = fmt::format("{}{}{}", kRed, line, kReset);
     } else {
-      const std::string who = tid == 0 ? comm : fmt::format("{}[{}]", comm, tid);
-      const std::string what = kind == kWakeRow ? fmt::format("awakened: {}[{}]", other, other_tid)
-                                                : fmt::format("migrated: {}[{}] cpu {} => {}", other, other_tid, from, to);
+      const std::string who = tid == 0 ? comm : task_name(comm, tid, tgid);
+      const std::string whom = task_name(other, other_tid, other_tgid);
+      const std::string what = kind == kWakeRow ? fmt::format("awakened: {}", whom)
+                                                : fmt::format("migrated: {} cpu {} => {}", whom, from, to);
       line = fmt::format("{:>15} [{:04}]  {}{:<30}{:34} {}", usec_time(ts), cpu, visual, who, "", what);
     }
     out << line << '\n';
@@ -660,7 +678,7 @@ void SchedViews::render_summary(std::ostream& out) const {
     }
     const RunStats& s = t.runs;
     out << fmt::format("{:>30} {:>7} {:>10} {:>12} {:>10} {:>11} {:>11}   {:5.2f} {:>7}\n",
-                       fmt::format("{}[{}]", t.last_name, pid), t.parent, s.n, msec(s.total), msec(s.min),
+                       task_name(t.last_name, pid, tgid_of(pid)), t.parent, s.n, msec(s.total), msec(s.min),
                        msec(s.total / static_cast<int64_t>(s.n)), msec(s.max), s.rel_stddev_pct(), t.migrated);
     switches += s.n;
     run_total += s.total;

@@ -140,8 +140,14 @@ class SchedViews {
   void render_summary(std::ostream& out) const;
   void render_map(std::ostream& out, std::FILE* f) const;
 
+  /// timehist: a thread's group as last seen (the line's TGID, the reader's other_tgid), -1
+  /// unknown; perf names a thread of another group leader `comm[tid/tgid]`.
+  int64_t tgid_of(int64_t tid) const;
+  std::string task_name(const std::string& comm, int64_t tid, int64_t tgid) const;
+
   SchedViewOptions opt_;
   std::unordered_map<int64_t, Task> tasks_;
+  std::unordered_map<int64_t, int64_t> tgids_;  // timehist: tid -> thread group
   std::vector<int64_t> cpu_last_switch_;  // per CPU: time of its last sched_switch, -1 unknown
   std::vector<int64_t> cpu_curr_;         // map: pid on each CPU, -1 unknown
   std::vector<int64_t> idle_last_out_;    // timehist: per CPU, its idle task's last switch-out

@@ -74,6 +74,9 @@ struct TraceEvent {
   int64_t line_tgid = -1;    ///< TGID column (record-tgid), -1 when absent/unknown
   int64_t pid = -1;
   int64_t other_pid = -1;
+  /// The thread group of other_pid when the reader tracks one (perf.data: its COMM and FORK
+  /// records and the samples' pid field), -1 otherwise: `sched timehist` names threads tid/tgid.
+  int64_t other_tgid = -1;
   long line = 0;             ///< 1-based line in the (decompressed) input
   std::string line_comm;
   std::string comm;
@@ -97,7 +100,7 @@ struct TraceEvent {
     state = 0;
     cpu = target_cpu = orig_cpu = prio = other_prio = success = -1;
     ts = 0;
-    line_pid = line_tgid = pid = other_pid = -1;
+    line_pid = line_tgid = pid = other_pid = other_tgid = -1;
     line = 0;
     line_comm.clear();
     comm.clear();
@@ -107,7 +110,7 @@ struct TraceEvent {
   }
 };
 // Update TraceEvent::reset() when a member is added (this size is the members above on LP64).
-static_assert(sizeof(void*) != 8 || sizeof(TraceEvent) == 8 + 6 * 4 + 6 * 8 + 8 + 4 * sizeof(std::string),
+static_assert(sizeof(void*) != 8 || sizeof(TraceEvent) == 8 + 6 * 4 + 7 * 8 + 8 + 4 * sizeof(std::string),
               "TraceEvent changed: update reset()");
 
 }  // namespace schedsim::traces
