@@ -142,7 +142,7 @@ struct PerfData::Impl {
   size_t next_rec = 0;
   long ordinal = 0;
   std::unordered_map<int64_t, std::string> comms;  // perf's thread comm, as perf script prints it
-  std::unordered_map<int64_t, int64_t> tgids;      // perf's thread group of each tid it has seen
+  std::unordered_map<int64_t, int64_t> tgids;      // thread group by tid, from COMM and FORK records
 
   [[noreturn]] void fail(uint64_t at, const std::string& msg) const {
     throw InputError(SourceLoc{path}, fmt::format("perf.data byte {}: {}", at, msg));
@@ -877,8 +877,9 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
       ev.reset();
       m.decode_sample(b, r.off, r.attr, ev);
       ev.line = ++m.ordinal;
-      // The thread groups perf's own thread table knows: a sample's pid field, COMM and FORK.
-      if (ev.line_pid > 0 && ev.line_tgid > 0) m.tgids[ev.line_pid] = ev.line_tgid;
+      // The thread group perf's own thread table gives the other task (COMM and FORK records:
+      // perf synthesizes both for every task alive when recording starts, and the kernel emits
+      // FORK for each one created later). The sample's own task has it in its pid field.
       if (ev.other_pid > 0)
         if (auto g = m.tgids.find(ev.other_pid); g != m.tgids.end()) ev.other_tgid = g->second;
       return Item::kEvent;
