@@ -155,15 +155,19 @@ void check_completeness(RunOutcome& out, const Workload& w, const traces::Import
   // on the observed figures, not on the input being a trace.
   if (const uint64_t replayed = replayed_wakes(r);
       w.observed.present && replayed > 0 &&
-      static_cast<double>(r.tokens_banked) >= kBankedWarnShare * static_cast<double>(replayed))
+      static_cast<double>(r.tokens_banked) >= kBankedWarnShare * static_cast<double>(replayed)) {
+    // Under --wake-match recorded a wake is held for the one sleep it ended, not banked for any.
+    const bool recorded = req.extract.wake_match == traces::TraceWakeMatch::kRecorded;
     out.notes.push_back(fmt::format(
-        "warning: {:.0f}% of the wakes replayed from the trace ({} of {}) were banked as tokens: the replay has {} "
-        "wakeups where the trace has {}\n(a banked wake found its wakee not yet asleep, and the wakee ran on through "
-        "the sleep the trace records), so its wake latencies and run-queue waits come from a schedule with fewer "
-        "sleeps than the real one: set them beside the trace's, or another policy's, with care (docs/fidelity.md "
-        "\"Where fidelity stands\")",
+        "warning: {:.0f}% of the wakes replayed from the trace ({} of {}) were {}: the replay has {} wakeups where "
+        "the trace has {}\n(a {} wake found its wakee not yet asleep{}, and the wakee ran on through the sleep the "
+        "trace records), so its wake latencies and run-queue waits come from a schedule with fewer sleeps than the "
+        "real one: set them beside the trace's, or another policy's, with care (docs/fidelity.md \"Where fidelity "
+        "stands\")",
         100.0 * static_cast<double>(r.tokens_banked) / static_cast<double>(replayed), r.tokens_banked, replayed,
-        r.placement.wakeups, w.observed.wakeups));
+        recorded ? "held for the sleep they ended (--wake-match recorded)" : "banked as tokens", r.placement.wakeups,
+        w.observed.wakeups, recorded ? "held" : "banked", recorded ? " in the sleep it ended" : ""));
+  }
   if (sim.preempt != PreemptModel::kFull) {
     if (!w.marks_syscalls())
       out.notes.push_back(fmt::format(
