@@ -75,7 +75,7 @@ struct TraceEvent {
   int64_t pid = -1;
   int64_t other_pid = -1;
   /// The thread group of other_pid when the reader tracks one (perf.data: its COMM and FORK
-  /// records and the samples' pid field), -1 otherwise: `sched timehist` names threads tid/tgid.
+  /// records), -1 otherwise: `sched timehist` names threads tid/tgid.
   int64_t other_tgid = -1;
   long line = 0;             ///< 1-based line in the (decompressed) input
   std::string line_comm;
