@@ -53,6 +53,24 @@ loss() { awk -v w="$1" -v c="$2" 'BEGIN { printf "%.0f", -(w + c) / 2 }'; }
 expect docs/model.md "switches within ${within}% (CI guard"
 expect docs/model.md "token replay loses $(loss "${err[default.off.w]}" "${err[default.off.c]}")% of both under the first and $(loss "${err[quiet.off.w]}" "${err[quiet.off.c]}")% under the second"
 
+# docs/model.md "Recorded wake matching": the sums per group of scripts/analysis/wake_match.sh,
+# and on quiet hb-pipe-thr-g1-l400 the share of the held wakes that found their wakee asleep
+# (the engine's debug log of each held wake: "off CPU").
+scripts/analysis/wake_match.sh "$SCHEDSIM" > "$work/wm.md"
+while IFS= read -r row; do
+  expect docs/model.md "$row"
+done < <(sed -n '/^| recordings |/,$p' "$work/wm.md" | tail -n +3)
+# docs/fidelity.md's messaging bullet quotes the quiet guest's row: recorded, then token.
+read -r qrec qtok < <(awk -F'|' '$2 ~ /^ quiet 2-vCPU guest/ { t = $4; r = $5; gsub(/.*\(|\).*/, "", t);
+  gsub(/.*\(|\).*/, "", r); print r, t }' "$work/wm.md")
+expect docs/fidelity.md "loses more (docs/model.md \"Recorded wake matching\": $qrec against $qtok on the quiet guest's eight recordings)"
+Q=tests/data/traces/smp2-quiet
+"$SCHEDSIM" --log engine=debug run "$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst" -t smp2 --background-comm '^schedsim$' \
+  --kernel 6.18 --cost "$Q/costs.json" --wake-match recorded --progress never 2> "$work/held.log" > /dev/null
+held=$(grep -c 'banked as a token' "$work/held.log" || true)
+asleep=$(grep -c 'banked as a token: off CPU' "$work/held.log" || true)
+expect docs/model.md "$(awk -v a="$asleep" -v h="$held" 'BEGIN { printf "%.0f", 100 * a / h }')% of the $(group_digits "$held") held wakes found their receiver asleep"
+
 # docs/generators.md "Compact": the size of a generated messaging workload.
 gen_size() {
   "$SCHEDSIM" gen messaging -g 4 -l "$1" -o "$work/gen.json" 2>&1 |

@@ -7,8 +7,9 @@
 #   scripts/analysis/wake_match.sh SCHEDSIM
 #
 # Recordings: the fidelity set (docs/fidelity.md: smp2-quiet, xeon-vm-16cpu and the loaded 2-vCPU
-# fixtures), tests/data/traces/smp2-set (30) and tests/data/traces/syscalls (4). Prints a markdown
-# table on stdout; takes about 20 s. Exit status 2 when a run fails.
+# fixtures), tests/data/traces/smp2-set (30) and tests/data/traces/syscalls (4). Prints two
+# markdown tables on stdout: one row per recording, then the sums per group that docs/model.md
+# quotes (checked by scripts/doc-figures.sh); takes about 10 s. Exit status 2 when a run fails.
 set -euo pipefail
 SCHEDSIM=${1:?usage: scripts/analysis/wake_match.sh SCHEDSIM}
 [ -x "$SCHEDSIM" ] || { echo "wake_match: $SCHEDSIM is not an executable" >&2; exit 2; }
@@ -86,6 +87,8 @@ def pct(sim, obs):
 
 
 groups = OrderedDict()
+LABELS = {"loaded": "loaded 2-vCPU guest", "quiet": "quiet 2-vCPU guest", "xeon16": "16-CPU guest",
+          "set": "`smp2-set`", "syscalls": "`syscalls/`"}
 print("| trace | wakeups | token | recorded | makespan | token | recorded |")
 print("|---|---|---|---|---|---|---|")
 for line in open(f"{work}/manifest"):
@@ -101,9 +104,10 @@ for line in open(f"{work}/manifest"):
     within = [abs(tw - ow) <= 0.15 * ow, abs(rw - ow) <= 0.15 * ow]
     for k, v in enumerate([ow, tw, rw, 1, within[0], within[1]]):
         g[k] += v
+# The sums per group, as docs/model.md "Recorded wake matching" quotes them (scripts/doc-figures.sh).
 print()
-print("| traces | recorded wakeups | token | recorded | within 15%: token | recorded |")
+print("| recordings | wakeups in the traces | token | recorded | within 15%: token | recorded |")
 print("|---|---|---|---|---|---|")
 for name, (ow, tw, rw, n, wt, wr) in groups.items():
-    print(f"| {name} ({n}) | {ow} | {tw} ({pct(tw, ow)}) | {rw} ({pct(rw, ow)}) | {wt} of {n} | {wr} of {n} |")
+    print(f"| {LABELS[name]} ({n}) | {ow:,} | {tw:,} ({pct(tw, ow)}) | {rw:,} ({pct(rw, ow)}) | {wt} of {n} | {wr} of {n} |")
 EOF
