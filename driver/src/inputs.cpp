@@ -101,6 +101,7 @@ void render_views(const traces::SchedViewOptions& so, traces::ExtractOptions opt
   opt.all_tasks = true;  // the views show every task, as perf sched does
   traces::SchedViews views(so);
   opt.on_event = [&views](const traces::TraceEvent& ev) { views.on_event(ev); };
+  opt.on_fork_record = [&views](int64_t tid, int64_t ppid) { views.on_fork_record(tid, ppid); };
   // A trace read again with its inferred prev_state layout is viewed from its start again.
   opt.on_restart = [&views, &so] { views = traces::SchedViews(so); };
   traces::ImportReport rep;

@@ -49,6 +49,13 @@ check "threads: 40 rows differ from perf, all perf's exited threads" \
 check "threads: a thread woken before it first ran, named as perf" \
   grep -qF '   11852.847796 [0000]  hackbench[7281]                                                  awakened: hackbench[7283/7281]' thr.txt
 
+# perf's summary parent column comes from its FORK records, the ones perf writes for tasks alive
+# before the recording (from /proc) included.
+"$S" sched timehist "$H" -s -M >thr-s.txt 2>/dev/null
+check "threads: summary parent of a task forked before the recording, as perf (7279)" \
+  grep -qE '^ +hackbench\[7281\] +7279 ' thr-s.txt
+check "threads: summary parent of a kernel thread, as perf (kthreadd)" grep -qE '^ +rcu_preempt\[15\] +2 ' thr-s.txt
+
 "$S" sched map "$T.perf-script.gz" >map.txt 2>/dev/null
 gzip -dc "$P.map.txt.gz" >perf-map.txt
 check "map: as many rows as perf" test "$(wc -l <map.txt)" -eq "$(wc -l <perf-map.txt)"

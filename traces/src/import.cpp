@@ -252,6 +252,10 @@ class Pass {
         take(ev, ev.line);
         continue;
       }
+      if (item == PerfData::Item::kFork) {
+        if (opt_.on_fork_record) opt_.on_fork_record(perf_->fork_tid(), perf_->fork_ppid());
+        continue;
+      }
       drain();
       ex_.on_lost(perf_->lost_cpu(), perf_->lost_count(), last + 1, false);
     }

@@ -898,7 +898,13 @@ PerfData::Item PerfData::next(TraceEvent& ev) {
       } else {
         const auto ptid = static_cast<int64_t>(Impl::rd(b, r.off + 20, 4));
         auto p = m.comms.find(ptid);
-        if (p != m.comms.end()) m.comms[static_cast<int64_t>(Impl::rd(b, r.off + 16, 4))] = p->second;
+        if (p != m.comms.end()) m.comms[child] = p->second;
+        const auto ppid = static_cast<int64_t>(Impl::rd(b, r.off + 12, 4));
+        if (child > 0 && child <= kMaxPid && ppid >= 0 && ppid <= kMaxPid) {
+          fork_tid_ = child;
+          fork_ppid_ = ppid;
+          return Item::kFork;
+        }
       }
       continue;
     }

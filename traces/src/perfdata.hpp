@@ -75,16 +75,20 @@ class PerfData {
   PerfData(const PerfData&) = delete;
   PerfData& operator=(const PerfData&) = delete;
 
-  enum class Item : uint8_t { kEvent, kLost, kEnd };
+  enum class Item : uint8_t { kEvent, kLost, kFork, kEnd };
   /// The next item in time order. kEvent fills `ev`, with ev.line the sample's 1-based position
   /// among the tracepoint samples in time order: the line of `perf script --ns -i FILE` that
   /// prints it when the recording holds only tracepoints (as perf sched record's does).
   /// kLost: lost_cpu() / lost_count() describe events the kernel dropped there.
+  /// kFork: a FORK record (perf synthesizes one for every task alive when recording starts):
+  /// fork_tid() was created by process fork_ppid(), the parent perf's thread table keeps.
   Item next(TraceEvent& ev);
   /// Back to the first record (the import reads a trace twice to select tasks by comm).
   void rewind();
   int32_t lost_cpu() const { return lost_cpu_; }
   int64_t lost_count() const { return lost_count_; }
+  int64_t fork_tid() const { return fork_tid_; }
+  int64_t fork_ppid() const { return fork_ppid_; }
   StateLayout layout() const;
   const PerfDataInfo& info() const;
 
@@ -93,6 +97,7 @@ class PerfData {
   std::unique_ptr<Impl> impl_;
   int32_t lost_cpu_ = -1;
   int64_t lost_count_ = -1;
+  int64_t fork_tid_ = -1, fork_ppid_ = -1;
 };
 
 /// True when `head` (a file's first bytes) is a perf.data of either generation or byte order.

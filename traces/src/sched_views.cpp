@@ -293,6 +293,15 @@ std::string SchedViews::task_name(const std::string& comm, int64_t tid, int64_t 
   return fmt::format("{}[{}]", comm, tid);
 }
 
+void SchedViews::on_fork_record(int64_t tid, int64_t ppid) {
+  if (opt_.view == SchedView::kTimehist) fork_parents_[tid] = ppid;
+}
+
+int64_t SchedViews::parent_of(int64_t pid, const Task& t) const {
+  auto p = fork_parents_.find(pid);
+  return p != fork_parents_.end() ? p->second : t.parent;
+}
+
 void SchedViews::on_event(const TraceEvent& ev) {
   const bool timehist = opt_.view == SchedView::kTimehist;
   const bool rows = timehist && opt_.summary != SchedSummary::kOnly;
@@ -647,7 +656,8 @@ void SchedViews::render_summary(std::ostream& out) const {
     };
     for (int64_t pid : pids) {
       const Task& t = tasks_.at(pid);
-      std::vector<Cell> row{cstr(t.last_name), cint(pid), t.parent >= 0 ? cint(t.parent) : cnull()};
+      const int64_t parent = parent_of(pid, t);
+      std::vector<Cell> row{cstr(t.last_name), cint(pid), parent >= 0 ? cint(parent) : cnull()};
       for (Cell& c : stats(t.runs)) row.push_back(std::move(c));
       row.insert(row.end(), {cint(static_cast<int64_t>(t.migrated)), cbool(t.dead), cnull()});
       w.row(row);
@@ -678,7 +688,7 @@ void SchedViews::render_summary(std::ostream& out) const {
     }
     const RunStats& s = t.runs;
     out << fmt::format("{:>30} {:>7} {:>10} {:>12} {:>10} {:>11} {:>11}   {:5.2f} {:>7}\n",
-                       task_name(t.last_name, pid, tgid_of(pid)), t.parent, s.n, msec(s.total), msec(s.min),
+                       task_name(t.last_name, pid, tgid_of(pid)), parent_of(pid, t), s.n, msec(s.total), msec(s.min),
                        msec(s.total / static_cast<int64_t>(s.n)), msec(s.max), s.rel_stddev_pct(), t.migrated);
     switches += s.n;
     run_total += s.total;

@@ -114,6 +114,10 @@ struct ExtractOptions {
   /// after a first pass reads some value otherwise than that pass did): forget the events seen.
   /// Without it, such a trace with on_event set is an error asking for kernel_version.
   std::function<void()> on_restart;
+  /// perf.data only: called with each FORK record's child tid and parent pid (perf's own thread
+  /// table, which perf synthesizes for every task alive when recording starts): the parent
+  /// `perf sched timehist -s` prints. Not in time order with on_event.
+  std::function<void(int64_t tid, int64_t ppid)> on_fork_record;
   /// SMT normalisation (`run --smt-normalize`): the recording machine's SMT siblings of each CPU
   /// (empty = off) and its co-run work rate in permille. On-CPU time during which a sibling was
   /// busy ran at that rate on the recording machine; it is replayed as that much less reference

@@ -96,6 +96,9 @@ class SchedViews {
   /// fit the view (-S in JSON or CSV, which hold one table).
   explicit SchedViews(SchedViewOptions opt);
   void on_event(const TraceEvent& ev);
+  /// timehist -s: `tid`'s parent as perf's thread table has it (ExtractOptions::on_fork_record),
+  /// which the summary prints over sched_process_fork's.
+  void on_fork_record(int64_t tid, int64_t ppid);
   /// The CPU count the map shows columns for (the trace header's), when more than seen; also the
   /// width of timehist's -V column and the CPUs of its idle statistics.
   void set_nr_cpus(size_t n);
@@ -143,11 +146,14 @@ class SchedViews {
   /// timehist: a thread's group as last seen (the line's TGID, the reader's other_tgid), -1
   /// unknown; perf names a thread of another group leader `comm[tid/tgid]`.
   int64_t tgid_of(int64_t tid) const;
+  /// timehist -s: perf's parent of `pid` (a FORK record's) when known, else sched_process_fork's.
+  int64_t parent_of(int64_t pid, const Task& t) const;
   std::string task_name(const std::string& comm, int64_t tid, int64_t tgid) const;
 
   SchedViewOptions opt_;
   std::unordered_map<int64_t, Task> tasks_;
   std::unordered_map<int64_t, int64_t> tgids_;  // timehist: tid -> thread group
+  std::unordered_map<int64_t, int64_t> fork_parents_;  // timehist -s: tid -> perf's parent pid
   std::vector<int64_t> cpu_last_switch_;  // per CPU: time of its last sched_switch, -1 unknown
   std::vector<int64_t> cpu_curr_;         // map: pid on each CPU, -1 unknown
   std::vector<int64_t> idle_last_out_;    // timehist: per CPU, its idle task's last switch-out
