@@ -108,18 +108,18 @@ PlacementModuleDef baseline_prev() {
 }
 
 PlacementModuleDef baseline_first_idle() {
-  return {"first-idle", "baseline: the lowest-numbered idle CPU of the target's LLC, else target", era_6_12(),
-          module_flags(era_6_12(), {}), make_search<FirstIdle>};
+  return module_def("first-idle", "baseline: the lowest-numbered idle CPU of the target's LLC, else target", era_6_12(), {},
+                    make_search<FirstIdle>);
 }
 
 PlacementModuleDef baseline_full_scan() {
-  return {"full-scan", "baseline: unlimited LLC scan: first wholly idle core, else first idle CPU", era_6_12(),
-          module_flags(era_6_12(), {}), make_search<FullScan>};
+  return module_def("full-scan", "baseline: unlimited LLC scan: first wholly idle core, else first idle CPU", era_6_12(), {},
+                    make_search<FullScan>);
 }
 
 PlacementModuleDef baseline_random_idle() {
-  return {"random-idle", "baseline: a uniformly random idle CPU of the LLC (deterministic seed)", era_6_12(),
-          module_flags(era_6_12(), {}), make_search<RandomIdle>};
+  return module_def("random-idle", "baseline: a uniformly random idle CPU of the LLC (deterministic seed)", era_6_12(), {},
+                    make_search<RandomIdle>);
 }
 
 }  // namespace schedsim::placement

@@ -74,8 +74,8 @@ class SeparateScans final : public LlcSearch {
 std::unique_ptr<LlcSearch> make_separate_scans() { return std::make_unique<SeparateScans>(); }
 
 PlacementModuleDef sis_4_17() {
-  return {"sis-4.17", "4.17: select_idle_core, select_idle_cpu (SIS_PROP, avg_idle/512, min 4), select_idle_smt",
-          era_4_17(), module_flags(era_4_17(), {Feature::SIS_PROP, Feature::SIS_AVG_CPU}), make_separate_scans};
+  return module_def("sis-4.17", "4.17: select_idle_core, select_idle_cpu (SIS_PROP, avg_idle/512, min 4), select_idle_smt",
+                    era_4_17(), {Feature::SIS_PROP, Feature::SIS_AVG_CPU}, make_separate_scans);
 }
 
 }  // namespace schedsim::placement

@@ -6,8 +6,8 @@
 namespace schedsim::placement {
 
 PlacementModuleDef sis_5_11() {
-  return {"sis-5.11", "5.11: separate scans as 4.17, plus kthread stacking, prev-idle affine, asym capacity",
-          era_5_11(), module_flags(era_5_11(), {Feature::SIS_PROP, Feature::SIS_AVG_CPU}), make_separate_scans};
+  return module_def("sis-5.11", "5.11: separate scans as 4.17, plus kthread stacking, prev-idle affine, asym capacity",
+                    era_5_11(), {Feature::SIS_PROP, Feature::SIS_AVG_CPU}, make_separate_scans);
 }
 
 }  // namespace schedsim::placement

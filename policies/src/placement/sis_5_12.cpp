@@ -56,10 +56,10 @@ uint32_t select_idle_cpu_512(SearchEnv& e, bool has_idle_core, uint32_t target) 
 }  // namespace
 
 PlacementModuleDef sis_5_12() {
-  return {
+  return module_def(
       "sis-5.12", "5.12-6.6: select_idle_smt(prev) + merged core/CPU scan, SIS_PROP (aged) and/or SIS_UTIL", era_5_15(),
       // SIS_UTIL (5.19, backported to 5.15.y) turned SIS_PROP off by default.
-      module_flags(era_5_15(), {{Feature::SIS_PROP, false}, Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_512>>};
+      {{Feature::SIS_PROP, false}, Feature::SIS_UTIL}, make_search<MergedSearch<select_idle_cpu_512>>);
 }
 
 }  // namespace schedsim::placement

@@ -6,10 +6,10 @@
 namespace schedsim::placement {
 
 PlacementModuleDef sis_fold_2018() {
-  return {"sis-fold-2018",
-          "2018 RFC SIS_FOLD: one folded core-wise pass, aged (SIS_AGE) cost-debited (SIS_ONCE) budget", era_4_17(),
-          module_flags(era_4_17(), {Feature::SIS_PROP, Feature::SIS_FOLD, Feature::SIS_AGE, Feature::SIS_ONCE}),
-          [] { return make_fold_search(false); }};
+  return module_def("sis-fold-2018",
+                    "2018 RFC SIS_FOLD: one folded core-wise pass, aged (SIS_AGE) cost-debited (SIS_ONCE) budget",
+                    era_4_17(), {Feature::SIS_PROP, Feature::SIS_FOLD, Feature::SIS_AGE, Feature::SIS_ONCE},
+                    [] { return make_fold_search(false); });
 }
 
 }  // namespace schedsim::placement

@@ -6,11 +6,10 @@
 namespace schedsim::placement {
 
 PlacementModuleDef sis_fold_opt() {
-  return {"sis-fold-opt",
-          "\"Optimize SIS_FOLD\": fold only when the idle-core hint is set, else per-CPU; miss clears it", era_4_17(),
-          module_flags(era_4_17(), {Feature::SIS_PROP, Feature::SIS_FOLD, Feature::SIS_AGE, Feature::SIS_ONCE,
-                                    Feature::SIS_FOLD_ALWAYS}),
-          [] { return make_fold_search(true); }};
+  return module_def(
+      "sis-fold-opt", "\"Optimize SIS_FOLD\": fold only when the idle-core hint is set, else per-CPU; miss clears it",
+      era_4_17(), {Feature::SIS_PROP, Feature::SIS_FOLD, Feature::SIS_AGE, Feature::SIS_ONCE, Feature::SIS_FOLD_ALWAYS},
+      [] { return make_fold_search(true); });
 }
 
 }  // namespace schedsim::placement

@@ -122,13 +122,15 @@ uint32_t merged_prelude(SearchEnv& e, uint32_t prev, uint32_t target, bool& has_
 // ------------------------------------------------------------------------------------------
 // Module flags
 
-std::vector<FeatureDoc> module_flags(const Era& era, std::initializer_list<FlagDefault> own) {
+PlacementModuleDef module_def(std::string name, std::string summary, const Era& era,
+                              std::initializer_list<FlagDefault> own,
+                              std::function<std::unique_ptr<LlcSearch>()> make_search) {
   std::vector<FeatureDoc> out = feature_docs(own);
   // wake_affine's parts are read by every module that runs the kernel wake path.
   for (const auto& wa : feature_docs({Feature::WA_IDLE, Feature::WA_WEIGHT, Feature::WA_BIAS})) out.push_back(wa);
   if (era.wa_idle_prev)
     for (const auto& wa : feature_docs({Feature::WA_IDLE_PREV})) out.push_back(wa);
-  return out;
+  return {std::move(name), std::move(summary), era, std::move(out), std::move(make_search)};
 }
 
 }  // namespace schedsim::placement

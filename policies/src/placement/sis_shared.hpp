@@ -5,8 +5,10 @@
 // optimized form, and the helper that lists a module's flags. Internal to policies/.
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -95,10 +97,13 @@ std::unique_ptr<LlcSearch> make_fold_search(bool optimized);
 /// 4.17-5.11: select_idle_core, select_idle_cpu (SIS_PROP / SIS_AVG_CPU), select_idle_smt.
 std::unique_ptr<LlcSearch> make_separate_scans();
 
-/// A placement module's flag list: `own` (the features.def default, or this module's own) followed
-/// by the wake_affine flags every kernel wake path reads, and WA_IDLE_PREV where the module's era
-/// has wake_affine_idle()'s idle-prev step (5.11+, Era::wa_idle_prev).
-std::vector<FeatureDoc> module_flags(const Era& era, std::initializer_list<FlagDefault> own);
+/// A placement module that runs the kernel wake path in `era`. Its flag list is `own` (the
+/// features.def default, or this module's own) followed by the wake_affine flags every kernel wake
+/// path reads, and WA_IDLE_PREV where the era has wake_affine_idle()'s idle-prev step (5.11+,
+/// Era::wa_idle_prev), so the era is named once.
+PlacementModuleDef module_def(std::string name, std::string summary, const Era& era,
+                              std::initializer_list<FlagDefault> own,
+                              std::function<std::unique_ptr<LlcSearch>()> make_search);
 
 /// An LlcSearch factory for a search type with a default constructor.
 template <class Search>

@@ -48,8 +48,8 @@ uint32_t select_idle_cpu_612(SearchEnv& e, bool has_idle_core, uint32_t target) 
 }  // namespace
 
 PlacementModuleDef sis_util() {
-  return {"sis-util", "6.7+: merged scan limited by SIS_UTIL only, cluster aware", era_6_12(),
-          module_flags(era_6_12(), {Feature::SIS_UTIL}), make_search<MergedSearch<select_idle_cpu_612>>};
+  return module_def("sis-util", "6.7+: merged scan limited by SIS_UTIL only, cluster aware", era_6_12(),
+                    {Feature::SIS_UTIL}, make_search<MergedSearch<select_idle_cpu_612>>);
 }
 
 }  // namespace schedsim::placement

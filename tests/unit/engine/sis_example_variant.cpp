@@ -28,8 +28,8 @@ uint32_t select_idle_cpu_unlimited(SearchEnv& e, bool has_idle_core, uint32_t ta
 }  // namespace
 
 PlacementModuleDef sis_example() {
-  return {"sis-example", "example: the 5.12 merged search without a depth limit", era_5_15(),
-          module_flags(era_5_15(), {}), make_search<MergedSearch<select_idle_cpu_unlimited>>};
+  return module_def("sis-example", "example: the 5.12 merged search without a depth limit", era_5_15(), {},
+                    make_search<MergedSearch<select_idle_cpu_unlimited>>);
 }
 
 }  // namespace schedsim::placement
