@@ -550,8 +550,9 @@ struct Extractor::Impl {
           if (t.selected) ++obs.wakeups;
           flush_run(t);
           if (t.early_inside) {
-            push(t, Action::block(next_pair(t)));
-            if (t.in_workload()) recs[t.early_waker].prog[t.early_action].body = t.prog.back().body;
+            const uint32_t pair = next_pair(t);
+            push(t, Action::block(pair));
+            recs[t.early_waker].prog[t.early_action].body = pair;
             note_edge_at(t.early_waker, t.early_sc, t.early_action, ord);
           }
           t.st = St::kWoken;
