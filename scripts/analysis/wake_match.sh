@@ -14,31 +14,18 @@ set -euo pipefail
 SCHEDSIM=${1:?usage: scripts/analysis/wake_match.sh SCHEDSIM}
 [ -x "$SCHEDSIM" ] || { echo "wake_match: $SCHEDSIM is not an executable" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
-D=$here/tests/data/traces
-Q=$D/smp2-quiet
+# shellcheck source=scripts/lib/fidelity-traces.sh
+. "$here/scripts/lib/fidelity-traces.sh"
 S=$D/smp2-set
-X=$D/xeon-vm-16cpu
-QB='--background-comm ^schedsim$'
 
-# name|trace|topology|selection|cost file
-entries=(
-  "loaded hackbench-pipe-g2|$D/hackbench-pipe-g2.ftrace.gz|smp2||"
-  "loaded perf-bench-pipe|$D/perf-bench-pipe.ftrace.gz|smp2||"
-  "loaded perf-bench-messaging|$D/perf-bench-messaging.ftrace.gz|smp2||"
-  "loaded fork-loop|$D/fork-loop.ftrace.zst|smp2||"
-  "loaded perf-sched-messaging|$D/perf-sched-messaging.perf-script.gz|smp2|--comm sched-messaging|"
-  "quiet hb-pipe-proc-g2-l100|$Q/hb-pipe-proc-g2-l100.r3.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet hb-pipe-thr-g1-l400|$Q/hb-pipe-thr-g1-l400.r2.ftrace.zst|smp2|$QB|$Q/costs.json"
-  "quiet hb-sock-proc-g1-l100|$Q/hb-sock-proc-g1-l100.r1.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet perf-pipe-l2000|$Q/perf-pipe-l2000.r3.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet perf-msg-g1-l20|$Q/perf-msg-g1-l20.r1.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet fork-40|$Q/fork-40.r1.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet periodic-t4|$Q/periodic-t4.r3.ftrace.gz|smp2|$QB|$Q/costs.json"
-  "quiet perf-sched-messaging|$Q/perf-sched-messaging.perf-script.gz|smp2|--comm sched-messaging|$Q/costs.json"
-  "xeon16 msg-g1-l400|$X/msg-g1-l400.trace.gz|$X/lscpu-p.txt|--comm loadgen|$X/costs.json"
-  "xeon16 fork-2000|$X/fork-2000.trace.gz|$X/lscpu-p.txt|--comm loadgen|$X/costs.json"
-  "xeon16 periodic-t24|$X/periodic-t24.trace.gz|$X/lscpu-p.txt|--comm loadgen|$X/costs.json"
-)
+# name|trace|topology|selection|cost file: the fidelity set (its recordings without a group
+# prefix are the loaded 2-vCPU fixtures), then the recorded set and the syscall recordings.
+entries=()
+for e in "${TRACES[@]}"; do
+  IFS='|' read -r name trace topo sel _machine cost <<<"$e"
+  [[ $name == quiet\ * || $name == xeon16\ * ]] || name="loaded $name"
+  entries+=("$name|$trace|$topo|$sel|$cost")
+done
 for f in "$S"/*.ftrace.zst; do
   entries+=("set $(basename "$f" .ftrace.zst)|$f|smp2|$QB|$S/costs.json")
 done
