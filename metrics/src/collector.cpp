@@ -289,6 +289,12 @@ void MetricsCollector::on_token(Instant at, TaskId t, bool) {
   ++tokens_banked_;
 }
 
+void MetricsCollector::on_tokens_consumed(Instant last, TaskId t, uint64_t n) {
+  if (!measured(t)) return;
+  see(last);
+  tokens_banked_ += n;
+}
+
 void MetricsCollector::on_run(Instant at, TaskId t, CpuId, Duration, Duration work) {
   if (!measured(t)) return;
   see(at);

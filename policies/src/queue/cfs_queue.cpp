@@ -54,6 +54,7 @@ class CfsQueue final : public QueuePolicy {
     c.relative = true;
   }
   bool task_fork_reads_queue() const override { return true; }
+  bool update_curr_is_local(const SchedState&, CpuId) const override { return true; }  // vruntime, min_vruntime, sum_exec
 
   void enqueue(SchedState& s, CpuId cpu, TaskId p, EnqueueKind kind) override {
     Rq& rq = rq_[cpu.value()];
@@ -134,6 +135,17 @@ class CfsQueue final : public QueuePolicy {
     Se& se = se_[rq.curr.value()];
     se.sum_exec += delta.count();
     se.vruntime += calc_delta_fair(delta.count(), se.weight);
+    update_min_vruntime(rq);
+  }
+
+  // Each call adds the same rounded calc_delta_fair(); min_vruntime only follows curr upwards,
+  // so one update after the last call is where the n updates end.
+  void update_curr_repeat(const SchedState&, CpuId cpu, Duration delta, int64_t n) override {
+    Rq& rq = rq_[cpu.value()];
+    if (!rq.curr.valid() || delta.count() <= 0 || n <= 0) return;
+    Se& se = se_[rq.curr.value()];
+    se.sum_exec += delta.count() * n;
+    se.vruntime += calc_delta_fair(delta.count(), se.weight) * n;
     update_min_vruntime(rq);
   }
 

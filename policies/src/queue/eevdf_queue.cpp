@@ -140,6 +140,9 @@ class EevdfQueue final : public QueuePolicy {
   // 6.6-6.11: task_fork_fair() runs update_curr() on the parent's queue before its (discarded)
   // placement, so the engine charges the parent's CPU at the fork under UpdateCurr::kEvents.
   bool task_fork_reads_queue() const override { return fork_ == Fork::kPlacedAtFork66; }
+  // update_curr() asks for a reschedule only with others queued (update_deadline(), the
+  // protection and PREEMPT_SHORT checks); alone, it only moves curr's vruntime, deadline and V.
+  bool update_curr_is_local(const SchedState&, CpuId cpu) const override { return rq_[cpu.value()].nr <= 1; }
 
   void task_fork(const SchedState& s, TaskId, TaskId child) override {
     Se& c = se_[child.value()];

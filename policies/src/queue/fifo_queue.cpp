@@ -39,6 +39,7 @@ class FifoQueue final : public QueuePolicy {
   // when the engine reschedules for another reason, so it stays current.
   void put_prev(const SchedState&, CpuId, TaskId) override {}
   void update_curr(const SchedState&, CpuId, Duration) override {}
+  bool update_curr_is_local(const SchedState&, CpuId) const override { return true; }
   bool check_preempt_wakeup(const SchedState&, CpuId, TaskId, const WakeFlags&) override { return false; }
   bool check_preempt_tick(const SchedState&, CpuId) override { return false; }
   void for_each_queued(const SchedState&, CpuId cpu, const std::function<bool(TaskId)>& fn) const override {

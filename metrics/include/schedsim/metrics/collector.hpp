@@ -62,6 +62,7 @@ class MetricsCollector : public Observer {
   void on_migrate(Instant at, TaskId t, CpuId from, CpuId to, CpuDistance d) override;
   void on_exit(Instant at, TaskId t, CpuId cpu) override;
   void on_token(Instant at, TaskId t, bool consumed_immediately) override;
+  void on_tokens_consumed(Instant last, TaskId t, uint64_t n) override;
   void on_run(Instant at, TaskId t, CpuId cpu, Duration wall, Duration work) override;
   void on_end(const SchedState& s, Instant end) override;
 

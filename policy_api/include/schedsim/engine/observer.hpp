@@ -42,8 +42,16 @@ class Observer {
   virtual void on_idle_exit(Instant, CpuId /*cpu*/) {}
   /// A token was posted to a task that was already runnable or had a token pending (no-op wake).
   virtual void on_token(Instant, TaskId, bool /*consumed_immediately*/) {}
+  /// `n` blocks of a running task passed with banked tokens, the last at `last` (the segment
+  /// advance, engine/src/segment.cpp, reports a folded row at once): n on_token(..., true).
+  virtual void on_tokens_consumed(Instant last, TaskId t, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) on_token(last, t, true);
+  }
   virtual void on_exit(Instant, TaskId, CpuId /*cpu*/) {}
   /// Simulated work accounting: task ran `wall` ns on cpu completing `work` ns of reference work.
+  /// Under the segment advance one call may stand for a row of consecutive runs of the task, and
+  /// the calls (and on_token()) of a CPU's folded completions come late, after other CPUs'
+  /// events, each with its own time.
   virtual void on_run(Instant, TaskId, CpuId /*cpu*/, Duration /*wall*/, Duration /*work*/) {}
   virtual void on_end(const SchedState&, Instant /*makespan end*/) {}
 };

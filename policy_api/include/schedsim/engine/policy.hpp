@@ -230,6 +230,17 @@ class QueuePolicy {
   virtual void put_prev(const SchedState& s, CpuId cpu, TaskId prev) = 0;
   /// curr ran for `delta` ns of wall time since the last update (update_curr).
   virtual void update_curr(const SchedState& s, CpuId cpu, Duration delta) = 0;
+  /// True when, as long as nothing is enqueued on or dequeued from cpu, update_curr() there changes
+  /// nothing but cpu's queue and its current entity (what it reads of the state is cpu's and
+  /// s.now) and never asks for a reschedule: the engine may then apply a running task's updates
+  /// late, each with its own delta and clock (the segment advance, engine/src/segment.cpp). CFS:
+  /// always; EEVDF: while curr is alone (with others queued, a used-up slice reschedules).
+  virtual bool update_curr_is_local(const SchedState&, CpuId) const { return false; }
+  /// `n` update_curr() calls of `delta` each, in a row with nothing in between; a module whose
+  /// update is linear in the calls gives the same state at once.
+  virtual void update_curr_repeat(const SchedState& s, CpuId cpu, Duration delta, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) update_curr(s, cpu, delta);
+  }
   /// Should the newly enqueued `wakee` preempt cpu's current task? `flags`: how it was woken.
   virtual bool check_preempt_wakeup(const SchedState& s, CpuId cpu, TaskId wakee, const WakeFlags& flags) = 0;
   /// Tick: should curr be preempted now?
