@@ -2,8 +2,10 @@
 # speed switch off and on (an environment variable that must not change any output), and
 # compares the results JSON, the ftrace output (--trace-out) and stdout/stderr byte for byte.
 #   -DSCHEDSIM=path -DSOURCE_DIR=dir -DWORK_DIR=scratch -DSWITCH=ENV_VAR_NAME
-# The switch today: SCHEDSIM_ENGINE_TICK_FIFO (engine/src/event_queue.hpp; bench/README.md,
-# "Engine optimizations"). A new exact shortcut in the engine adds its own switch and a test line.
+# The switches: SCHEDSIM_ENGINE_TICK_FIFO (engine/src/event_queue.hpp) and SCHEDSIM_ENGINE_SEGMENT
+# (engine/src/segment.cpp; bench/README.md, "Engine optimizations"). A new exact shortcut in the
+# engine adds its own switch and a test line. The cases without jitter, background tasks or an
+# EEVDF kernel are the ones the segment advance folds (it is off for those).
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(traces ${SOURCE_DIR}/tests/data/traces)
@@ -21,7 +23,16 @@ set(cases
   "mix|mix ${SOURCE_DIR}/examples/mix.json|-t xeon-e5-2690v2"
   "trace-hackbench|${traces}/hackbench-pipe-g2.ftrace.gz|-t xeon-e5-2690v2"
   "trace-perf-messaging|${traces}/perf-bench-messaging.ftrace.gz|-t xeon-e5-2690v2 --kernel 6.12"
-  "trace-periodic|${traces}/sim-periodic-6ms.ftrace.gz|-t big-little")
+  "trace-periodic|${traces}/sim-periodic-6ms.ftrace.gz|-t big-little"
+  "token-6.18|messaging --pipe --thread --group 1 --nr_loops 300|-t xeon-e5-2690v2"
+  "token-seed|messaging --pipe --thread --group 4 --nr_loops 300|-t xeon-e5-2690v2 --kernel 4.17 --placement sis-fold-opt"
+  "token-socket-events|messaging --group 3 --nr_loops 200|-t xeon-e5-2690v2 --kernel 5.15 --update-curr events"
+  "token-stop|messaging --pipe --group 2 --nr_loops 400|-t epyc-milan-2s --kernel 4.17 --stop-at 3ms"
+  "token-fifo-none|messaging --pipe --thread --group 2 --nr_loops 200|-t big-little --kernel 5.15 --preempt none"
+  "token-channels|messaging --pipe --group 2 --nr_loops 200 --channel-model pipe|-t xeon-e5-2690v2 --kernel 4.17"
+  "trace-hackbench-recorded|${traces}/hackbench-pipe-g2.ftrace.gz|-t xeon-e5-2690v2 --kernel 5.15 --wake-match recorded"
+  "trace-perf-data|${traces}/perf618-hb-g1-l10-pipe-thread.data.gz|-t host --kernel 4.17"
+  "trace-smt|${traces}/smt2x2-msg-sim.ftrace.gz|-t xeon-e5-2690v2 --kernel 5.15 --update-curr events")
 
 set(failed "")
 foreach(c IN LISTS cases)

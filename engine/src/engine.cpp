@@ -96,6 +96,7 @@ Simulation::Impl::Impl(const Workload& wl, const Topology& t, PolicyStack p, Cos
   q.set_tick_fifo(fifo == nullptr || std::string_view(fifo) != "0");
   // Each CPU's first periodic balance is due one tick in.
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu) s.cpus[cpu].next_balance = Instant::zero() + cost.tick;
+  init_segment();
 }
 
 std::string Simulation::Impl::format_sim_time(i128 t) {
@@ -240,6 +241,7 @@ void Simulation::Impl::preempt_from(uint32_t cpu, uint32_t from_cpu) {
 void Simulation::Impl::on_resched_ipi(uint32_t cpu, uint64_t gen) {
   CpuRun& r = run[cpu];
   if (gen != r.ipi_gen || !r.resched_ipi_pending) return;
+  settle_if(cpu);
   r.resched_ipi_pending = false;
   if (s.cpus[cpu].curr.valid()) preempt_curr(cpu, false);
 }
@@ -573,6 +575,8 @@ bool Simulation::Impl::migrate_queued(TaskId p, CpuId to) {
   uint32_t src = ts.cpu.value();
   if (!ts.affinity->test(dst) || ts.state != TaskState::kRunnable || prog[p.value()].in_flight) return false;
   SCHEDSIM_ASSERT(s.cpus[src].curr != p, "migrate_queued of a running task{}", p.value());
+  settle_if(src);  // the dequeue reads the source queue's curr (min_vruntime), as the enqueue does the destination's
+  settle_if(dst);
   // dequeue_entity() on the source queue runs update_curr() first (UpdateCurr::kEvents; under
   // kActions, historically, the source's curr is charged at its next run end).
   if (cfg.update_curr == UpdateCurr::kEvents && s.cpus[src].curr.valid()) update_progress(src);
@@ -697,6 +701,10 @@ void Simulation::Impl::on_enqueue(uint32_t t, uint32_t cpu) {
   bool is_new = pr.is_new;
   pr.is_new = false;
   uint32_t src = ts.cpu.value();
+  // The queue reads this CPU's curr, and CFS re-bases a migrating wakee on its old queue's
+  // min_vruntime: neither may be in the middle of a folded stretch (segment.cpp).
+  settle_if(cpu);
+  settle_if(src);
   ts.cpu = CpuId(cpu);
   if (!is_new) note_migration(TaskId(t), src, cpu);
   // ttwu_do_activate(): avg_idle from the length of the idle period this wakeup ends (§7.2),
@@ -870,6 +878,11 @@ SimSummary Simulation::Impl::run_all() {
   }
   while (!q.empty()) {
     Event e = q.top();
+    // A settled stretch's planned end (segment.cpp): no event of the plain engine.
+    if (nr_phantoms != 0 && e.type == Ev::kRunDone && e.gen != run[e.a].done_gen && drop_phantom(e)) {
+      q.pop();
+      continue;
+    }
     if (e.at > cfg.stop_at || sum.events >= cfg.max_events) {
       sum.complete = false;
       sum.stop = e.at > cfg.stop_at ? StopReason::kStopAt : StopReason::kMaxEvents;
@@ -893,6 +906,7 @@ SimSummary Simulation::Impl::run_all() {
     SCHEDSIM_ASSERT(e.at >= s.now, "time went backwards: {} after {}", e.at, s.now);
     s.now = e.at;
     if (++sum.events % Simulation::kPollEvery == 0 && poll) poll(s.now, sum.events);
+    ticking = e.type == Ev::kTick;  // segment.cpp: a completion at a tick's instant came first
     switch (e.type) {
       case Ev::kTaskStart: on_task_start(e.a); break;
       case Ev::kSleepEnd: on_sleep_end(e.a, e.gen); break;
@@ -915,6 +929,7 @@ SimSummary Simulation::Impl::run_all() {
 }
 
 void Simulation::Impl::finish() {
+  ticking = true;  // the end (or stop_at) comes after every event of its instant: settle() takes them all
   // Bring partial progress up to the end (only matters for an early stop).
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
     if (s.cpus[cpu].curr.valid()) update_progress(cpu);
@@ -922,6 +937,9 @@ void Simulation::Impl::finish() {
   const i128 fg_expected = work_expected_scaled - bg_work_expected_scaled;
   sum.work_done = Duration::ns(static_cast<int64_t>(fg_done / kScale));
   sum.work_expected = Duration::ns(static_cast<int64_t>(fg_expected / kScale));
+  if (segment)
+    log->info("segment advance: {} of the {} events were run completions folded into {} stretches", seg_folded,
+              sum.events, seg_stretches);
   if (cost.replay_wakes == ReplayWakes::kModelled)
     log->debug("replay_wakes=modelled: {} ns of recorded wakes taken off the wakers' runs, {} ns charged for the "
                "replay's wakes",

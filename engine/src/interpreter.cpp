@@ -37,7 +37,7 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
       throw InputError(SourceLoc{w.source}, "task " + std::to_string(t) + " ('" + w.tasks[t].name +
                                                 "') executes more than 10 million actions without consuming time");
     if (pr.work.pending()) {
-      plan_completion(cpu);
+      if (!segment || !try_stretch(t, cpu)) plan_completion(cpu);
       return;
     }
     const Action* a = pr.fetch();

@@ -13,6 +13,7 @@
 // One struct, because the three share the scheduler state and call each other on every event
 // (the interpreter wakes and blocks tasks; the core starts the interpreter when a task runs; both
 // account progress); the split is by concept, one file each.
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -96,12 +97,53 @@ struct Simulation::Impl : BalanceOps {
   i128 past_limit_at = 0;
   std::shared_ptr<spdlog::logger> log = log::get("engine");
 
+  // The segment advance (segment.cpp): a CPU whose running task consumes banked wakes, one
+  // (token block, run) pair after another, goes through those completions without events.
+  // At most this many completions a stretch (more are rarely reached before something ends it).
+  static constexpr size_t kMaxStretch = 16;
+  struct Stretch {
+    bool on = false;
+    uint32_t task = 0;
+    // The runs after the first are the rest of a loop of (block, run of run_ns): folded at once.
+    bool row = false;
+    int64_t run_ns = 0;
+    // The completion times (ns) of the run in progress and of the runs after it, `count` of
+    // them; all but the last are folded, the last is the CPU's pending kRunDone.
+    std::array<int64_t, kMaxStretch> ends{};
+    uint32_t count = 0;
+    const int64_t* begin() const { return ends.data(); }
+    const int64_t* end() const { return ends.data() + count; }
+    int64_t last() const { return ends[count - 1]; }
+  };
+  struct Walk {  // next_action()'s state, for looking ahead without moving the task's own
+    const Action* code = nullptr;
+    size_t code_size = 0;
+    size_t pc = 0;
+    std::vector<LoopFrame> loops;
+  };
+  static constexpr uint32_t kTieBits = 14;
+  bool segment = false;                          // SCHEDSIM_ENGINE_SEGMENT and the run allow it
+  std::vector<Stretch> stretch;                  // per CPU
+  std::vector<uint32_t> stretch_cpus;            // the CPUs with one on
+  std::vector<uint16_t> tie_count;               // folded completion times by tie_slot()
+  bool ticking = false;                          // the event being handled is a tick (or the run's end)
+  std::vector<std::vector<uint64_t>> phantom;    // per CPU: generations of stale stretch ends
+  uint64_t nr_phantoms = 0;
+  uint64_t seg_stretches = 0, seg_folded = 0;  // for the end-of-run info line
+  Walk walk;
+
   Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf);
 
   // ---- event queue (engine.cpp) ----
   void push(Instant at, Ev type, uint32_t a, uint32_t b = 0, uint64_t gen = 0) {
     SCHEDSIM_DASSERT(at >= s.now, "event scheduled in the past");
     SCHEDSIM_DASSERT(b <= detail::EventQueue::kMaxB, "event cpu out of range");
+    // An event at a folded completion's time ends that stretch first (segment.cpp).
+    if (!stretch_cpus.empty() && type != Ev::kTick) [[unlikely]]
+      split_ties(at);
+    enqueue_event(at, type, a, b, gen);
+  }
+  void enqueue_event(Instant at, Ev type, uint32_t a, uint32_t b, uint64_t gen) {
     uint64_t ord = seq++ | (type == Ev::kTick ? detail::EventQueue::kTickBit : 0);
     q.push(Event{at, ord, gen, a, b & detail::EventQueue::kMaxB, type});
   }
@@ -112,7 +154,7 @@ struct Simulation::Impl : BalanceOps {
   // before the limit (cut_background) whatever they still have planned, so there the error is
   // deferred to the loop reaching past the limit (past_limit: the earliest such event's).
   template <class What>
-  Instant checked_after(i128 d, What&& what) {
+  [[gnu::always_inline]] Instant checked_after(i128 d, What&& what) {
     i128 t = static_cast<i128>(s.now.ns()) + d;
     if (t <= cfg.max_time.ns()) return Instant::from_ns(static_cast<int64_t>(t));
     // Past a stop_at below the limit: the loop stops before it (stop_at < INT64_MAX then).
@@ -135,7 +177,13 @@ struct Simulation::Impl : BalanceOps {
 
   // ---- the work/rate accountant applied to CPUs (work.cpp) ----
   int64_t rate_of(uint32_t cpu) const;
-  void update_progress(uint32_t cpu, bool quiet = false);
+  // Every read or change of a CPU's running task goes through here, so a stretch of folded
+  // completions is applied first (settle()).
+  void update_progress(uint32_t cpu, bool quiet = false) {
+    if (stretch[cpu].on) settle(cpu);
+    account(cpu, quiet);
+  }
+  void account(uint32_t cpu, bool quiet);
   void log_banked_wake(uint32_t t) const;
   void plan_completion(uint32_t cpu);
 
@@ -143,6 +191,21 @@ struct Simulation::Impl : BalanceOps {
   std::string action_label(uint32_t t, size_t pc) const;
   void advance(uint32_t t, uint32_t cpu);
   bool channel_op(uint32_t t, uint32_t cpu, const Action& a);
+
+  // ---- the segment advance (segment.cpp) ----
+  static size_t tie_slot(int64_t at) { return static_cast<size_t>((static_cast<uint64_t>(at) * 0x9e3779b97f4a7c15ull) >> (64 - kTieBits)); }
+  void init_segment();
+  bool try_stretch(uint32_t t, uint32_t cpu);
+  void settle(uint32_t cpu);
+  void settle_if(uint32_t cpu) {
+    if (stretch[cpu].on) settle(cpu);
+  }
+  void fold(uint32_t cpu, size_t n);
+  int64_t fold_token_run(uint32_t t, int64_t at);
+  void account_runs(uint32_t cpu, uint32_t t, int64_t k, Duration d, int64_t c, Instant end, bool quiet);
+  void split_ties(Instant at);
+  void end_stretch(uint32_t cpu);
+  bool drop_phantom(const Event& e);
 
   // ---- the core.c model (engine.cpp) ----
   void refresh_cpu(uint32_t cpu);

@@ -23,7 +23,7 @@ int64_t Simulation::Impl::rate_of(uint32_t cpu) const {
 }
 
 // Accounts curr's progress up to now at the current rate (update_curr's job, for the engine).
-void Simulation::Impl::update_progress(uint32_t cpu, bool quiet) {
+void Simulation::Impl::account(uint32_t cpu, bool quiet) {
   CpuRun& r = run[cpu];
   TaskId t = s.cpus[cpu].curr;
   Duration elapsed = s.now - r.acct.seg_start;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The segment advance (engine/src/segment.cpp) folds completions where it should and nowhere
+# else, and folding changes nothing a user sees. `--log engine=info` reports how many events were
+# folded, or why the advance is off. (engine.ab-segment compares outputs of every generator and
+# trace replays byte for byte; this checks that the comparisons fold at all.)
+#   usage: segment_advance.sh SCHEDSIM SOURCE_DIR WORK_DIR
+set -euo pipefail
+. "$2/tests/lib/check.sh" "$@"
+gen='messaging --pipe --thread --group 2 --nr_loops 100'
+folded() {  # folded LOGFILE: the number of folded completions the info line reports (empty: none)
+  sed -n 's/.*segment advance: \([0-9]*\) of the .*/\1/p' "$1"
+}
+"$S" --log engine=info run --workload-gen "$gen" -t xeon-e5-2690v2 --kernel 4.17 --progress never >on.out 2>on.err
+n=$(folded on.err)
+check "CFS (4.17): completions are folded" test "${n:-0}" -gt 1000
+SCHEDSIM_ENGINE_SEGMENT=0 "$S" --log engine=info run --workload-gen "$gen" -t xeon-e5-2690v2 --kernel 4.17 \
+  --progress never >off.out 2>off.err
+check "SCHEDSIM_ENGINE_SEGMENT=0: off, and says so" grep -q 'segment advance off (SCHEDSIM_ENGINE_SEGMENT=0)' off.err
+check "the same results either way" cmp -s on.out off.out
+"$S" --log engine=info run --workload-gen 'messaging --pipe --thread --group 1 --nr_loops 100' -t xeon-e5-2690v2 \
+  --progress never >eevdf.out 2>eevdf.err
+n=$(folded eevdf.err)
+check "EEVDF (the default 6.18): a receiver alone on its CPU is folded" test "${n:-0}" -gt 1000
+"$S" --log engine=info run --workload-gen "$gen" -t xeon-e5-2690v2 --kernel 4.17 --jitter 5% --progress never \
+  >jitter.out 2>jitter.err
+check "--jitter: off, and says why" grep -q 'segment advance off (jitter)' jitter.err
+"$S" --log engine=info run "$SRC/tests/data/traces/smt2x2-msg-sim.ftrace.gz" -t xeon-e5-2690v2 --kernel 5.15 \
+  --progress never >trace.out 2>trace.err
+n=$(folded trace.err)
+check "a trace replay is folded too" test "${n:-0}" -gt 100
+exit $fail
