@@ -19,7 +19,7 @@
 #define SCHEDSIM_FUZZ_TARGET_LIST(X) \
   X(ftrace) X(tracecmd) X(tracedat) X(perf) X(perfdata) X(trace_import) X(line_parser) X(workload_json) \
   X(workload_cbor) X(topology_json) X(sysfs) X(lscpu) X(cost) X(results) X(sweep_results) X(sweep_spec) \
-  X(validation) X(sched_views)
+  X(validation) X(sched_views) X(engine_ab)
 
 #define SCHEDSIM_DECLARE_TARGET(name) SCHEDSIM_FUZZ_TARGET(name);
 SCHEDSIM_FUZZ_TARGET_LIST(SCHEDSIM_DECLARE_TARGET)

@@ -17,7 +17,7 @@ ci=0
 merge=0
 build=1
 targets=()
-all_targets=(ftrace tracecmd tracedat perf perfdata trace_import line_parser workload_json workload_cbor topology_json sysfs
+all_targets=(ftrace tracecmd tracedat perf perfdata trace_import line_parser workload_json workload_cbor engine_ab topology_json sysfs
   lscpu cost results sweep_results sweep_spec validation sched_views)
 while [ $# -gt 0 ]; do
   case "$1" in
