@@ -422,6 +422,7 @@ void Simulation::Impl::wake_delayed(const WakeContext& ctx) {
   charge_wake(ctx, cpu);
   for (auto* o : obs) o->on_wake(f);
   s.tasks[t].state = TaskState::kRunnable;
+  settle_if(cpu);  // the queue places the wakee against curr (segment.cpp)
   pol.util->update(s, CpuId(cpu));
   pol.util->enqueue(s, ctx.p, CpuId(cpu), false);
   pol.queue->requeue_delayed(s, CpuId(cpu), ctx.p);
@@ -743,6 +744,7 @@ void Simulation::Impl::on_task_start(uint32_t t) {
     uint32_t cpu = static_cast<uint32_t>(spec.initial_cpu);
     ts.cpu = CpuId(cpu);
     ts.state = TaskState::kRunnable;
+    settle_if(cpu);  // the queue places it against curr (segment.cpp)
     // enqueue_entity()'s update_curr() (UpdateCurr::kEvents; kActions keeps its historical order).
     if (cfg.update_curr == UpdateCurr::kEvents && s.cpus[cpu].curr.valid()) update_progress(cpu);
     pol.util->task_new(s, TaskId(t), CpuId(cpu));
