@@ -12,6 +12,8 @@
 namespace schedsim {
 
 MetricsCollector::MetricsCollector(const Workload& w) : workload_(w) {
+  background_.reserve(w.tasks.size());
+  for (const TaskSpec& t : w.tasks) background_.push_back(t.background ? 1 : 0);
   outcomes_.assign(kNrOutcomes, 0);
   migrations_.assign(kNrDistances, 0);
   if (auto it = w.meta.find("benchmark_timer"); it != w.meta.end()) {
@@ -74,7 +76,7 @@ void MetricsCollector::see(Instant at) {
       if (c.wasted && c.wasted_since < at) c.wasted_since = at;
     }
   }
-  commit_tail(at);
+  if (!tail_.empty()) commit_tail(at);  // held intervals exist only with background tasks
   if (at > last_) last_ = at;
 }
 

@@ -105,7 +105,7 @@ void PeltUtil::attach(SchedState& s) {
   cfs_.assign(s.cpus.size(), Cfs{});
 }
 
-void PeltUtil::ensure(const SchedState& s) {
+void PeltUtil::grow(const SchedState& s) {
   if (tasks_.size() < s.tasks.size()) tasks_.resize(s.tasks.size());
   if (cfs_.size() < s.cpus.size()) cfs_.resize(s.cpus.size());
 }

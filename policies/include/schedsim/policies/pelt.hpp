@@ -88,7 +88,13 @@ class PeltUtil final : public UtilPolicy {
   const Cfs& cfs(uint32_t cpu) const { return cfs_[cpu]; }
 
  private:
-  void ensure(const SchedState& s);
+  // Called by every operation (a task or CPU seen for the first time grows the tables): inline,
+  // since the check is all it does once they have grown.
+  void ensure(const SchedState& s) {
+    if (tasks_.size() < s.tasks.size()) grow(s);
+    if (cfs_.size() < s.cpus.size()) grow(s);
+  }
+  void grow(const SchedState& s);
   void update_cfs(const SchedState& s, uint32_t cpu);
   void update_task(const SchedState& s, TaskId p);
   void attach_to(const SchedState& s, TaskId p, uint32_t cpu);
