@@ -256,6 +256,7 @@ void Simulation::Impl::return_to_user(uint32_t cpu) {
 // curr of cpu stops being runnable (block, sleep): dequeue for sleep and reschedule.
 void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
   SCHEDSIM_ASSERT(s.cpus[cpu].curr.value() == t, "task{} leaving cpu{} it does not run on", t, cpu);
+  if (segment && !bank_cpus[t].empty()) unbank(t);  // a later folded wake would find it asleep
   update_progress(cpu);  // gives the queue time a syscall boundary held back (nothing else: now)
   s.tasks[t].state = st;
   run[cpu].leave_reason = st == TaskState::kBlocked ? SwitchReason::kBlock : SwitchReason::kSleep;
@@ -266,6 +267,7 @@ void Simulation::Impl::leave_cpu(uint32_t t, uint32_t cpu, TaskState st) {
 }
 
 void Simulation::Impl::do_exit(uint32_t t, uint32_t cpu) {
+  if (segment && !bank_cpus[t].empty()) unbank(t);  // a later folded wake would find it gone
   update_progress(cpu);  // as in leave_cpu()
   s.tasks[t].state = TaskState::kExited;
   run[cpu].leave_reason = SwitchReason::kExit;
@@ -940,8 +942,9 @@ void Simulation::Impl::finish() {
   sum.work_done = Duration::ns(static_cast<int64_t>(fg_done / kScale));
   sum.work_expected = Duration::ns(static_cast<int64_t>(fg_expected / kScale));
   if (segment)
-    log->info("segment advance: {} of the {} events were run completions folded into {} stretches", seg_folded,
-              sum.events, seg_stretches);
+    log->info("segment advance: {} of the {} events were run completions folded into {} stretches; their steps "
+              "banked {} wakes",
+              seg_folded, sum.events, seg_stretches, seg_banked);
   if (cost.replay_wakes == ReplayWakes::kModelled)
     log->debug("replay_wakes=modelled: {} ns of recorded wakes taken off the wakers' runs, {} ns charged for the "
                "replay's wakes",

@@ -122,6 +122,9 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
           leave_cpu(t, cpu, TaskState::kBlocked);
           return;
         }
+        // Wakes folded into other CPUs' stretches bank late (segment.cpp): those due by now
+        // count before the task may sleep.
+        if (pr.tokens == 0 && segment && !bank_cpus[t].empty()) catch_up(t);
         if (pr.tokens > 0) {
           --pr.tokens;
           ++pr.pc;

@@ -97,10 +97,16 @@ struct Simulation::Impl : BalanceOps {
   i128 past_limit_at = 0;
   std::shared_ptr<spdlog::logger> log = log::get("engine");
 
-  // The segment advance (segment.cpp): a CPU whose running task consumes banked wakes, one
-  // (token block, run) pair after another, goes through those completions without events.
-  // At most this many completions a stretch (more are rarely reached before something ends it).
+  // The segment advance (segment.cpp): a CPU whose running task goes from run to run through
+  // steps that only pass blocks with banked wakes or bank wakes for running or queued tasks goes
+  // through those completions without events. At most this many completions a stretch (more are
+  // rarely reached before something ends it).
   static constexpr size_t kMaxStretch = 16;
+  // A stretch that walks the program plans fewer: an enqueue on the CPU or a wakee's block ends
+  // a third of them early, and each planned completion costs a walk step and a tie entry.
+  static constexpr size_t kMaxWalk = 8;
+  static constexpr size_t kMaxBanks = 2 * kMaxWalk;  // wakes banked in one stretch
+  static constexpr int kMaxLocal = 8;                    // actions between two folded runs
   struct Stretch {
     bool on = false;
     uint32_t task = 0;
@@ -111,6 +117,15 @@ struct Simulation::Impl : BalanceOps {
     // them; all but the last are folded, the last is the CPU's pending kRunDone.
     std::array<int64_t, kMaxStretch> ends{};
     uint32_t count = 0;
+    // The completions applied so far (catch_up(): a wakee's block needed the banks before now).
+    uint32_t done = 0;
+    // The wakes its folded steps bank: after completion `after`, a token for `task`.
+    struct Bank {
+      uint32_t after;
+      uint32_t task;
+    };
+    std::array<Bank, kMaxBanks> banks{};
+    uint32_t nbanks = 0;
     const int64_t* begin() const { return ends.data(); }
     const int64_t* end() const { return ends.data() + count; }
     int64_t last() const { return ends[count - 1]; }
@@ -125,11 +140,20 @@ struct Simulation::Impl : BalanceOps {
   bool segment = false;                          // SCHEDSIM_ENGINE_SEGMENT and the run allow it
   std::vector<Stretch> stretch;                  // per CPU
   std::vector<uint32_t> stretch_cpus;            // the CPUs with one on
-  std::vector<uint16_t> tie_count;               // folded completion times by tie_slot()
+  std::vector<uint32_t> stretch_pos;             // per CPU: its index in stretch_cpus while on
+  // Folded completion times by tie_slot(): how many, and the XOR of their CPUs + 1 (which names
+  // the CPU when there is one; CpuMask::kMaxCpus fits 16 bits).
+  struct TieSlot {
+    uint16_t count = 0;
+    uint16_t cpus = 0;
+  };
+  std::vector<TieSlot> tie_count;
   bool ticking = false;                          // the event being handled is a tick (or the run's end)
   std::vector<std::vector<uint64_t>> phantom;    // per CPU: generations of stale stretch ends
   uint64_t nr_phantoms = 0;
-  uint64_t seg_stretches = 0, seg_folded = 0;  // for the end-of-run info line
+  uint64_t seg_stretches = 0, seg_folded = 0, seg_banked = 0;  // for the end-of-run info line
+  // Per task: the CPUs whose stretch banks a wake for it (the wakee's block and exit look).
+  std::vector<std::vector<uint32_t>> bank_cpus;
   Walk walk;
 
   Impl(const Workload& wl, const Topology& t, PolicyStack p, CostModel c, SimConfig cf);
@@ -180,7 +204,7 @@ struct Simulation::Impl : BalanceOps {
   // Every read or change of a CPU's running task goes through here, so a stretch of folded
   // completions is applied first (settle()).
   void update_progress(uint32_t cpu, bool quiet = false) {
-    if (stretch[cpu].on) settle(cpu);
+    settle_if(cpu);
     account(cpu, quiet);
   }
   void account(uint32_t cpu, bool quiet);
@@ -200,10 +224,25 @@ struct Simulation::Impl : BalanceOps {
   void settle_if(uint32_t cpu) {
     if (stretch[cpu].on) settle(cpu);
   }
-  void fold(uint32_t cpu, size_t n);
-  int64_t fold_token_run(uint32_t t, int64_t at);
+  void fold(uint32_t cpu, size_t from, size_t to);
+  int64_t fold_step(uint32_t t, int64_t at, const Stretch::Bank*& bank, const Stretch::Bank* bank_end, size_t i);
+  bool banks_to(uint32_t t, const Action& a) const;
+  size_t due(const Stretch& st) const;
+  void catch_up(uint32_t t);
+  void unbank(uint32_t t);
   void account_runs(uint32_t cpu, uint32_t t, int64_t k, Duration d, int64_t c, Instant end, bool quiet);
   void split_ties(Instant at);
+  void tie_add(int64_t at, uint32_t cpu) {
+    TieSlot& t = tie_count[tie_slot(at)];
+    ++t.count;
+    t.cpus ^= static_cast<uint16_t>(cpu + 1);
+  }
+  void tie_remove(int64_t at, uint32_t cpu) {
+    TieSlot& t = tie_count[tie_slot(at)];
+    --t.count;
+    t.cpus ^= static_cast<uint16_t>(cpu + 1);
+  }
+  int64_t stretch_at(int64_t at) const;
   void end_stretch(uint32_t cpu);
   bool drop_phantom(const Event& e);
 

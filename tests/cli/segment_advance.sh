@@ -13,6 +13,8 @@ folded() {  # folded LOGFILE: the number of folded completions the info line rep
 "$S" --log engine=info run --workload-gen "$gen" -t xeon-e5-2690v2 --kernel 4.17 --progress never >on.out 2>on.err
 n=$(folded on.err)
 check "CFS (4.17): completions are folded" test "${n:-0}" -gt 1000
+banked=$(sed -n 's/.*their steps banked \([0-9]*\) wakes.*/\1/p' on.err)
+check "senders' wakes to running receivers are folded too" test "${banked:-0}" -gt 1000
 SCHEDSIM_ENGINE_SEGMENT=0 "$S" --log engine=info run --workload-gen "$gen" -t xeon-e5-2690v2 --kernel 4.17 \
   --progress never >off.out 2>off.err
 check "SCHEDSIM_ENGINE_SEGMENT=0: off, and says so" grep -q 'segment advance off (SCHEDSIM_ENGINE_SEGMENT=0)' off.err

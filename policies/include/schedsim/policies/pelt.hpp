@@ -91,8 +91,7 @@ class PeltUtil final : public UtilPolicy {
   // Called by every operation (a task or CPU seen for the first time grows the tables): inline,
   // since the check is all it does once they have grown.
   void ensure(const SchedState& s) {
-    if (tasks_.size() < s.tasks.size()) grow(s);
-    if (cfs_.size() < s.cpus.size()) grow(s);
+    if (tasks_.size() < s.tasks.size() || cfs_.size() < s.cpus.size()) grow(s);
   }
   void grow(const SchedState& s);
   void update_cfs(const SchedState& s, uint32_t cpu);

@@ -1,6 +1,7 @@
 #pragma once
 /// Observer hooks: every fact the engine establishes, so metrics, trace writers and invariant
-/// checkers live outside the engine. All callbacks happen in simulated-time order.
+/// checkers live outside the engine. All callbacks happen in simulated-time order, except those
+/// of the segment advance's folded steps (on_run(), on_token()), which come late.
 #include "schedsim/base/ids.hpp"
 #include "schedsim/base/time.hpp"
 #include "schedsim/engine/policy.hpp"
@@ -40,7 +41,9 @@ class Observer {
   virtual void on_migrate(Instant, TaskId, CpuId /*from*/, CpuId /*to*/, CpuDistance) {}
   virtual void on_idle_enter(Instant, CpuId /*cpu*/) {}
   virtual void on_idle_exit(Instant, CpuId /*cpu*/) {}
-  /// A token was posted to a task that was already runnable or had a token pending (no-op wake).
+  /// A wake banked as a token for a task that was not asleep in a block (false: a no-op wake),
+  /// or a block the task passed with one (true). Under the segment advance both come late for
+  /// a CPU's folded steps, with their own times, as on_run() does.
   virtual void on_token(Instant, TaskId, bool /*consumed_immediately*/) {}
   /// `n` blocks of a running task passed with banked tokens, the last at `last` (the segment
   /// advance, engine/src/segment.cpp, reports a folded row at once): n on_token(..., true).
