@@ -15,6 +15,7 @@
 
 #include "fuzz_common.hpp"
 #include "schedsim/base/error.hpp"
+#include "schedsim/base/random.hpp"
 #include "schedsim/engine/engine.hpp"
 #include "schedsim/policies/registry.hpp"
 #include "schedsim/workload/workload.hpp"
@@ -44,10 +45,7 @@ struct Log : Observer {
       return;
     }
     ++banks;
-    uint64_t z = static_cast<uint64_t>(at.ns()) * 0x9e3779b97f4a7c15ULL + t.value() + 1;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    bank_mix += z ^ (z >> 31);
+    bank_mix += splitmix64_mix(static_cast<uint64_t>(at.ns()) * 0x9e3779b97f4a7c15ULL + t.value() + 1);
   }
   void on_run(Instant, TaskId t, CpuId, Duration wall, Duration work) override {
     std::get<0>(per_task[t.value()]) += wall.count();

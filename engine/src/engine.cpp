@@ -322,9 +322,8 @@ void Simulation::Impl::do_wake(uint32_t t, TaskId waker, uint32_t waker_cpu, boo
     } else {
       ++pr.tokens;
     }
-    if (!pr.background) ++sum.tokens_banked;  // a measured figure, like tokens_left
     if (!pr.background && log->should_log(spdlog::level::debug)) log_banked_wake(t);
-    for (auto* o : obs) o->on_token(s.now, TaskId(t), false);
+    note_banked(t, s.now);
     return;
   }
   if (pr.waits_before_start)

@@ -365,8 +365,7 @@ int64_t Simulation::Impl::fold_step(uint32_t t, int64_t at, const Stretch::Bank*
         ++pr.pc;
         ++prog[u].tokens;
         ++seg_banked;
-        ++sum.tokens_banked;  // every task is measured while stretches are on
-        for (auto* o : obs) o->on_token(Instant::from_ns(at), TaskId(u), false);
+        note_banked(u, Instant::from_ns(at));
         break;
       }
       case ActionKind::kRun: {

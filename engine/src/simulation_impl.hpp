@@ -209,6 +209,12 @@ struct Simulation::Impl : BalanceOps {
   }
   void account(uint32_t cpu, bool quiet);
   void log_banked_wake(uint32_t t) const;
+  // A wake banked for t (a token, or a recorded pair before its block), at `at`: counted and
+  // reported (do_wake(); the segment advance's folded steps report theirs late, segment.cpp).
+  void note_banked(uint32_t t, Instant at) {
+    if (!prog[t].background) ++sum.tokens_banked;  // a measured figure, like tokens_left
+    for (auto* o : obs) o->on_token(at, TaskId(t), false);
+  }
   void plan_completion(uint32_t cpu);
 
   // ---- the program interpreter (interpreter.cpp) ----
