@@ -1,7 +1,8 @@
 // Fuzz target: the engine's exact speed switches (engine/src/segment.cpp, the tick FIFO of
 // engine/src/event_queue.hpp). The input is decoded into a small machine and a few task
-// programs of runs, blocks, wakes, sleeps and loops under a kernel profile (banked wakes and
-// rows of equal runs come often), simulated once with the switches off and once on; any
+// programs of runs, blocks, wakes, sleeps, loops and channel reads and writes under a kernel
+// profile (banked wakes and rows of equal runs come often), simulated once with the switches
+// off and once on (the segment advance with channel operations folded too); any
 // difference in the summary, in what the observers saw (switches, wakes and exits in order;
 // banked wakes by time and task; run time, work and tokens per task, order-free as the segment
 // advance delivers them) or in the error is a finding (abort).
@@ -71,7 +72,7 @@ PolicyStack stack(const std::string& kernel, bool first_idle) {
 
 Outcome simulate(const Workload& w, const Topology& topo, const std::string& kernel, bool first_idle, const SimConfig& cfg,
                  bool fast) {
-  ::setenv("SCHEDSIM_ENGINE_SEGMENT", fast ? "1" : "0", 1);
+  ::setenv("SCHEDSIM_ENGINE_SEGMENT", fast ? "channels" : "0", 1);
   ::setenv("SCHEDSIM_ENGINE_TICK_FIFO", fast ? "1" : "0", 1);
   Outcome o;
   try {
@@ -113,6 +114,7 @@ SCHEDSIM_FUZZ_TARGET(engine_ab) {
   static const char* const kKernels[] = {"4.17", "5.15", "6.6", "6.12"};
   const std::string kernel = kKernels[b2 & 3];
   const bool first_idle = (b1 & 0x80) != 0;
+  const bool socket = (b0 & 0x80) != 0;
   SimConfig cfg;
   cfg.update_curr = (b2 & 4) != 0 ? UpdateCurr::kEvents : UpdateCurr::kActions;
   // Nested loops of tiny runs reach a million events in 200 ms: 50 ms keeps an input within
@@ -146,7 +148,20 @@ SCHEDSIM_FUZZ_TARGET(engine_ab) {
         case 6:
           if (!p.empty()) p.push_back(Action::loop(static_cast<uint32_t>(1 + (op >> 3) % p.size()), 1 + (op >> 5) * 20));
           break;
-        default: p.push_back(Action::run(Duration::ns(kRuns[0]))); p.push_back(Action::block()); break;
+        default:
+          if ((op & 0x08) == 0) {
+            p.push_back(Action::run(Duration::ns(kRuns[0])));
+            p.push_back(Action::block());
+          } else {
+            // A read or write of one of two channels, pipes or sockets (sizes across a pipe
+            // page and the folded writes' bound, ChannelTable::kPipeFoldMax).
+            static const uint32_t kBytes[] = {100, 1, 2500, 5000};
+            const int64_t chan = op >> 4 & 1;
+            const uint32_t bytes = kBytes[op >> 6 & 3];
+            const uint8_t fl = socket ? kChanSocket : 0;
+            p.push_back((op & 0x20) != 0 ? Action::read(chan, bytes, fl) : Action::write(chan, bytes, fl));
+          }
+          break;
       }
     }
   }

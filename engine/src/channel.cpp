@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "schedsim/base/assert.hpp"
+
 namespace schedsim {
 
 void ChannelTable::init(const Workload& w) {
@@ -20,6 +22,8 @@ void ChannelTable::init(const Workload& w) {
         chans_[static_cast<size_t>(a.arg)].socket = (a.flags & kChanSocket) != 0;
   ops_.assign(w.tasks.size(), TaskOp{});
   waiting_.assign(w.tasks.size(), 0);
+  pending_.assign(chans_.size(), Pending{});
+  folded_.assign(chans_.size(), {});
 }
 
 bool ChannelTable::full(const Chan& c) const {
@@ -40,10 +44,55 @@ void ChannelTable::sleep_on(std::deque<uint32_t>& q, uint32_t t) {
   ops_[t].slept = true;
 }
 
-ChannelStep ChannelTable::write(uint32_t t, const Action& a) {
+void ChannelTable::fold_add(const Folded& f) {
+  auto& l = folded_[static_cast<size_t>(f.a->arg)];
+  // Mostly after the others: looked for from the back.
+  auto it = l.end();
+  while (it != l.begin() && (it - 1)->at > f.at) --it;
+  l.insert(it, f);
+  pend(*f.a, +1);
+}
+
+void ChannelTable::fold_drop(int64_t at, uint32_t cpu, const Action& a) {
+  auto& l = folded_[static_cast<size_t>(a.arg)];
+  auto it = l.end();
+  while (it != l.begin() && !((it - 1)->at == at && (it - 1)->cpu == cpu)) --it;
+  SCHEDSIM_DASSERT(it != l.begin(), "folded operation on channel {} at {} ns not queued", a.arg, at);
+  l.erase(it - 1);
+  pend(a, -1);
+}
+
+// Each as the task's own write() or read() would have been, at its time: a fresh operation (the
+// task may be in another one by now) that completes and wakes nobody (may_fold()'s bounds).
+void ChannelTable::apply_folded(size_t ci, int64_t now, bool inclusive) {
+  auto& l = folded_[ci];
+  size_t n = 0;
+  for (; n < l.size() && (l[n].at < now || (inclusive && l[n].at == now)); ++n) {
+    const Folded& f = l[n];
+    TaskOp op;
+    const ChannelStep st = f.a->kind == ActionKind::kWrite ? do_write(op, f.task, *f.a) : do_read(op, f.task, *f.a);
+    SCHEDSIM_ASSERT(st.done && st.wake->empty(), "folded {} of task{} on channel {} did not complete alone",
+                    to_string(f.a->kind), f.task, ci);
+    pend(*f.a, -1);
+  }
+  l.erase(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+bool ChannelTable::fold_safe(size_t ci) const {
+  const Chan& c = chans_[ci];
+  const Pending& p = pending_[ci];
+  const bool room = c.socket ? c.charge + p.write <= kSocketSndbuf
+                             : pipe_slots(static_cast<int64_t>(c.slots.size()), p.write) <= kPipeSlots;
+  return (p.writes == 0 || (c.readers.empty() && room)) && (p.reads == 0 || reads_fold(c, p.read));
+}
+
+ChannelStep ChannelTable::write(uint32_t t, const Action& a) { return do_write(ops_[t], t, a); }
+ChannelStep ChannelTable::read(uint32_t t, const Action& a) { return do_read(ops_[t], t, a); }
+
+// The operation of task t in state op; wake_ lists the tasks it wakes.
+ChannelStep ChannelTable::do_write(TaskOp& op, uint32_t t, const Action& a) {
   wake_.clear();
   Chan& c = chans_[static_cast<size_t>(a.arg)];
-  TaskOp& op = ops_[t];
   const bool first = op.left < 0;
   if (first) {
     op.left = a.body;
@@ -105,10 +154,9 @@ ChannelStep ChannelTable::write(uint32_t t, const Action& a) {
   return st;
 }
 
-ChannelStep ChannelTable::read(uint32_t t, const Action& a) {
+ChannelStep ChannelTable::do_read(TaskOp& op, uint32_t t, const Action& a) {
   wake_.clear();
   Chan& c = chans_[static_cast<size_t>(a.arg)];
-  TaskOp& op = ops_[t];
   ChannelStep st;
   st.wake = &wake_;
   if (c.bytes == 0) {

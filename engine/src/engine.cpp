@@ -936,14 +936,20 @@ void Simulation::Impl::finish() {
   // Bring partial progress up to the end (only matters for an early stop).
   for (uint32_t cpu = 0; cpu < topo.nr_cpus(); ++cpu)
     if (s.cpus[cpu].curr.valid()) update_progress(cpu);
+  // The channels' side of the folded reads and writes (segment.cpp): all due by now.
+  for (size_t c = 0; c < chans.size(); ++c) {
+    chans.apply_folded(c, s.now.ns(), true);
+    SCHEDSIM_DASSERT(chans.folded(c).empty(), "channel {} holds folded operations past the end", c);
+  }
   const i128 fg_done = work_done_scaled - bg_work_done_scaled;
   const i128 fg_expected = work_expected_scaled - bg_work_expected_scaled;
   sum.work_done = Duration::ns(static_cast<int64_t>(fg_done / kScale));
   sum.work_expected = Duration::ns(static_cast<int64_t>(fg_expected / kScale));
   if (segment)
     log->info("segment advance: {} of the {} events were run completions folded into {} stretches; their steps "
-              "banked {} wakes",
-              seg_folded, sum.events, seg_stretches, seg_banked);
+              "banked {} wakes{}",
+              seg_folded, sum.events, seg_stretches, seg_banked,
+              seg_channels ? fmt::format(" and made {} channel reads and writes", seg_chanops) : std::string());
   if (cost.replay_wakes == ReplayWakes::kModelled)
     log->debug("replay_wakes=modelled: {} ns of recorded wakes taken off the wakers' runs, {} ns charged for the "
                "replay's wakes",

@@ -37,7 +37,7 @@ void Simulation::Impl::advance(uint32_t t, uint32_t cpu) {
       throw InputError(SourceLoc{w.source}, "task " + std::to_string(t) + " ('" + w.tasks[t].name +
                                                 "') executes more than 10 million actions without consuming time");
     if (pr.work.pending()) {
-      if (!segment || !try_stretch(t, cpu)) plan_completion(cpu);
+      if (!segment || !may_stretch(pr) || !try_stretch(t, cpu)) plan_completion(cpu);
       return;
     }
     const Action* a = pr.fetch();
@@ -166,7 +166,12 @@ void Simulation::Impl::credit_recorded_wakes(uint32_t t, uint16_t recorded) {
 // the pipe and socket wakeups are), then either goes on (true) or blocks t in the operation,
 // which it re-executes when the channel wakes it (false).
 bool Simulation::Impl::channel_op(uint32_t t, uint32_t cpu, const Action& a) {
+  // The segment advance's folded operations on the channel before this one come first
+  // (segment.cpp; at this instant too from a tick, which comes after them).
+  const auto c = static_cast<size_t>(a.arg);
+  if (seg_channels && !chans.folded(c).empty()) chans.apply_folded(c, s.now.ns(), ticking);
   ChannelStep st = a.kind == ActionKind::kWrite ? chans.write(t, a) : chans.read(t, a);
+  if (seg_channels && !chans.folded(c).empty()) chan_check(c);
   for (uint32_t wakee : *st.wake) {
     SCHEDSIM_ASSERT(s.tasks[wakee].state == TaskState::kBlocked && !prog[wakee].in_flight,
                     "channel wakes task{} that is not asleep in it", wakee);

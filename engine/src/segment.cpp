@@ -15,7 +15,7 @@
 // update_curr_repeat(), one on_run() and one on_tokens_consumed() for the row).
 //
 // Why the result is byte for byte the engine's without it (SCHEDSIM_ENGINE_SEGMENT=0; ctest
-// engine.ab-segment and the engine_ab fuzz target check it):
+// engine.ab-segment, engine.ab-segment-channels and the engine_ab fuzz target check it):
 // - What a folded completion changes is its CPU's: curr's work and progress, the queue's
 //   update_curr() (only while the queue says it is local there, QueuePolicy::update_curr_is_local:
 //   CFS always, EEVDF while curr is alone), curr's program, tokens and sum_exec, and the work
@@ -51,9 +51,21 @@
 //   end leaves its planned kRunDone stale; that one (a phantom) is dropped uncounted when it
 //   comes up, and the clock does not move to it.
 //
-// Not folded: the pipe and socket channel models' reads and writes (a channel's byte count
-// would be state two stretches share), steps with a syscall boundary, recorded wake pairs, and
-// a wake whose recorded cost is credited (replay_wakes=modelled).
+// - Channel reads and writes (only with SCHEDSIM_ENGINE_SEGMENT=channels): a write that finds
+//   room and a read that finds data, when neither wakes anybody, are steps too. The task's side
+//   (its program moves on) is folded with the stretch; the channel's side is queued on the
+//   channel (ChannelTable::fold_add()) and applied in time order before the channel's next real
+//   operation (channel_op()) or the next plan that reads it (chan_may_fold()), since a channel's
+//   state depends on the order of its reads and writes. What may be folded is bounded per
+//   channel by the queued operations (ChannelTable::may_fold(): room for the writes, bytes for
+//   the reads, nobody waiting whom they would wake), so each keeps its outcome whatever comes
+//   before it; a real operation that breaks a bound settles the stretches holding queued ones
+//   (chan_check()), and those run as events. Exact (engine.ab-segment-channels), but not the
+//   default: it folds 64-70% of the events of the channel model and runs no faster there
+//   (bench/README.md, "Segment advance").
+//
+// Not folded: steps with a syscall boundary, recorded wake pairs, and a wake or channel
+// operation whose recorded cost is credited (replay_wakes=modelled).
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -76,6 +88,9 @@ void Simulation::Impl::init_segment() {
                     : log->should_log(spdlog::level::debug)        ? "the engine's debug log"
                                                                    : nullptr;
   segment = off == nullptr;
+  // Channel reads and writes are folded only when asked (bench/README.md, "Segment advance":
+  // exact, but on the messaging seeds no faster than the plain engine).
+  seg_channels = segment && env != nullptr && std::string_view(env) == "channels";
   if (!segment) {
     log->info("segment advance off ({}): every completion is an event", off);
     return;
@@ -85,6 +100,22 @@ void Simulation::Impl::init_segment() {
   stretch_pos.assign(topo.nr_cpus(), 0);
   phantom.assign(topo.nr_cpus(), {});
   bank_cpus.assign(w.tasks.size(), {});
+}
+
+// A channel read or write t's folded step may make: one whose outcome is fixed (it completes
+// and wakes nobody) under the channel's bounds (ChannelTable::may_fold()), with the same kind of
+// operation on the channel the stretch being planned already holds (chops[0, nc)) counted in.
+// A recorded wake it stands for would be credited (replay_wakes=modelled): not folded.
+bool Simulation::Impl::chan_may_fold(uint32_t t, const Action& a, const Stretch& st, uint32_t nc) {
+  if (a.reserved != 0 && cost.replay_wakes == ReplayWakes::kModelled) return false;
+  // The channel's folded operations due by now first: the bounds then count only those to come
+  // (and its queue stays short).
+  const auto c = static_cast<size_t>(a.arg);
+  if (!chans.folded(c).empty()) chans.apply_folded(c, s.now.ns(), ticking);
+  int64_t more = chans.units(a);
+  for (uint32_t i = 0; i < nc; ++i)
+    if (st.chops[i].a->arg == a.arg && st.chops[i].a->kind == a.kind) more += chans.units(*st.chops[i].a);
+  return chans.may_fold(t, a, more);
 }
 
 // A wake t's folded step may bank (do_wake()'s token path): a plain wake of another task that
@@ -100,21 +131,18 @@ bool Simulation::Impl::banks_to(uint32_t t, const Action& a) const {
 // Called where advance() would plan the completion of the run t just started (or resumed) on
 // cpu: folds the steps that follow it, if any. A step is the actions between two runs that leave
 // nothing but the task's own state and tokens changed: blocks its tokens pass (a receiver) and
-// wakes that bank (a sender, banks_to()). False: plan it as usual.
+// wakes that bank (a sender, banks_to()), and channel reads and writes whose outcome is fixed
+// (chan_may_fold()). False: plan it as usual.
 bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
   Prog& pr = prog[t];
+  SCHEDSIM_DASSERT(may_stretch(pr), "try_stretch() for task{} that may_stretch() rules out", t);
+  const Action* code = pr.code;
+  const size_t pc = pr.pc;
+  const ActionKind next = code[pc].kind;
   const CpuRun& r = run[cpu];
   if (pr.in_syscall || pr.wake_credit != 0 || r.need_resched || r.resched_deferred || r.resched_ipi_pending ||
       !pol.queue->update_curr_is_local(s, CpuId(cpu)))
     return false;
-  // The next action: a block or a wake (a walk checks what follows), or the loop action closing
-  // a loop of (block, run) whose remaining iterations are a row; anything else ends the stretch
-  // at once.
-  const Action* code = pr.code;
-  const size_t pc = pr.pc;
-  if (pc >= pr.code_size) return false;
-  const ActionKind next = code[pc].kind;
-  if (next != ActionKind::kBlock && next != ActionKind::kWake && next != ActionKind::kLoop) return false;
   auto runs = [&](const Action* ra) {
     return ra->arg > 0 && (ra->flags & kRunSyscall) == 0 &&
            (ra->body == 0 || cost.replay_overheads != ReplayOverheads::kMigrationDelta);
@@ -134,7 +162,7 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
   int64_t* ends = st.ends.data();
   // ends[0], the run in progress's completion, costs a division: taken once a step is known to
   // follow it (most stretches that fail, fail at their first step).
-  uint32_t n = 1, nbanks = 0;
+  uint32_t n = 1, nbanks = 0, nchops = 0;
   int64_t at = 0;
   auto start = [&] {
     const detail::i128 first = detail::wall_to_done(pr.work.left(), rate);
@@ -164,7 +192,7 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
     while (n < kMaxWalk) {
       // The step after completion n - 1, up to its run.
       const Action* ra = nullptr;
-      uint32_t nb = nbanks;
+      uint32_t nb = nbanks, nc = nchops;
       for (int k = 0; k < kMaxLocal; ++k) {
         const Action* a = next_action(walk);
         if (a == nullptr) break;
@@ -176,6 +204,9 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
           --tokens;
         } else if (a->kind == ActionKind::kWake && nb < kMaxBanks && banks_to(t, *a)) {
           st.banks[nb++] = Stretch::Bank{n - 1, a->task().value()};
+        } else if ((a->kind == ActionKind::kWrite || a->kind == ActionKind::kRead) && seg_channels &&
+                   nc < kMaxChanOps && chan_may_fold(t, *a, st, nc)) {
+          st.chops[nc++] = Stretch::ChanOp{n - 1, a};
         } else {
           break;
         }
@@ -191,6 +222,7 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
       at += static_cast<int64_t>(d);
       ends[n++] = at;
       nbanks = nb;
+      nchops = nc;
     }
   }
   if (n < 2) return false;
@@ -216,6 +248,10 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
     auto& l = bank_cpus[st.banks[i].task];
     if (std::find(l.begin(), l.end(), cpu) == l.end()) l.push_back(cpu);
   }
+  while (nchops > 0 && st.chops[nchops - 1].after + 1 >= keep) --nchops;
+  st.nchops = nchops;
+  for (uint32_t i = 0; i < nchops; ++i)
+    chans.fold_add(ChannelTable::Folded{ends[st.chops[i].after], cpu, t, st.chops[i].a});
   // No other stretch shares its time (checked above): pushed without push()'s tie check.
   enqueue_event(Instant::from_ns(st.last()), Ev::kRunDone, cpu, 0, ++run[cpu].done_gen);
   st.on = true;
@@ -238,13 +274,24 @@ size_t Simulation::Impl::due(const Stretch& st) const {
   return n;
 }
 
+// A real read or write of channel c may have broken the bounds under which the folded ones
+// pending on it keep their outcome (a task now waits in it, or it holds more or fewer bytes):
+// then the stretches holding them are settled, and those operations run as events.
+void Simulation::Impl::chan_check(size_t c) {
+  // Called after apply_folded(): the operations still queued are all after now, in completions
+  // not folded yet, and settle() drops them.
+  const auto& l = chans.folded(c);
+  if (chans.fold_safe(c)) return;
+  while (!l.empty()) settle(l.back().cpu);
+}
+
 // Applies cpu's folded completions up to now (all of them at the stretch's planned event) and
 // ends the stretch; if one is still to come, the run in progress gets its own kRunDone.
 void Simulation::Impl::settle(uint32_t cpu) {
   Stretch& st = stretch[cpu];
   const Instant now = s.now;
-  end_stretch(cpu);
   const size_t n = due(st);
+  end_stretch(cpu, n);
   if (n > st.done) fold(cpu, st.done, n);
   s.now = now;
   if (n < st.count - 1) {
@@ -268,7 +315,7 @@ void Simulation::Impl::catch_up(uint32_t t) {
       s.now = now;
       st.done = static_cast<uint32_t>(n);
       // Only the planned completion left: it is a plain one now.
-      if (n == st.count - 1) end_stretch(c);
+      if (n == st.count - 1) end_stretch(c, n);
     }
     if (i < l.size() && l[i] == c) ++i;
   }
@@ -376,6 +423,12 @@ int64_t Simulation::Impl::fold_step(uint32_t t, int64_t at, const Stretch::Bank*
         ++pr.pc;
         return a->arg;
       }
+      case ActionKind::kWrite:
+      case ActionKind::kRead:
+        // The channel's side is queued on it (ChannelTable::apply_folded()).
+        ++pr.pc;
+        ++seg_chanops;
+        break;
       default:
         SCHEDSIM_UNREACHABLE("a folded step holds an action try_stretch() does not fold");
     }
@@ -401,7 +454,9 @@ void Simulation::Impl::account_runs(uint32_t cpu, uint32_t t, int64_t k, Duratio
   for (auto* o : obs) o->on_run(end, TaskId(t), CpuId(cpu), wall, Duration::ns(c * k));
 }
 
-void Simulation::Impl::end_stretch(uint32_t cpu) {
+// Ends cpu's stretch, whose first `folded` completions are (or are being) folded: the channel
+// operations of the steps after them will run as events.
+void Simulation::Impl::end_stretch(uint32_t cpu, size_t folded) {
   Stretch& st = stretch[cpu];
   st.on = false;
   for (uint32_t i = 0; i < st.count; ++i) tie_remove(st.ends[i], cpu);
@@ -418,6 +473,11 @@ void Simulation::Impl::end_stretch(uint32_t cpu) {
       l.pop_back();
     }
   }
+  for (uint32_t i = 0; i < st.nchops; ++i) {
+    const Stretch::ChanOp& op = st.chops[i];
+    if (op.after >= folded) chans.fold_drop(st.ends[op.after], cpu, *op.a);
+  }
+  st.nchops = 0;
 }
 
 // A non-tick event is about to be pushed for `at`: every stretch with a folded completion then

@@ -106,6 +106,7 @@ struct Simulation::Impl : BalanceOps {
   // a third of them early, and each planned completion costs a walk step and a tie entry.
   static constexpr size_t kMaxWalk = 8;
   static constexpr size_t kMaxBanks = 2 * kMaxWalk;  // wakes banked in one stretch
+  static constexpr size_t kMaxChanOps = 2 * kMaxWalk;  // channel reads and writes in one stretch
   static constexpr int kMaxLocal = 8;                    // actions between two folded runs
   struct Stretch {
     bool on = false;
@@ -126,6 +127,14 @@ struct Simulation::Impl : BalanceOps {
     };
     std::array<Bank, kMaxBanks> banks{};
     uint32_t nbanks = 0;
+    // The channel reads and writes its folded steps make: after completion `after`, action `a`
+    // (each queued on its channel until applied, ChannelTable::fold_add()).
+    struct ChanOp {
+      uint32_t after;
+      const Action* a;
+    };
+    std::array<ChanOp, kMaxChanOps> chops{};
+    uint32_t nchops = 0;
     const int64_t* begin() const { return ends.data(); }
     const int64_t* end() const { return ends.data() + count; }
     int64_t last() const { return ends[count - 1]; }
@@ -138,6 +147,7 @@ struct Simulation::Impl : BalanceOps {
   };
   static constexpr uint32_t kTieBits = 14;
   bool segment = false;                          // SCHEDSIM_ENGINE_SEGMENT and the run allow it
+  bool seg_channels = false;                     // SCHEDSIM_ENGINE_SEGMENT=channels: channel operations too
   std::vector<Stretch> stretch;                  // per CPU
   std::vector<uint32_t> stretch_cpus;            // the CPUs with one on
   std::vector<uint32_t> stretch_pos;             // per CPU: its index in stretch_cpus while on
@@ -151,7 +161,7 @@ struct Simulation::Impl : BalanceOps {
   bool ticking = false;                          // the event being handled is a tick (or the run's end)
   std::vector<std::vector<uint64_t>> phantom;    // per CPU: generations of stale stretch ends
   uint64_t nr_phantoms = 0;
-  uint64_t seg_stretches = 0, seg_folded = 0, seg_banked = 0;  // for the end-of-run info line
+  uint64_t seg_stretches = 0, seg_folded = 0, seg_banked = 0, seg_chanops = 0;  // for the end-of-run info line
   // Per task: the CPUs whose stretch banks a wake for it (the wakee's block and exit look).
   std::vector<std::vector<uint32_t>> bank_cpus;
   Walk walk;
@@ -226,6 +236,24 @@ struct Simulation::Impl : BalanceOps {
   static size_t tie_slot(int64_t at) { return static_cast<size_t>((static_cast<uint64_t>(at) * 0x9e3779b97f4a7c15ull) >> (64 - kTieBits)); }
   void init_segment();
   bool try_stretch(uint32_t t, uint32_t cpu);
+  // Whether the next action of pr (between its current run and the next) may begin a step: one
+  // a step may hold (try_stretch() walks what follows), or the loop action closing a loop of
+  // (block, run) whose remaining iterations are a row. Inline, before the call: most runs of a
+  // channel model's tasks fail here (a write or read next, or a loop jumping back to one).
+  bool may_stretch(const Prog& pr) const {
+    const size_t pc = pr.pc;
+    if (pc >= pr.code_size) return false;
+    auto steps = [&](ActionKind k) {
+      return k == ActionKind::kBlock || k == ActionKind::kWake || k == ActionKind::kRun || k == ActionKind::kLoop ||
+             (seg_channels && (k == ActionKind::kWrite || k == ActionKind::kRead));
+    };
+    const Action& a = pr.code[pc];
+    if (a.kind == ActionKind::kRun || !steps(a.kind)) return false;
+    if (a.kind != ActionKind::kLoop) return true;
+    // A loop action that jumps back (next_action()): the action it jumps to.
+    const bool open = !pr.loops.empty() && pr.loops.back().at == pc;
+    return !(open ? pr.loops.back().left >= 1 : a.arg > 0) || steps(pr.code[pc - a.body].kind);
+  }
   void settle(uint32_t cpu);
   void settle_if(uint32_t cpu) {
     if (stretch[cpu].on) settle(cpu);
@@ -233,7 +261,10 @@ struct Simulation::Impl : BalanceOps {
   void fold(uint32_t cpu, size_t from, size_t to);
   int64_t fold_step(uint32_t t, int64_t at, const Stretch::Bank*& bank, const Stretch::Bank* bank_end, size_t i);
   bool banks_to(uint32_t t, const Action& a) const;
+  bool is_due(int64_t at) const { return at < s.now.ns() || (ticking && at == s.now.ns()); }
   size_t due(const Stretch& st) const;
+  bool chan_may_fold(uint32_t t, const Action& a, const Stretch& st, uint32_t nc);
+  void chan_check(size_t c);
   void catch_up(uint32_t t);
   void unbank(uint32_t t);
   void account_runs(uint32_t cpu, uint32_t t, int64_t k, Duration d, int64_t c, Instant end, bool quiet);
@@ -249,7 +280,7 @@ struct Simulation::Impl : BalanceOps {
     t.cpus ^= static_cast<uint16_t>(cpu + 1);
   }
   int64_t stretch_at(int64_t at) const;
-  void end_stretch(uint32_t cpu);
+  void end_stretch(uint32_t cpu, size_t folded);
   bool drop_phantom(const Event& e);
 
   // ---- the core.c model (engine.cpp) ----

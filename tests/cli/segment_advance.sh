@@ -30,4 +30,16 @@ check "--jitter: off, and says why" grep -q 'segment advance off (jitter)' jitte
   --progress never >trace.out 2>trace.err
 n=$(folded trace.err)
 check "a trace replay is folded too" test "${n:-0}" -gt 100
+# The channel models' reads and writes are folded only with SCHEDSIM_ENGINE_SEGMENT=channels.
+chgen='messaging --pipe --thread --group 2 --nr_loops 100 --channel-model pipe'
+"$S" --log engine=info run --workload-gen "$chgen" -t xeon-e5-2690v2 --kernel 4.17 --progress never >chdef.out 2>chdef.err
+n=$(folded chdef.err)
+check "channel model, by default: its steps are not folded" test "${n:-1}" -lt 100
+SCHEDSIM_ENGINE_SEGMENT=channels "$S" --log engine=info run --workload-gen "$chgen" -t xeon-e5-2690v2 --kernel 4.17 \
+  --progress never >ch.out 2>ch.err
+n=$(folded ch.err)
+check "SCHEDSIM_ENGINE_SEGMENT=channels: channel steps are folded" test "${n:-0}" -gt 1000
+ops=$(sed -n 's/.*and made \([0-9]*\) channel reads and writes.*/\1/p' ch.err)
+check "... and the info line counts their reads and writes" test "${ops:-0}" -gt 1000
+check "... with the same results" cmp -s chdef.out ch.out
 exit $fail
