@@ -3,7 +3,8 @@
 # runs them on the corpus in fuzz/corpus/<target>/ (docs/reliability.md "Fuzzing").
 #   scripts/fuzz.sh --ci                  every target for $FUZZ_SECONDS (default 8) seconds each
 #   scripts/fuzz.sh --seconds 600 [TARGET...]   a longer run (all targets when none is named)
-#   scripts/fuzz.sh --merge [TARGET...]   fold what the runs found into fuzz/corpus/ (-merge=1)
+#   scripts/fuzz.sh --merge [TARGET...]   fold what the runs found into fuzz/corpus/ (-merge=1;
+#                                         hand-named seeds are kept)
 #   scripts/fuzz.sh --list                the target names
 # Options: --no-build (use build-fuzz as it is). Runs one target at a time, one job each.
 # Exit status: 0 when no target found anything; 1 on any crash, sanitizer report, timeout
@@ -72,6 +73,15 @@ if [ "$merge" = 1 ]; then
     "build-fuzz/fuzz/${t}_fuzz" -merge=1 -max_len=$max_len -timeout="$(timeout_of "$t")" -rss_limit_mb=2048 "$tmp" "${sources[@]}" \
       >"$runs-merge-$t.log" 2>&1 || {
       echo "fuzz.sh: merge of $t failed, see $runs-merge-$t.log" >&2; rm -rf "$tmp"; exit 1; }
+    # The merge names what it keeps by a hash of its content: the hand-named seeds
+    # (docs/reliability.md names them) are put back under their own names, whatever it chose.
+    for f in "fuzz/corpus/$t"/*; do
+      [ -f "$f" ] || continue
+      n=$(basename "$f")
+      [[ $n =~ ^[0-9a-f]{40}$ ]] && continue
+      rm -f "$tmp/$(sha1sum "$f" | cut -d' ' -f1)"
+      cp "$f" "$tmp/$n"
+    done
     rm -rf "fuzz/corpus/$t"
     mv "$tmp" "fuzz/corpus/$t"
     echo "fuzz.sh: $t corpus: $(ls "fuzz/corpus/$t" | wc -l) inputs, $(du -sk "fuzz/corpus/$t" | cut -f1) KB"
