@@ -282,7 +282,11 @@ void Simulation::Impl::chan_check(size_t c) {
   // not folded yet, and settle() drops them.
   const auto& l = chans.folded(c);
   if (chans.fold_safe(c)) return;
-  while (!l.empty()) settle(l.back().cpu);
+  while (!l.empty()) {
+    const uint32_t cpu = l.back().cpu;
+    SCHEDSIM_ASSERT(stretch[cpu].on, "channel {} holds a folded operation of cpu{}'s ended stretch after now", c, cpu);
+    settle(cpu);
+  }
 }
 
 // Applies cpu's folded completions up to now (all of them at the stretch's planned event) and
