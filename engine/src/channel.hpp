@@ -155,10 +155,11 @@ inline int64_t ChannelTable::units(const Action& a) const {
 
 // The most slots a pipe holding `held` may reach through fresh writes of at most kPipeFoldMax
 // bytes each, `bytes` in all, and any reads (which only free slots), until the next real
-// write (after which fold_safe() bounds it again). A write merges into the last slot while that slot's page has room (its end offset +
-// the write <= kPipePage), so a slot such a write opens has taken more than kPipePage -
-// kPipeFoldMax bytes before the next one opens; the first may open at once (the last slot's page
-// may be full). From an emptied pipe the count starts again at 0.
+// write (after which fold_safe() bounds it again). A write merges into the last slot while that
+// slot's page has room (its end offset + the write <= kPipePage), so a slot such a write opens
+// has taken more than kPipePage - kPipeFoldMax bytes before the next one opens; the first may
+// open at once (the last slot's page may be full). From an emptied pipe the count starts again
+// at 0.
 inline int64_t ChannelTable::pipe_slots(int64_t held, int64_t bytes) {
   return held + (bytes > 0 ? 1 + bytes / (kPipePage - kPipeFoldMax + 1) : 0);
 }

@@ -268,9 +268,8 @@ bool Simulation::Impl::try_stretch(uint32_t t, uint32_t cpu) {
 // event is a tick.
 size_t Simulation::Impl::due(const Stretch& st) const {
   const size_t last = st.count - 1;
-  const int64_t now = s.now.ns();
   size_t n = st.done;
-  while (n < last && (st.ends[n] < now || (ticking && st.ends[n] == now))) ++n;
+  while (n < last && is_due(st.ends[n])) ++n;
   return n;
 }
 

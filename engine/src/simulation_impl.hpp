@@ -261,6 +261,8 @@ struct Simulation::Impl : BalanceOps {
   void fold(uint32_t cpu, size_t from, size_t to);
   int64_t fold_step(uint32_t t, int64_t at, const Stretch::Bank*& bank, const Stretch::Bank* bank_end, size_t i);
   bool banks_to(uint32_t t, const Action& a) const;
+  // A folded completion (or a channel operation queued for one) at `at` came before the event
+  // being handled: before now, or at now when that event is a tick (due()).
   bool is_due(int64_t at) const { return at < s.now.ns() || (ticking && at == s.now.ns()); }
   size_t due(const Stretch& st) const;
   bool chan_may_fold(uint32_t t, const Action& a, const Stretch& st, uint32_t nc);
